@@ -1,0 +1,87 @@
+// looplab/ops.hpp — the one op vocabulary shared by eager and traced execution.
+//
+// Each op has, in one place (ops.cpp, one block per op): its shape rule, its forward kernel
+// (raw float pointers viewed through Eigen maps), its gradient rule (written with Builder ops,
+// so the same rule runs eagerly or appends nodes to a traced graph) and its FLOP count.
+// Only primitives live here; mse and dense are compositions in builder.hpp.
+//
+//   const OpDef& d = op_def(OpKind::MatMul);
+//   Shape out = d.shape(in_shapes, attrs);
+//   d.forward({inputs, in_shapes, out_ptr, out, attrs});
+#pragma once
+
+#include <array>
+#include <string_view>
+
+#include "looplab/tensor.hpp"
+
+namespace looplab {
+
+// X(name, arity). The enum and the name table both come from this list.
+#define LOOPLAB_OPS(X) \
+  X(MatMul, 2)         \
+  X(AddRow, 2)         \
+  X(Add, 2)            \
+  X(Sub, 2)            \
+  X(Mul, 2)            \
+  X(Scale, 1)          \
+  X(Square, 1)         \
+  X(Mean, 1)           \
+  X(SumRows, 1)        \
+  X(Broadcast, 1)
+
+enum class OpKind {
+#define LOOPLAB_ENUM(name, arity) name,
+  LOOPLAB_OPS(LOOPLAB_ENUM)
+#undef LOOPLAB_ENUM
+};
+
+#define LOOPLAB_COUNT(name, arity) +1
+inline constexpr int kOpCount = 0 LOOPLAB_OPS(LOOPLAB_COUNT);
+#undef LOOPLAB_COUNT
+
+constexpr int kMaxArity = 2;
+
+// Static attributes of a node, fixed when it is built.
+struct OpAttrs {
+  float scale = 1.0f;         // Scale: y = scale * x
+  bool transpose_a = false;   // MatMul: op(A) = A^T
+  bool transpose_b = false;   // MatMul: op(B) = B^T
+  Shape shape{};              // Broadcast: the output shape
+};
+
+struct KernelArgs {
+  std::array<const float*, kMaxArity> in{};
+  std::array<Shape, kMaxArity> in_shape{};
+  float* out = nullptr;
+  Shape out_shape{};
+  const OpAttrs* attrs = nullptr;
+};
+
+class Builder;
+struct Value;
+
+// What a gradient rule sees: the node's inputs and output as Values of the builder it runs in,
+// and the incoming gradient dout. It sets din[i] for every input that needs one.
+struct GradArgs {
+  std::array<Value*, kMaxArity> din{};
+  std::array<const Value*, kMaxArity> in{};
+  const Value* out = nullptr;
+  const Value* dout = nullptr;
+  const OpAttrs* attrs = nullptr;
+};
+
+struct OpDef {
+  std::string_view name;
+  int arity;
+  // Throws ShapeError (std::invalid_argument) when the inputs do not fit.
+  Shape (*shape)(const std::array<Shape, kMaxArity>& in, const OpAttrs& attrs);
+  void (*forward)(const KernelArgs& args);
+  void (*gradient)(Builder& b, const GradArgs& args);
+  double (*flops)(const std::array<Shape, kMaxArity>& in, Shape out, const OpAttrs& attrs);
+};
+
+const OpDef& op_def(OpKind kind);
+inline std::string_view op_name(OpKind kind) { return op_def(kind).name; }
+
+}  // namespace looplab

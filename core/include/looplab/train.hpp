@@ -1,0 +1,42 @@
+// looplab/train.hpp — one gradient-descent step of linear regression, per execution mode.
+//
+// Every mode computes the same thing: the loss L(θ) = mse(x·W + b, y) at the current weights,
+// its gradient, and the SGD update θ ← θ − lr·∇L. What differs is how:
+//   eager      the LinearRegression model is built op by op on a fresh EagerBuilder each step
+//              (fresh buffers, a tape, reverse-mode autodiff), as an eager framework does;
+//   reference  a hand-written loop with hand-derived gradients, the seed's NumPy loop done in C++:
+//              one pass computes r_i = W·x_i + b − y_i, ∂L/∂W = (2/n) Σ r_i x_i, ∂L/∂b = (2/n) Σ r_i.
+//
+//   auto t = make_linear_trainer(Mode::Eager, x, y);
+//   float loss = t->step(1e-4f);            // loss before the update
+//   LinearWeights w = t->weights();
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "looplab/linear.hpp"
+
+namespace looplab {
+
+enum class Mode { Eager, Reference };
+Mode parse_mode(const std::string& name);  // "eager" | "reference"
+std::string mode_name(Mode mode);
+
+// θ ← θ − lr·g for every parameter, in float32 like the frameworks' own SGD.
+void sgd_update(const std::vector<Tensor*>& params, const std::vector<const float*>& grads, float lr);
+
+class LinearTrainer {
+ public:
+  virtual ~LinearTrainer() = default;
+  virtual float step(float lr) = 0;  // returns the loss at the weights before the update
+  virtual LinearWeights weights() const = 0;
+  // θ = (W_1..W_d, b) into `theta` (d + 1 doubles), without allocating.
+  virtual void read_theta(double* theta) const = 0;
+};
+
+// x [n x 1] and y [n x 1] must outlive the trainer. Weights start at zero.
+std::unique_ptr<LinearTrainer> make_linear_trainer(Mode mode, const Tensor& x, const Tensor& y);
+
+}  // namespace looplab

@@ -1,0 +1,79 @@
+// api.cpp — the registry and the JSON entry points of api.hpp.
+#include "looplab/api.hpp"
+
+#include "looplab/experiment.hpp"
+#include "looplab/results.hpp"
+
+namespace looplab {
+
+json Experiment::describe() const {
+  json params_json = json::array();
+  for (const auto& p : params) params_json.push_back(p.describe());
+  return {{"id", id},          {"title", title}, {"question", question}, {"explanation", explanation},
+          {"parameters", params_json}, {"plots", plots}, {"quoted", quoted}};
+}
+
+const std::vector<Experiment>& experiments() {
+  static const std::vector<Experiment> all = {make_standardization_experiment()};
+  return all;
+}
+
+const Experiment& find_experiment(const std::string& id) {
+  std::string ids;
+  for (const auto& e : experiments()) {
+    if (e.id == id) return e;
+    ids += (ids.empty() ? "" : " | ") + e.id;
+  }
+  const std::string shown = id.size() > 40 ? id.substr(0, 37) + "..." : id;
+  throw ConfigError("experiment: must be one of " + ids + ", got \"" + shown + "\"");
+}
+
+namespace {
+
+json parse_config(const std::string& text) {
+  json config;
+  try {
+    config = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ConfigError(std::string("config: not valid JSON (") + e.what() + ")");
+  }
+  if (!config.is_object()) throw ConfigError("config: must be a JSON object like {\"experiment\": \"standardization\"}");
+  if (!config.contains("experiment")) throw ConfigError("experiment: missing; the config needs \"experiment\": \"<id>\"");
+  if (!config["experiment"].is_string()) throw ConfigError("experiment: must be a string, got " + config["experiment"].dump());
+  return config;
+}
+
+// The experiment and its validated parameters.
+std::pair<const Experiment*, Params> resolve(const std::string& config_text) {
+  const json config = parse_config(config_text);
+  const Experiment& e = find_experiment(config["experiment"].get<std::string>());
+  Params p = validate_params(e.id, e.params, config);
+  if (e.check) e.check(p);
+  return {&e, std::move(p)};
+}
+
+}  // namespace
+
+std::string list_experiments_json() {
+  json out = json::array();
+  for (const auto& e : experiments()) out.push_back({{"id", e.id}, {"title", e.title}, {"question", e.question}});
+  return out.dump();
+}
+
+std::string describe_json(const std::string& id) { return find_experiment(id).describe().dump(); }
+
+std::string validate_config_json(const std::string& config_json) {
+  auto [e, p] = resolve(config_json);
+  json out = p.values();
+  out["experiment"] = e->id;
+  return out.dump();
+}
+
+std::string environment_json() { return environment().dump(); }
+
+std::unique_ptr<ExperimentRun> ExperimentRun::create(const std::string& config_json) {
+  auto [e, p] = resolve(config_json);
+  return e->start(p);
+}
+
+}  // namespace looplab

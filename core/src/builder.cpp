@@ -1,0 +1,124 @@
+// builder.cpp — node recording shared by every executor, and reverse-mode autodiff.
+#include "looplab/builder.hpp"
+
+#include <string>
+
+namespace looplab {
+
+std::string Shape::str() const { return "[" + std::to_string(rows) + " x " + std::to_string(cols) + "]"; }
+
+Tensor::Tensor(Shape shape, std::vector<float> values) : shape_(shape), data_(std::move(values)) {
+  if (data_.size() != shape_.size())
+    throw ShapeError("Tensor: " + std::to_string(data_.size()) + " values for shape " + shape_.str());
+}
+
+Value Builder::push(Node n) {
+  nodes_.push_back(std::move(n));
+  return Value{static_cast<int>(nodes_.size()) - 1};
+}
+
+Value Builder::input(const Tensor& t, std::string_view name) {
+  Node n;
+  n.leaf = LeafKind::Input;
+  n.shape = t.shape();
+  n.name = name;
+  const Value v = push(std::move(n));
+  on_leaf(v, &t, nullptr);
+  return v;
+}
+
+Value Builder::parameter(Tensor& t, std::string_view name) {
+  Node n;
+  n.leaf = LeafKind::Parameter;
+  n.shape = t.shape();
+  n.requires_grad = true;
+  n.name = name;
+  const Value v = push(std::move(n));
+  on_leaf(v, &t, nullptr);
+  return v;
+}
+
+Value Builder::constant(Tensor t) {
+  Node n;
+  n.leaf = LeafKind::Constant;
+  n.shape = t.shape();
+  const Value v = push(std::move(n));
+  on_leaf(v, nullptr, &t);
+  return v;
+}
+
+Value Builder::apply(OpKind op, std::array<Value, kMaxArity> in, const OpAttrs& attrs) {
+  const OpDef& def = op_def(op);
+  Node n;
+  n.op = op;
+  n.attrs = attrs;
+  std::array<Shape, kMaxArity> shapes{};
+  for (int i = 0; i < def.arity; ++i) {
+    if (!in[i].valid() || in[i].id >= size()) throw ShapeError(std::string(def.name) + ": invalid input");
+    shapes[i] = shape(in[i]);
+    n.in[i] = in[i];
+    n.requires_grad = n.requires_grad || node(in[i]).requires_grad;
+  }
+  n.shape = def.shape(shapes, attrs);
+  const Value v = push(std::move(n));
+  on_op(v);
+  return v;
+}
+
+Value Builder::matmul(Value a, Value b, bool transpose_a, bool transpose_b) {
+  OpAttrs attrs;
+  attrs.transpose_a = transpose_a;
+  attrs.transpose_b = transpose_b;
+  return apply(OpKind::MatMul, {a, b}, attrs);
+}
+
+Value Builder::scale(Value a, float s) {
+  OpAttrs attrs;
+  attrs.scale = s;
+  return apply(OpKind::Scale, {a}, attrs);
+}
+
+Value Builder::broadcast(Value scalar, Shape shape) {
+  OpAttrs attrs;
+  attrs.shape = shape;
+  return apply(OpKind::Broadcast, {scalar}, attrs);
+}
+
+// Walks the nodes from the loss back to the leaves (ids are already a topological order),
+// calling each op's gradient rule and summing the contributions a node receives.
+std::vector<Value> gradients(Builder& b, Value loss, const std::vector<Value>& wrt) {
+  if (b.shape(loss) != Shape{1, 1}) throw ShapeError("gradients: loss must be [1 x 1], got " + b.shape(loss).str());
+  std::vector<Value> grad(static_cast<std::size_t>(loss.id) + 1);
+  grad[static_cast<std::size_t>(loss.id)] = b.constant(Tensor({1, 1}, 1.0f));
+  for (int id = loss.id; id >= 0; --id) {
+    const Value dout = grad[static_cast<std::size_t>(id)];
+    const Node node = b.node(Value{id});  // a copy: the rule appends nodes, which may reallocate
+    if (!dout.valid() || node.leaf != LeafKind::None || !node.requires_grad) continue;
+    const OpDef& def = op_def(node.op);
+    std::array<Value, kMaxArity> din{};
+    GradArgs args;
+    const Value out{id};
+    args.out = &out;
+    args.dout = &dout;
+    args.attrs = &node.attrs;
+    for (int i = 0; i < def.arity; ++i) {
+      args.in[i] = &node.in[i];
+      if (b.node(node.in[i]).requires_grad) args.din[i] = &din[i];
+    }
+    def.gradient(b, args);
+    for (int i = 0; i < def.arity; ++i) {
+      if (!args.din[i] || !din[i].valid()) continue;
+      Value& acc = grad[static_cast<std::size_t>(node.in[i].id)];
+      acc = acc.valid() ? b.add(acc, din[i]) : din[i];
+    }
+  }
+  std::vector<Value> out;
+  out.reserve(wrt.size());
+  for (Value w : wrt) {
+    Value g = w.id <= loss.id ? grad[static_cast<std::size_t>(w.id)] : Value{};
+    out.push_back(g.valid() ? g : b.constant(Tensor(b.shape(w))));  // unused parameter: zero gradient
+  }
+  return out;
+}
+
+}  // namespace looplab

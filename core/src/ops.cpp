@@ -1,0 +1,200 @@
+// ops.cpp — one block per op: shape rule, forward kernel, gradient rule, FLOP count.
+//
+// NOTE: reductions (Mean, SumRows) accumulate in double. A float32 sum of 1000 terms that nearly
+// cancel (the gradient near the optimum) is only good to ~1e-4 relative, which would make eager,
+// traced, reference and WebAssembly runs drift apart through their different summation orders.
+#include "looplab/ops.hpp"
+
+#include <string>
+
+#include "looplab/builder.hpp"
+
+namespace looplab {
+namespace {
+
+using In = std::array<Shape, kMaxArity>;
+
+[[noreturn]] void shape_fail(std::string_view op, const std::string& why) {
+  throw ShapeError(std::string(op) + ": " + why);
+}
+
+Shape same_shape(std::string_view op, const In& in) {
+  if (in[0] != in[1]) shape_fail(op, "shapes differ: " + in[0].str() + " vs " + in[1].str());
+  return in[0];
+}
+Shape unary_shape(const In& in, const OpAttrs&) { return in[0]; }
+double elementwise_flops(const In& in, Shape, const OpAttrs&) { return static_cast<double>(in[0].size()); }
+
+// --- MatMul: C = op(A) op(B), op = transpose if the attribute says so --------------------------
+Shape matmul_shape(const In& in, const OpAttrs& a) {
+  const int m = a.transpose_a ? in[0].cols : in[0].rows, k = a.transpose_a ? in[0].rows : in[0].cols;
+  const int k2 = a.transpose_b ? in[1].cols : in[1].rows, n = a.transpose_b ? in[1].rows : in[1].cols;
+  if (k != k2) shape_fail("MatMul", "inner sizes differ: " + in[0].str() + " x " + in[1].str());
+  return {m, n};
+}
+void matmul_forward(const KernelArgs& k) {
+  auto a = as_matrix(k.in[0], k.in_shape[0]);
+  auto b = as_matrix(k.in[1], k.in_shape[1]);
+  auto c = as_matrix(k.out, k.out_shape);
+  const bool ta = k.attrs->transpose_a, tb = k.attrs->transpose_b;
+  if (!ta && !tb) c.noalias() = a * b;
+  else if (ta && !tb) c.noalias() = a.transpose() * b;
+  else if (!ta && tb) c.noalias() = a * b.transpose();
+  else c.noalias() = a.transpose() * b.transpose();
+}
+// dA and dB for every transpose combination of C = op(A) op(B).
+void matmul_gradient(Builder& b, const GradArgs& g) {
+  const Value a = *g.in[0], w = *g.in[1], d = *g.dout;
+  const bool ta = g.attrs->transpose_a, tb = g.attrs->transpose_b;
+  if (g.din[0]) *g.din[0] = ta ? b.matmul(w, d, tb, true) : b.matmul(d, w, false, !tb);
+  if (g.din[1]) *g.din[1] = tb ? b.matmul(d, a, true, ta) : b.matmul(a, d, !ta, false);
+}
+double matmul_flops(const In& in, Shape out, const OpAttrs& a) {
+  const int k = a.transpose_a ? in[0].rows : in[0].cols;
+  return 2.0 * k * static_cast<double>(out.size());
+}
+
+// --- AddRow: y = A + r, the row vector r (1 x cols) added to every row --------------------------
+Shape add_row_shape(const In& in, const OpAttrs&) {
+  if (in[1].rows != 1 || in[1].cols != in[0].cols)
+    shape_fail("AddRow", "row must be [1 x " + std::to_string(in[0].cols) + "], got " + in[1].str());
+  return in[0];
+}
+void add_row_forward(const KernelArgs& k) {
+  auto r = as_matrix(k.in[1], k.in_shape[1]);
+  as_matrix(k.out, k.out_shape) = as_matrix(k.in[0], k.in_shape[0]).rowwise() + r.row(0);
+}
+void add_row_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = *g.dout;
+  if (g.din[1]) *g.din[1] = b.sum_rows(*g.dout);
+}
+
+// --- Add, Sub, Mul: elementwise, same shapes ---------------------------------------------------
+Shape add_shape(const In& in, const OpAttrs&) { return same_shape("Add", in); }
+void add_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] + k.in[1][i];
+}
+void add_gradient(Builder&, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = *g.dout;
+  if (g.din[1]) *g.din[1] = *g.dout;
+}
+
+Shape sub_shape(const In& in, const OpAttrs&) { return same_shape("Sub", in); }
+void sub_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] - k.in[1][i];
+}
+void sub_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = *g.dout;
+  if (g.din[1]) *g.din[1] = b.scale(*g.dout, -1.0f);
+}
+
+Shape mul_shape(const In& in, const OpAttrs&) { return same_shape("Mul", in); }
+void mul_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] * k.in[1][i];
+}
+void mul_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.mul(*g.dout, *g.in[1]);
+  if (g.din[1]) *g.din[1] = b.mul(*g.dout, *g.in[0]);
+}
+
+// --- Scale: y = s * x --------------------------------------------------------------------------
+void scale_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float s = k.attrs->scale;
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = s * k.in[0][i];
+}
+void scale_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.scale(*g.dout, g.attrs->scale);
+}
+
+// --- Square: y = x^2, dy/dx = 2x ---------------------------------------------------------------
+void square_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] * k.in[0][i];
+}
+void square_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.mul(*g.dout, b.scale(*g.in[0], 2.0f));
+}
+
+// --- Mean: y = (1/N) sum x, a 1x1 result; dy/dx_i = 1/N ----------------------------------------
+Shape mean_shape(const In&, const OpAttrs&) { return {1, 1}; }
+void mean_forward(const KernelArgs& k) {
+  const std::size_t n = k.in_shape[0].size();
+  double s = 0.0;
+  for (std::size_t i = 0; i < n; ++i) s += k.in[0][i];
+  k.out[0] = static_cast<float>(s / static_cast<double>(n));
+}
+void mean_gradient(Builder& b, const GradArgs& g) {
+  if (!g.din[0]) return;
+  const Shape s = b.shape(*g.in[0]);
+  *g.din[0] = b.scale(b.broadcast(*g.dout, s), 1.0f / static_cast<float>(s.size()));
+}
+
+// --- SumRows: y_j = sum_i x_ij, a 1 x cols row -------------------------------------------------
+Shape sum_rows_shape(const In& in, const OpAttrs&) { return {1, in[0].cols}; }
+void sum_rows_forward(const KernelArgs& k) {
+  const int rows = k.in_shape[0].rows, cols = k.in_shape[0].cols;
+  for (int j = 0; j < cols; ++j) {
+    double s = 0.0;
+    for (int i = 0; i < rows; ++i) s += k.in[0][static_cast<std::size_t>(i) * cols + j];
+    k.out[j] = static_cast<float>(s);
+  }
+}
+void sum_rows_gradient(Builder& b, const GradArgs& g) {
+  if (!g.din[0]) return;
+  // Each row receives the incoming row gradient: broadcast it down by adding it to zeros.
+  const Shape s = b.shape(*g.in[0]);
+  *g.din[0] = b.add_row(b.constant(Tensor(s)), *g.dout);
+}
+
+// --- Broadcast: a 1x1 scalar repeated to attrs.shape -------------------------------------------
+Shape broadcast_shape(const In& in, const OpAttrs& a) {
+  if (in[0] != Shape{1, 1}) shape_fail("Broadcast", "input must be [1 x 1], got " + in[0].str());
+  if (a.shape.rows <= 0 || a.shape.cols <= 0) shape_fail("Broadcast", "target shape " + a.shape.str());
+  return a.shape;
+}
+void broadcast_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float v = k.in[0][0];
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = v;
+}
+void broadcast_gradient(Builder& b, const GradArgs& g) {
+  if (!g.din[0]) return;
+  const Shape s = b.shape(*g.dout);
+  *g.din[0] = b.scale(b.mean(*g.dout), static_cast<float>(s.size()));
+}
+
+const OpDef kOpDefs[] = {
+    {"MatMul", 2, matmul_shape, matmul_forward, matmul_gradient, matmul_flops},
+    {"AddRow", 2, add_row_shape, add_row_forward, add_row_gradient, elementwise_flops},
+    {"Add", 2, add_shape, add_forward, add_gradient, elementwise_flops},
+    {"Sub", 2, sub_shape, sub_forward, sub_gradient, elementwise_flops},
+    {"Mul", 2, mul_shape, mul_forward, mul_gradient, elementwise_flops},
+    {"Scale", 1, unary_shape, scale_forward, scale_gradient, elementwise_flops},
+    {"Square", 1, unary_shape, square_forward, square_gradient, elementwise_flops},
+    {"Mean", 1, mean_shape, mean_forward, mean_gradient, elementwise_flops},
+    {"SumRows", 1, sum_rows_shape, sum_rows_forward, sum_rows_gradient, elementwise_flops},
+    {"Broadcast", 1, broadcast_shape, broadcast_forward, broadcast_gradient, elementwise_flops},
+};
+static_assert(sizeof(kOpDefs) / sizeof(kOpDefs[0]) == kOpCount, "every op in LOOPLAB_OPS needs an OpDef");
+
+}  // namespace
+
+const OpDef& op_def(OpKind kind) {
+  static const bool names_match = [] {
+    int i = 0;
+#define LOOPLAB_CHECK(op, n_in) \
+  if (kOpDefs[i].name != #op || kOpDefs[i].arity != (n_in)) throw std::logic_error("OpDef order: " #op); \
+  ++i;
+    LOOPLAB_OPS(LOOPLAB_CHECK)
+#undef LOOPLAB_CHECK
+    return true;
+  }();
+  (void)names_match;
+  return kOpDefs[static_cast<int>(kind)];
+}
+
+}  // namespace looplab
