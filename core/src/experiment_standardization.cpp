@@ -199,6 +199,8 @@ class StandardizationRun final : public ExperimentRun {
               {"condition_number", v.quad->condition_number()},
               {"largest_stable_lr", v.quad->largest_stable_lr()},
               {"predicted_iterations", optional_json(v.predicted)}};
+    const json setup = v.trainer->setup_info();
+    for (const auto& [key, value] : setup.items()) r[key] = value;
     if (v.scaler) {
       r["scaling"] = params_.choice("scaling");
       r["scaling_ms"] = v.scaling_ms;
@@ -328,8 +330,8 @@ Experiment make_standardization_experiment() {
              "standardize: (x − mean)/std; minmax: (x − min)/(max − min)"),
       number("tolerance", 1e-6, 1e-12, 1.0, "stop when (L − L*)/L* is at most this").log_scale(),
       integer("max_iterations", 200000, 1, 10'000'000, "give up after this many iterations per run"),
-      choice("mode", "eager", {"eager", "reference"},
-             "eager: the framework, op by op; reference: a hand-written loop (the floor)"),
+      choice("mode", "eager", {"eager", "traced", "reference"},
+             "eager: op by op with fresh buffers; traced: compiled once, replayed; reference: a hand-written loop"),
   };
   e.plots = json::array({{{"id", "gap"},
                           {"title", "Relative loss gap (L − L*)/L* against iteration"},

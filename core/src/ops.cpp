@@ -5,6 +5,7 @@
 // traced, reference and WebAssembly runs drift apart through their different summation orders.
 #include "looplab/ops.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "looplab/builder.hpp"
@@ -23,6 +24,20 @@ Shape same_shape(std::string_view op, const In& in) {
   return in[0];
 }
 Shape unary_shape(const In& in, const OpAttrs&) { return in[0]; }
+
+// Σ p[i] in double. NOTE: kLanes independent partial sums break the add-latency chain (one running
+// sum costs ~4 cycles per element) and let the compiler vectorize.
+double sum_double(const float* p, std::size_t n) {
+  constexpr std::size_t kLanes = 8;
+  double lane[kLanes] = {};
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (std::size_t l = 0; l < kLanes; ++l) lane[l] += p[i + l];
+  double s = 0.0;
+  for (; i < n; ++i) s += p[i];
+  for (double v : lane) s += v;
+  return s;
+}
 double elementwise_flops(const In& in, Shape, const OpAttrs&) { return static_cast<double>(in[0].size()); }
 
 // --- MatMul: C = op(A) op(B), op = transpose if the attribute says so --------------------------
@@ -32,11 +47,66 @@ Shape matmul_shape(const In& in, const OpAttrs& a) {
   if (k != k2) shape_fail("MatMul", "inner sizes differ: " + in[0].str() + " x " + in[1].str());
   return {m, n};
 }
+double dot_double(const float* a, const float* b, std::size_t n) {
+  constexpr std::size_t kLanes = 8;
+  double lane[kLanes] = {};
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (std::size_t l = 0; l < kLanes; ++l) lane[l] += static_cast<double>(a[i + l]) * b[i + l];
+  double s = 0.0;
+  for (; i < n; ++i) s += static_cast<double>(a[i]) * b[i];
+  for (double v : lane) s += v;
+  return s;
+}
+
+// C = op(A) op(B) by plain loops: element (i, p) of op(A) is at a[i·ai + p·ap], and so on.
+// Sums run in double with independent lanes, like the reductions above.
+void matmul_loops(const KernelArgs& k, int m, int depth, int n) {
+  const bool ta = k.attrs->transpose_a, tb = k.attrs->transpose_b;
+  const std::size_t lda = static_cast<std::size_t>(k.in_shape[0].cols), ldb = static_cast<std::size_t>(k.in_shape[1].cols);
+  const std::size_t ai = ta ? 1 : lda, ap = ta ? lda : 1, bp = tb ? 1 : ldb, bj = tb ? ldb : 1;
+  const float* a = k.in[0];
+  const float* b = k.in[1];
+  if (depth == 1) {  // an outer product: one rounding per element, no sum
+    if (n == 1 && ai == 1) {  // a column times a scalar: contiguous, vectorizable
+      for (int i = 0; i < m; ++i) k.out[i] = a[i] * b[0];
+      return;
+    }
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) k.out[static_cast<std::size_t>(i) * n + j] = a[i * ai] * b[j * bj];
+    return;
+  }
+  constexpr int kLanes = 8;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      const float* ar = a + i * ai;
+      const float* bc = b + j * bj;
+      if (ap == 1 && bp == 1) {  // both operands contiguous: a plain dot product
+        k.out[static_cast<std::size_t>(i) * n + j] = static_cast<float>(dot_double(ar, bc, static_cast<std::size_t>(depth)));
+        continue;
+      }
+      double lane[kLanes] = {};
+      int p = 0;
+      for (; p + kLanes <= depth; p += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+          lane[l] += static_cast<double>(ar[(p + l) * ap]) * bc[(p + l) * bp];
+      double sum = 0.0;
+      for (; p < depth; ++p) sum += static_cast<double>(ar[p * ap]) * bc[p * bp];
+      for (double v : lane) sum += v;
+      k.out[static_cast<std::size_t>(i) * n + j] = static_cast<float>(sum);
+    }
+}
+
 void matmul_forward(const KernelArgs& k) {
+  const bool ta = k.attrs->transpose_a, tb = k.attrs->transpose_b;
+  const int m = k.out_shape.rows, n = k.out_shape.cols;
+  const int depth = ta ? k.in_shape[0].rows : k.in_shape[0].cols;
+  // NOTE: Eigen's GEMM pays off only when every dimension is sizeable; the thin products of small
+  // models (a column of inputs times a 1 x h row, a dot product over the batch) are faster as loops.
+  if (std::min({m, n, depth}) < 8) return matmul_loops(k, m, depth, n);
   auto a = as_matrix(k.in[0], k.in_shape[0]);
   auto b = as_matrix(k.in[1], k.in_shape[1]);
   auto c = as_matrix(k.out, k.out_shape);
-  const bool ta = k.attrs->transpose_a, tb = k.attrs->transpose_b;
   if (!ta && !tb) c.noalias() = a * b;
   else if (ta && !tb) c.noalias() = a.transpose() * b;
   else if (!ta && tb) c.noalias() = a * b.transpose();
@@ -61,8 +131,15 @@ Shape add_row_shape(const In& in, const OpAttrs&) {
   return in[0];
 }
 void add_row_forward(const KernelArgs& k) {
-  auto r = as_matrix(k.in[1], k.in_shape[1]);
-  as_matrix(k.out, k.out_shape) = as_matrix(k.in[0], k.in_shape[0]).rowwise() + r.row(0);
+  const int rows = k.out_shape.rows, cols = k.out_shape.cols;
+  const float* a = k.in[0];
+  const float* r = k.in[1];
+  if (cols == 1) {
+    for (int i = 0; i < rows; ++i) k.out[i] = a[i] + r[0];
+    return;
+  }
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) k.out[static_cast<std::size_t>(i) * cols + j] = a[static_cast<std::size_t>(i) * cols + j] + r[j];
 }
 void add_row_gradient(Builder& b, const GradArgs& g) {
   if (g.din[0]) *g.din[0] = *g.dout;
@@ -110,6 +187,24 @@ void scale_gradient(Builder& b, const GradArgs& g) {
   if (g.din[0]) *g.din[0] = b.scale(*g.dout, g.attrs->scale);
 }
 
+// --- MulScalar: y = s·x with s a [1 x 1] tensor (a program input such as the learning rate) -----
+Shape mul_scalar_shape(const In& in, const OpAttrs&) {
+  if (in[1] != Shape{1, 1}) shape_fail("MulScalar", "scalar must be [1 x 1], got " + in[1].str());
+  return in[0];
+}
+void mul_scalar_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float s = k.in[1][0];
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = s * k.in[0][i];
+}
+void mul_scalar_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.mul_scalar(*g.dout, *g.in[1]);
+  if (g.din[1]) {  // ds = Σ dout ⊙ x
+    const Shape s = b.shape(*g.in[0]);
+    *g.din[1] = b.scale(b.mean(b.mul(*g.dout, *g.in[0])), static_cast<float>(s.size()));
+  }
+}
+
 // --- Square: y = x^2, dy/dx = 2x ---------------------------------------------------------------
 void square_forward(const KernelArgs& k) {
   const std::size_t n = k.out_shape.size();
@@ -123,9 +218,7 @@ void square_gradient(Builder& b, const GradArgs& g) {
 Shape mean_shape(const In&, const OpAttrs&) { return {1, 1}; }
 void mean_forward(const KernelArgs& k) {
   const std::size_t n = k.in_shape[0].size();
-  double s = 0.0;
-  for (std::size_t i = 0; i < n; ++i) s += k.in[0][i];
-  k.out[0] = static_cast<float>(s / static_cast<double>(n));
+  k.out[0] = static_cast<float>(sum_double(k.in[0], n) / static_cast<double>(n));
 }
 void mean_gradient(Builder& b, const GradArgs& g) {
   if (!g.din[0]) return;
@@ -137,10 +230,20 @@ void mean_gradient(Builder& b, const GradArgs& g) {
 Shape sum_rows_shape(const In& in, const OpAttrs&) { return {1, in[0].cols}; }
 void sum_rows_forward(const KernelArgs& k) {
   const int rows = k.in_shape[0].rows, cols = k.in_shape[0].cols;
-  for (int j = 0; j < cols; ++j) {
-    double s = 0.0;
-    for (int i = 0; i < rows; ++i) s += k.in[0][static_cast<std::size_t>(i) * cols + j];
-    k.out[j] = static_cast<float>(s);
+  if (cols == 1) {
+    k.out[0] = static_cast<float>(sum_double(k.in[0], static_cast<std::size_t>(rows)));
+    return;
+  }
+  // Row by row into a block of double accumulators on the stack (no allocation per call).
+  constexpr int kBlock = 64;
+  for (int j0 = 0; j0 < cols; j0 += kBlock) {
+    const int width = std::min(kBlock, cols - j0);
+    double acc[kBlock] = {};
+    for (int i = 0; i < rows; ++i) {
+      const float* row = k.in[0] + static_cast<std::size_t>(i) * cols + j0;
+      for (int j = 0; j < width; ++j) acc[j] += row[j];
+    }
+    for (int j = 0; j < width; ++j) k.out[j0 + j] = static_cast<float>(acc[j]);
   }
 }
 void sum_rows_gradient(Builder& b, const GradArgs& g) {
@@ -174,6 +277,7 @@ const OpDef kOpDefs[] = {
     {"Sub", 2, sub_shape, sub_forward, sub_gradient, elementwise_flops},
     {"Mul", 2, mul_shape, mul_forward, mul_gradient, elementwise_flops},
     {"Scale", 1, unary_shape, scale_forward, scale_gradient, elementwise_flops},
+    {"MulScalar", 2, mul_scalar_shape, mul_scalar_forward, mul_scalar_gradient, elementwise_flops},
     {"Square", 1, unary_shape, square_forward, square_gradient, elementwise_flops},
     {"Mean", 1, mean_shape, mean_forward, mean_gradient, elementwise_flops},
     {"SumRows", 1, sum_rows_shape, sum_rows_forward, sum_rows_gradient, elementwise_flops},

@@ -83,6 +83,12 @@ std::vector<OpCase> cases() {
       {"Sub", OpKind::Sub, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) { return a - b; })},
       {"Mul", OpKind::Mul, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) { return a * b; })},
       {"Scale", OpKind::Scale, {{2, 3}}, scale_by(-1.5f), elementwise([](double a, double) { return -1.5 * a; })},
+      {"MulScalar", OpKind::MulScalar, {{2, 3}, {1, 1}}, {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         std::vector<double> out;
+         for (std::size_t i = 0; i < in[0].size(); ++i) out.push_back(in[0][i] * static_cast<double>(in[1][0]));
+         return out;
+       }},
       {"Square", OpKind::Square, {{2, 3}}, {}, elementwise([](double a, double) { return a * a; })},
       {"Mean", OpKind::Mean, {{3, 4}}, {},
        [](const std::vector<Tensor>& in, const OpAttrs&) {

@@ -65,6 +65,7 @@ class Builder {
   Value sub(Value a, Value b) { return apply(OpKind::Sub, {a, b}); }
   Value mul(Value a, Value b) { return apply(OpKind::Mul, {a, b}); }
   Value scale(Value a, float s);
+  Value mul_scalar(Value a, Value s) { return apply(OpKind::MulScalar, {a, s}); }  // s is [1 x 1]
   Value square(Value a) { return apply(OpKind::Square, {a}); }
   Value mean(Value a) { return apply(OpKind::Mean, {a}); }
   Value sum_rows(Value a) { return apply(OpKind::SumRows, {a}); }

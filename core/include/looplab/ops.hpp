@@ -25,6 +25,7 @@ namespace looplab {
   X(Sub, 2)            \
   X(Mul, 2)            \
   X(Scale, 1)          \
+  X(MulScalar, 2)      \
   X(Square, 1)         \
   X(Mean, 1)           \
   X(SumRows, 1)        \

@@ -4,6 +4,8 @@
 // its gradient, and the SGD update θ ← θ − lr·∇L. What differs is how:
 //   eager      the LinearRegression model is built op by op on a fresh EagerBuilder each step
 //              (fresh buffers, a tape, reverse-mode autodiff), as an eager framework does;
+//   traced     the same model code runs once on a Tracer; autodiff and SGD append their nodes;
+//              the graph is compiled to a Program that each step replays without allocating;
 //   reference  a hand-written loop with hand-derived gradients, the seed's NumPy loop done in C++:
 //              one pass computes r_i = W·x_i + b − y_i, ∂L/∂W = (2/n) Σ r_i x_i, ∂L/∂b = (2/n) Σ r_i.
 //
@@ -17,15 +19,13 @@
 #include <vector>
 
 #include "looplab/linear.hpp"
+#include "looplab/params.hpp"
 
 namespace looplab {
 
-enum class Mode { Eager, Reference };
-Mode parse_mode(const std::string& name);  // "eager" | "reference"
+enum class Mode { Eager, Traced, Reference };
+Mode parse_mode(const std::string& name);  // "eager" | "traced" | "reference"
 std::string mode_name(Mode mode);
-
-// θ ← θ − lr·g for every parameter, in float32 like the frameworks' own SGD.
-void sgd_update(const std::vector<Tensor*>& params, const std::vector<const float*>& grads, float lr);
 
 class LinearTrainer {
  public:
@@ -34,6 +34,8 @@ class LinearTrainer {
   virtual LinearWeights weights() const = 0;
   // θ = (W_1..W_d, b) into `theta` (d + 1 doubles), without allocating.
   virtual void read_theta(double* theta) const = 0;
+  // What it cost to get ready (traced: trace and compile times, program size); empty otherwise.
+  virtual json setup_info() const { return json::object(); }
 };
 
 // x [n x 1] and y [n x 1] must outlive the trainer. Weights start at zero.

@@ -1,0 +1,103 @@
+// looplab/trace.hpp — traced execution: record the step once, compile it, replay it.
+//
+// The Tracer is a Builder that only records: the same model, loss, autodiff and optimizer code
+// that runs eagerly produces a graph here. compile() turns the graph into a Program:
+//   1. dead-node removal  — keep only what the outputs and parameter updates need;
+//   2. memory planning    — every intermediate gets a place in one arena (memory_plan.hpp);
+//   3. lowering           — a flat list of (kernel, resolved pointers) instructions.
+// Program::run() then executes the instructions and copies the new parameter values back:
+// no allocation, no graph walk, no shape checks per step. What changes between steps (the
+// learning rate, the batch) is a program input: a leaf whose data the caller updates or rebinds.
+//
+//   Tracer t;
+//   Value x = t.input(x_data, "x"), lr = t.input(lr_tensor, "lr");
+//   ... Value loss = ...; auto g = gradients(t, loss, params);
+//   Program p = compile(t, {loss}, sgd_assignments(t, params, g, lr));
+//   p.run(100);  float loss_now = p.output(0);
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "looplab/builder.hpp"
+
+namespace looplab {
+
+class Tracer final : public Builder {
+ public:
+  // The data a leaf refers to: the caller's tensor for inputs and parameters, a copy for constants.
+  const float* leaf_data(Value v) const { return leaf_ptr_.at(static_cast<std::size_t>(v.id)); }
+  float* parameter_data(Value v) const;
+
+ private:
+  void on_leaf(Value v, const Tensor* external, Tensor* owned) override;
+  void on_op(Value v) override;
+
+  std::vector<const float*> leaf_ptr_;  // node id -> data (nullptr for op nodes)
+  std::vector<Tensor*> params_;         // node id -> parameter tensor (nullptr otherwise)
+  std::vector<std::unique_ptr<Tensor>> constants_;
+};
+
+// After every run, parameter `target` takes the value computed for `value`.
+struct Assign {
+  Value target;
+  Value value;
+};
+
+struct CompileStats {
+  int nodes_traced = 0;    // everything the tracer recorded, autodiff and optimizer included
+  int nodes_live = 0;      // after dead-node removal
+  int instructions = 0;
+  std::size_t arena_bytes = 0;
+  std::size_t unplanned_bytes = 0;  // what one buffer per node would have taken
+  double flops_per_step = 0.0;
+  double compile_ms = 0.0;
+};
+
+class Program {
+ public:
+  Program() = default;
+  Program(Program&&) = default;  // moving keeps every buffer where the instructions point
+  Program& operator=(Program&&) = default;
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  // Runs the compiled step `steps` times. Allocates nothing.
+  void run(int steps = 1);
+  float output(int i) const { return outputs_.at(static_cast<std::size_t>(i))[0]; }
+  const float* output_data(int i) const { return outputs_.at(static_cast<std::size_t>(i)); }
+  // Points an input leaf at other data of the same shape (e.g. the next batch); no copy.
+  void bind_input(Value input, const float* data);
+  const CompileStats& stats() const { return stats_; }
+
+ private:
+  friend Program compile(const Tracer&, const std::vector<Value>&, const std::vector<Assign>&);
+  struct Instruction {
+    void (*forward)(const KernelArgs&);
+    KernelArgs args;
+  };
+  struct Update {
+    float* dst;
+    const float* src;
+    std::size_t n;
+  };
+  struct InputUse {
+    int input_id, instruction, slot;
+  };
+  std::vector<float> arena_;
+  std::vector<std::unique_ptr<Tensor>> constants_;
+  std::vector<OpAttrs> attrs_;
+  std::vector<Instruction> code_;
+  std::vector<Update> updates_;
+  std::vector<const float*> outputs_;
+  std::vector<InputUse> input_uses_;
+  CompileStats stats_;
+};
+
+Program compile(const Tracer& tracer, const std::vector<Value>& outputs, const std::vector<Assign>& updates);
+
+// SGD as graph nodes: θ_new = θ − lr·g, with lr a [1 x 1] input. Works on any Builder.
+std::vector<Assign> sgd_assignments(Builder& b, const std::vector<Value>& params, const std::vector<Value>& grads,
+                                    Value lr);
+
+}  // namespace looplab

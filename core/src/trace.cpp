@@ -1,0 +1,149 @@
+// trace.cpp — the tracer, the compiler passes and the program executor.
+#include "looplab/trace.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "looplab/memory_plan.hpp"
+#include "looplab/results.hpp"
+
+namespace looplab {
+
+void Tracer::on_leaf(Value v, const Tensor* external, Tensor* owned) {
+  leaf_ptr_.resize(static_cast<std::size_t>(v.id) + 1, nullptr);
+  params_.resize(static_cast<std::size_t>(v.id) + 1, nullptr);
+  if (owned) {
+    constants_.push_back(std::make_unique<Tensor>(std::move(*owned)));
+    leaf_ptr_[static_cast<std::size_t>(v.id)] = constants_.back()->data();
+  } else {
+    leaf_ptr_[static_cast<std::size_t>(v.id)] = external->data();
+    // NOTE: parameters are the only leaves a program writes; the Builder API hands them in non-const.
+    if (node(v).leaf == LeafKind::Parameter) params_[static_cast<std::size_t>(v.id)] = const_cast<Tensor*>(external);
+  }
+}
+
+void Tracer::on_op(Value v) {
+  leaf_ptr_.resize(static_cast<std::size_t>(v.id) + 1, nullptr);
+  params_.resize(static_cast<std::size_t>(v.id) + 1, nullptr);
+}
+
+float* Tracer::parameter_data(Value v) const {
+  Tensor* t = params_.at(static_cast<std::size_t>(v.id));
+  if (!t) throw ShapeError("assignment target must be a parameter");
+  return t->data();
+}
+
+std::vector<Assign> sgd_assignments(Builder& b, const std::vector<Value>& params, const std::vector<Value>& grads,
+                                    Value lr) {
+  std::vector<Assign> out;
+  for (std::size_t i = 0; i < params.size(); ++i) out.push_back({params[i], b.sub(params[i], b.mul_scalar(grads[i], lr))});
+  return out;
+}
+
+namespace {
+
+// Pass 1: which nodes the outputs and updates need.
+std::vector<bool> live_nodes(const Builder& g, const std::vector<Value>& roots) {
+  std::vector<bool> live(static_cast<std::size_t>(g.size()), false);
+  for (Value r : roots) live[static_cast<std::size_t>(r.id)] = true;
+  for (int id = g.size() - 1; id >= 0; --id) {
+    const Node& n = g.node(Value{id});
+    if (!live[static_cast<std::size_t>(id)] || n.leaf != LeafKind::None) continue;
+    for (int i = 0; i < op_def(n.op).arity; ++i) live[static_cast<std::size_t>(n.in[i].id)] = true;
+  }
+  return live;
+}
+
+}  // namespace
+
+Program compile(const Tracer& t, const std::vector<Value>& outputs, const std::vector<Assign>& updates) {
+  const Stopwatch watch;
+  Program p;
+  p.stats_.nodes_traced = t.size();
+
+  std::vector<Value> roots = outputs;
+  for (const Assign& a : updates) roots.push_back(a.value);
+  const std::vector<bool> live = live_nodes(t, roots);
+
+  // Instruction order = node order (already topological). Lifetimes in instruction indices.
+  std::vector<int> instr_of(static_cast<std::size_t>(t.size()), -1);
+  std::vector<int> op_nodes;
+  for (int id = 0; id < t.size(); ++id) {
+    if (!live[static_cast<std::size_t>(id)]) continue;
+    ++p.stats_.nodes_live;
+    if (t.node(Value{id}).leaf != LeafKind::None) continue;
+    instr_of[static_cast<std::size_t>(id)] = static_cast<int>(op_nodes.size());
+    op_nodes.push_back(id);
+  }
+  std::vector<BufferRequest> requests(op_nodes.size());
+  for (std::size_t k = 0; k < op_nodes.size(); ++k) {
+    const Node& n = t.node(Value{op_nodes[k]});
+    requests[k] = {n.shape.size() * sizeof(float), static_cast<int>(k), static_cast<int>(k)};
+    p.stats_.unplanned_bytes += n.shape.size() * sizeof(float);
+    for (int i = 0; i < op_def(n.op).arity; ++i) {
+      const int producer = instr_of[static_cast<std::size_t>(n.in[i].id)];
+      if (producer >= 0) requests[static_cast<std::size_t>(producer)].last = static_cast<int>(k);
+    }
+  }
+  for (Value r : roots) {  // outputs are read after the step: keep them to the end
+    const int producer = instr_of[static_cast<std::size_t>(r.id)];
+    if (producer >= 0) requests[static_cast<std::size_t>(producer)].last = INT_MAX;
+  }
+
+  // Pass 2: memory plan. Pass 3: lower to instructions with resolved pointers.
+  const MemoryPlan plan = plan_memory(requests);
+  p.arena_.assign(plan.total_bytes / sizeof(float) + 1, 0.0f);
+  p.stats_.arena_bytes = plan.total_bytes;
+  std::vector<const float*> constant_copy(static_cast<std::size_t>(t.size()), nullptr);
+  auto data_of = [&](Value v) -> float* {
+    const int k = instr_of[static_cast<std::size_t>(v.id)];
+    if (k >= 0) return p.arena_.data() + plan.offsets[static_cast<std::size_t>(k)] / sizeof(float);
+    if (t.node(v).leaf == LeafKind::Constant) {  // the program owns its constants: the tracer may go
+      const float*& copy = constant_copy[static_cast<std::size_t>(v.id)];
+      if (!copy) {
+        p.constants_.push_back(std::make_unique<Tensor>(t.shape(v), std::vector<float>(t.leaf_data(v), t.leaf_data(v) + t.shape(v).size())));
+        copy = p.constants_.back()->data();
+      }
+      return const_cast<float*>(copy);
+    }
+    return const_cast<float*>(t.leaf_data(v));
+  };
+  p.attrs_.reserve(op_nodes.size());  // KernelArgs point into attrs_: no reallocation after this
+  for (std::size_t k = 0; k < op_nodes.size(); ++k) {
+    const Node& n = t.node(Value{op_nodes[k]});
+    const OpDef& def = op_def(n.op);
+    p.attrs_.push_back(n.attrs);
+    Program::Instruction ins{def.forward, {}};
+    std::array<Shape, kMaxArity> shapes{};
+    for (int i = 0; i < def.arity; ++i) {
+      ins.args.in[static_cast<std::size_t>(i)] = data_of(n.in[i]);
+      ins.args.in_shape[static_cast<std::size_t>(i)] = shapes[static_cast<std::size_t>(i)] = t.shape(n.in[i]);
+      if (t.node(n.in[i]).leaf == LeafKind::Input)
+        p.input_uses_.push_back({n.in[i].id, static_cast<int>(k), i});
+    }
+    ins.args.out = data_of(Value{op_nodes[k]});
+    ins.args.out_shape = n.shape;
+    ins.args.attrs = &p.attrs_.back();
+    p.stats_.flops_per_step += def.flops(shapes, n.shape, n.attrs);
+    p.code_.push_back(ins);
+  }
+  for (Value o : outputs) p.outputs_.push_back(data_of(o));
+  for (const Assign& a : updates) p.updates_.push_back({t.parameter_data(a.target), data_of(a.value), t.shape(a.target).size()});
+  p.stats_.instructions = static_cast<int>(p.code_.size());
+  p.stats_.compile_ms = watch.elapsed_ms();
+  return p;
+}
+
+void Program::run(int steps) {
+  for (int s = 0; s < steps; ++s) {
+    for (const Instruction& ins : code_) ins.forward(ins.args);
+    for (const Update& u : updates_) std::copy(u.src, u.src + u.n, u.dst);
+  }
+}
+
+void Program::bind_input(Value input, const float* data) {
+  for (const InputUse& use : input_uses_)
+    if (use.input_id == input.id) code_[static_cast<std::size_t>(use.instruction)].args.in[static_cast<std::size_t>(use.slot)] = data;
+}
+
+}  // namespace looplab
