@@ -1,0 +1,57 @@
+// Small formatting and DOM helpers shared by the page's modules. Text only: nothing here parses HTML.
+
+/** createElement + class + text (+ children). */
+export function el(tag, className, text, ...children) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = text;
+  node.append(...children);
+  return node;
+}
+
+/** "iterations_to_tolerance" -> "iterations to tolerance", "wall_ms" -> "wall (ms)". */
+export function humanize(key) {
+  const unit = /_(ms|us|ns|s)$/.exec(key);
+  const base = (unit ? key.slice(0, -unit[0].length) : key).replace(/_/g, ' ');
+  return unit ? `${base} (${unit[1] === 'us' ? 'µs' : unit[1]})` : base;
+}
+
+/** Numbers for people: 132,955 · 0.96818 · 9.9e-7 · 13,300.2 */
+export function formatNumber(v) {
+  if (typeof v !== 'number') return String(v);
+  if (!Number.isFinite(v)) return String(v);
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (Number.isInteger(v) && a < 1e9) return v.toLocaleString('en-US');
+  if (a >= 1e-3 && a < 1e9) return v.toLocaleString('en-US', { maximumSignificantDigits: 7 });
+  return v.toExponential(3).replace(/\.?0+e/, 'e').replace('e+', 'e');
+}
+
+/** Any JSON value as short text. */
+export function formatValue(v) {
+  if (v === null || v === undefined) return '—';
+  if (typeof v === 'number') return formatNumber(v);
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}
+
+/** Microseconds or nanoseconds, whichever reads better. */
+export function formatDuration(ns) {
+  if (typeof ns !== 'number' || !Number.isFinite(ns)) return '?';
+  if (ns >= 1e6) return `${+(ns / 1e6).toPrecision(3)} ms`;
+  if (ns >= 1e3) return `${+(ns / 1e3).toPrecision(3)} µs`;
+  return `${+ns.toPrecision(3)} ns`;
+}
+
+/** Saves text as a file through a temporary object URL. */
+export function download(filename, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

@@ -1,0 +1,44 @@
+// The thin facade over the embind module (TOOLCHAIN.md §4).
+//
+// Bound functions never throw: on failure they *return* a JS Error, because an exception that unwinds
+// through WebAssembly frames leaks wasm stack. This facade turns a returned Error into a thrown one and
+// parses the JSON strings, so callers write ordinary try/catch code.
+//
+//   const api = wrap(await createLooplab());
+//   const run = api.createRun({ experiment: 'standardization' });
+//   try { while (!run.advance(50)) { ... run.progress() ... } return run.result(); }
+//   finally { run.delete(); }            // embind objects are not garbage collected
+
+/** Throws `r` when the module returned an Error, else returns it unchanged. */
+export function check(r) {
+  if (r instanceof Error) throw r;
+  return r;
+}
+
+const toJson = (config) => (typeof config === 'string' ? config : JSON.stringify(config));
+
+/** Wraps one embind Run: every method throws on error; delete() may be called more than once. */
+function wrapRun(raw) {
+  let deleted = false;
+  return {
+    advance: (budgetMs) => check(raw.advance(budgetMs)),
+    progress: () => JSON.parse(check(raw.progress())),
+    result: () => JSON.parse(check(raw.result())),
+    delete() {
+      if (!deleted) { deleted = true; raw.delete(); }
+    },
+  };
+}
+
+/** Wraps the module instance returned by the default export of looplab.mjs. */
+export function wrap(m) {
+  return {
+    module: m,
+    listExperiments: () => JSON.parse(check(m.listExperiments())),
+    describe: (id) => JSON.parse(check(m.describe(id))),
+    validateConfig: (config) => JSON.parse(check(m.validateConfig(toJson(config)))),
+    environment: () => JSON.parse(check(m.environment())),
+    /** The caller owns the returned run and must call run.delete(). */
+    createRun: (config) => wrapRun(check(m.createRun(toJson(config)))),
+  };
+}

@@ -1,0 +1,67 @@
+// The page's side of the worker protocol (see worker.js): one promise per request id,
+// progress as callbacks, cancel by id, and everything pending rejected if the worker dies.
+//
+//   const client = new LooplabClient(new URL('./worker.js', import.meta.url));
+//   const env = await client.ready;
+//   const run = client.run(config, (progress) => plot(progress.series));
+//   run.cancel();                       // resolves run.done with {cancelled: true}
+//   const { result, cancelled } = await run.done;
+
+export class LooplabClient {
+  constructor(workerUrl) {
+    this.nextId = 1;
+    this.pending = new Map();  // id -> {resolve, reject, onProgress}
+    this.worker = new Worker(workerUrl, { type: 'module' });
+    this.ready = new Promise((resolve, reject) => { this.readyHandlers = { resolve, reject }; });
+    this.worker.onmessage = ({ data }) => this.dispatch(data);
+    this.worker.onerror = (e) => {
+      e.preventDefault();
+      this.failAll(new Error(`worker failed: ${e.message || 'could not start worker.js'}`));
+    };
+  }
+
+  dispatch(msg) {
+    if (msg.type === 'ready') { this.readyHandlers.resolve(msg.environment); return; }
+    if (msg.type === 'error' && msg.id == null) { this.failAll(new Error(msg.message)); return; }
+    const p = this.pending.get(msg.id);
+    if (!p) return;                                    // a late message for a settled request
+    switch (msg.type) {
+      case 'progress': p.onProgress?.(msg.progress); break;
+      case 'reply': this.settle(msg.id).resolve(msg.value); break;
+      case 'result': this.settle(msg.id).resolve({ result: msg.result, cancelled: false }); break;
+      case 'cancelled': this.settle(msg.id).resolve({ result: null, cancelled: true }); break;
+      case 'error': this.settle(msg.id).reject(new Error(msg.message)); break;
+      default: break;
+    }
+  }
+
+  settle(id) {
+    const p = this.pending.get(id);
+    this.pending.delete(id);
+    return p;
+  }
+
+  failAll(err) {
+    this.readyHandlers.reject(err);
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+  }
+
+  request(msg, onProgress) {
+    const id = this.nextId++;
+    const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onProgress }));
+    this.worker.postMessage({ ...msg, id });
+    return { id, promise };
+  }
+
+  list() { return this.request({ type: 'list' }).promise; }
+  describe(experiment) { return this.request({ type: 'describe', experiment }).promise; }
+  /** Resolves with the resolved config, rejects with the core's one-line message. */
+  validate(config) { return this.request({ type: 'validate', config: JSON.stringify(config) }).promise; }
+
+  /** Starts a run; returns {done: Promise<{result, cancelled}>, cancel()}. */
+  run(config, onProgress) {
+    const { id, promise } = this.request({ type: 'run', config: JSON.stringify(config) }, onProgress);
+    return { done: promise, cancel: () => this.worker.postMessage({ type: 'cancel', id }) };
+  }
+}

@@ -1,0 +1,79 @@
+// Module worker: owns the WebAssembly module so the page never freezes.
+//
+// Protocol (every request carries an id chosen by the page; see worker-client.js):
+//   page -> worker  {type:'list'|'describe'|'validate'|'run'|'cancel', id, experiment?, config?}
+//   worker -> page  {type:'ready', environment}                once the module is instantiated
+//                   {type:'reply', id, value}                  list / describe / validate
+//                   {type:'progress', id, progress}            run: new points since the last message
+//                   {type:'result', id, result}                run finished
+//                   {type:'cancelled', id}                     run stopped by a cancel request
+//                   {type:'error', id, message}                any request failed (id null: module failed to load)
+// A run advances in ~50 ms chunks and yields to the event loop between chunks, so 'cancel' (and
+// 'validate') messages are handled while it runs.
+import { wrap } from './looplab-api.js';
+
+const CHUNK_MS = 50;
+const post = (msg) => self.postMessage(msg);
+
+const apiReady = (async () => {
+  const { default: createLooplab } = await import('../build/wasm/looplab.mjs');
+  return wrap(await createLooplab());
+})();
+
+apiReady.then(
+  (api) => post({ type: 'ready', environment: api.environment() }),
+  (e) => post({ type: 'error', id: null, message: `could not load the WebAssembly module (build/wasm/looplab.mjs): ${e.message}` }),
+);
+
+/** Resolves on the next turn of the event loop; a MessageChannel avoids setTimeout's 4 ms clamping. */
+const channel = new MessageChannel();
+const waiting = [];
+channel.port1.onmessage = () => waiting.shift()?.();
+const nextTurn = () => new Promise((resolve) => { waiting.push(resolve); channel.port2.postMessage(0); });
+
+/** Runs that are in progress, by request id: {cancelled}. */
+const active = new Map();
+
+async function run(api, id, config, state) {
+  let handle = null;
+  try {
+    handle = api.createRun(config);
+    for (;;) {
+      if (state.cancelled) { post({ type: 'cancelled', id }); return; }
+      const done = handle.advance(CHUNK_MS);
+      post({ type: 'progress', id, progress: handle.progress() });
+      if (done) { post({ type: 'result', id, result: handle.result() }); return; }
+      await nextTurn();
+    }
+  } finally {
+    handle?.delete();
+  }
+}
+
+self.onmessage = async ({ data: msg }) => {
+  const { type, id } = msg;
+  if (type === 'cancel') {          // needs no module; a cancel for a finished run is a no-op
+    const state = active.get(id);
+    if (state) state.cancelled = true;
+    return;
+  }
+  let state = null;
+  if (type === 'run') {             // registered before any await, so an early cancel finds it
+    state = { cancelled: false };
+    active.set(id, state);
+  }
+  try {
+    const api = await apiReady;
+    switch (type) {
+      case 'list': post({ type: 'reply', id, value: api.listExperiments() }); break;
+      case 'describe': post({ type: 'reply', id, value: api.describe(msg.experiment) }); break;
+      case 'validate': post({ type: 'reply', id, value: api.validateConfig(msg.config) }); break;
+      case 'run': await run(api, id, msg.config, state); break;
+      default: throw new Error(`unknown request type "${type}"`);
+    }
+  } catch (e) {
+    post({ type: 'error', id, message: e instanceof Error ? e.message : String(e) });
+  } finally {
+    if (state) active.delete(id);
+  }
+};
