@@ -17,13 +17,13 @@ Value Builder::push(Node n) {
   return Value{static_cast<int>(nodes_.size()) - 1};
 }
 
-Value Builder::input(const Tensor& t, std::string_view name) {
+Value Builder::input(const float* data, Shape shape, std::string_view name) {
   Node n;
   n.leaf = LeafKind::Input;
-  n.shape = t.shape();
+  n.shape = shape;
   n.name = name;
   const Value v = push(std::move(n));
-  on_leaf(v, &t, nullptr);
+  on_leaf(v, data, nullptr, nullptr);
   return v;
 }
 
@@ -34,7 +34,17 @@ Value Builder::parameter(Tensor& t, std::string_view name) {
   n.requires_grad = true;
   n.name = name;
   const Value v = push(std::move(n));
-  on_leaf(v, &t, nullptr);
+  on_leaf(v, t.data(), &t, nullptr);
+  return v;
+}
+
+Value Builder::state(Tensor& t, std::string_view name) {
+  Node n;
+  n.leaf = LeafKind::State;
+  n.shape = t.shape();
+  n.name = name;
+  const Value v = push(std::move(n));
+  on_leaf(v, t.data(), &t, nullptr);
   return v;
 }
 
@@ -43,7 +53,7 @@ Value Builder::constant(Tensor t) {
   n.leaf = LeafKind::Constant;
   n.shape = t.shape();
   const Value v = push(std::move(n));
-  on_leaf(v, nullptr, &t);
+  on_leaf(v, nullptr, nullptr, &t);
   return v;
 }
 
@@ -78,22 +88,41 @@ Value Builder::scale(Value a, float s) {
   return apply(OpKind::Scale, {a}, attrs);
 }
 
+Value Builder::add_const(Value a, float c) {
+  OpAttrs attrs;
+  attrs.scale = c;
+  return apply(OpKind::AddConst, {a}, attrs);
+}
+
 Value Builder::broadcast(Value scalar, Shape shape) {
   OpAttrs attrs;
   attrs.shape = shape;
   return apply(OpKind::Broadcast, {scalar}, attrs);
 }
 
-// Walks the nodes from the loss back to the leaves (ids are already a topological order),
-// calling each op's gradient rule and summing the contributions a node receives.
+// Walks the nodes from the loss back to `wrt` (ids are already a topological order), calling
+// each op's gradient rule and summing the contributions a node receives. Only nodes on a path
+// from some `wrt` to the loss take part: `wrt` may be intermediate values (the parameters an
+// unrolled step received from the previous step), and the walk stops there.
 std::vector<Value> gradients(Builder& b, Value loss, const std::vector<Value>& wrt) {
   if (b.shape(loss) != Shape{1, 1}) throw ShapeError("gradients: loss must be [1 x 1], got " + b.shape(loss).str());
-  std::vector<Value> grad(static_cast<std::size_t>(loss.id) + 1);
+  const std::size_t n = static_cast<std::size_t>(loss.id) + 1;
+  std::vector<bool> is_wrt(n, false), on_path(n, false);
+  for (Value w : wrt)
+    if (w.id <= loss.id) is_wrt[static_cast<std::size_t>(w.id)] = on_path[static_cast<std::size_t>(w.id)] = true;
+  for (int id = 0; id <= loss.id; ++id) {
+    const Node& node = b.node(Value{id});
+    if (node.leaf != LeafKind::None || is_wrt[static_cast<std::size_t>(id)]) continue;
+    for (int i = 0; i < op_def(node.op).arity; ++i)
+      if (on_path[static_cast<std::size_t>(node.in[i].id)]) on_path[static_cast<std::size_t>(id)] = true;
+  }
+  std::vector<Value> grad(n);
   grad[static_cast<std::size_t>(loss.id)] = b.constant(Tensor({1, 1}, 1.0f));
   for (int id = loss.id; id >= 0; --id) {
     const Value dout = grad[static_cast<std::size_t>(id)];
+    if (!dout.valid() || !on_path[static_cast<std::size_t>(id)] || is_wrt[static_cast<std::size_t>(id)]) continue;
     const Node node = b.node(Value{id});  // a copy: the rule appends nodes, which may reallocate
-    if (!dout.valid() || node.leaf != LeafKind::None || !node.requires_grad) continue;
+    if (node.leaf != LeafKind::None) continue;
     const OpDef& def = op_def(node.op);
     std::array<Value, kMaxArity> din{};
     GradArgs args;
@@ -103,7 +132,7 @@ std::vector<Value> gradients(Builder& b, Value loss, const std::vector<Value>& w
     args.attrs = &node.attrs;
     for (int i = 0; i < def.arity; ++i) {
       args.in[i] = &node.in[i];
-      if (b.node(node.in[i]).requires_grad) args.din[i] = &din[i];
+      if (on_path[static_cast<std::size_t>(node.in[i].id)]) args.din[i] = &din[i];
     }
     def.gradient(b, args);
     for (int i = 0; i < def.arity; ++i) {

@@ -3,12 +3,12 @@
 
 namespace looplab {
 
-void EagerBuilder::on_leaf(Value, const Tensor* external, Tensor* owned) {
+void EagerBuilder::on_leaf(Value, const float* data, Tensor*, Tensor* owned) {
   if (owned) {
     constants_.push_back(std::make_unique<Tensor>(std::move(*owned)));
     ptr_.push_back(constants_.back()->data());
   } else {
-    ptr_.push_back(external->data());
+    ptr_.push_back(data);
   }
 }
 

@@ -6,6 +6,7 @@
 #include "looplab/ops.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "looplab/builder.hpp"
@@ -270,6 +271,84 @@ void broadcast_gradient(Builder& b, const GradArgs& g) {
   *g.din[0] = b.scale(b.mean(*g.dout), static_cast<float>(s.size()));
 }
 
+// --- AddConst: y = x + c (c = attrs.scale) ------------------------------------------------------
+void add_const_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float c = k.attrs->scale;
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] + c;
+}
+void add_const_gradient(Builder&, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = *g.dout;
+}
+
+// --- Div: y = a / b elementwise; da = dout / b, db = −dout·y / b --------------------------------
+Shape div_shape(const In& in, const OpAttrs&) { return same_shape("Div", in); }
+void div_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] / k.in[1][i];
+}
+void div_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.div(*g.dout, *g.in[1]);
+  if (g.din[1]) *g.din[1] = b.scale(b.div(b.mul(*g.dout, *g.out), *g.in[1]), -1.0f);
+}
+
+// --- Sqrt: y = √x, dy/dx = 1 / (2y) --------------------------------------------------------------
+void sqrt_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = std::sqrt(k.in[0][i]);
+}
+void sqrt_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.div(b.scale(*g.dout, 0.5f), *g.out);
+}
+
+// Activations: the gradient of each is a primitive of its own (XGrad(y or x, dout)), as in the
+// big frameworks: one fused pass instead of three elementwise ops. Their own gradients (second
+// derivatives) are not needed for training and not provided.
+void no_second_derivative(Builder&, const GradArgs&) {
+  throw ShapeError("second derivatives of activation gradients are not supported");
+}
+
+// --- Tanh: y = tanh x; dx = dout·(1 − y²) ------------------------------------------------------
+void tanh_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = fast_tanh(k.in[0][i]);
+}
+void tanh_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::TanhGrad, {*g.out, *g.dout});
+}
+Shape act_grad_shape(const In& in, const OpAttrs&) { return same_shape("activation gradient", in); }
+void tanh_grad_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[1][i] * (1.0f - k.in[0][i] * k.in[0][i]);
+}
+
+// --- Sigmoid: y = 1 / (1 + e^−x); dx = dout·y·(1 − y) --------------------------------------------
+void sigmoid_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  // σ(x) = (1 + tanh(x/2)) / 2: the vectorizable tanh instead of libm's exp.
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = 0.5f + 0.5f * fast_tanh(0.5f * k.in[0][i]);
+}
+void sigmoid_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::SigmoidGrad, {*g.out, *g.dout});
+}
+void sigmoid_grad_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[1][i] * k.in[0][i] * (1.0f - k.in[0][i]);
+}
+
+// --- Relu: y = max(x, 0); dx = dout·[x > 0] ------------------------------------------------------
+void relu_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] > 0.0f ? k.in[0][i] : 0.0f;
+}
+void relu_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::ReluGrad, {*g.in[0], *g.dout});
+}
+void relu_grad_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] > 0.0f ? k.in[1][i] : 0.0f;
+}
+
 const OpDef kOpDefs[] = {
     {"MatMul", 2, matmul_shape, matmul_forward, matmul_gradient, matmul_flops},
     {"AddRow", 2, add_row_shape, add_row_forward, add_row_gradient, elementwise_flops},
@@ -282,10 +361,39 @@ const OpDef kOpDefs[] = {
     {"Mean", 1, mean_shape, mean_forward, mean_gradient, elementwise_flops},
     {"SumRows", 1, sum_rows_shape, sum_rows_forward, sum_rows_gradient, elementwise_flops},
     {"Broadcast", 1, broadcast_shape, broadcast_forward, broadcast_gradient, elementwise_flops},
+    {"AddConst", 1, unary_shape, add_const_forward, add_const_gradient, elementwise_flops},
+    {"Div", 2, div_shape, div_forward, div_gradient, elementwise_flops},
+    {"Sqrt", 1, unary_shape, sqrt_forward, sqrt_gradient, elementwise_flops},
+    {"Tanh", 1, unary_shape, tanh_forward, tanh_gradient, elementwise_flops},
+    {"TanhGrad", 2, act_grad_shape, tanh_grad_forward, no_second_derivative, elementwise_flops},
+    {"Sigmoid", 1, unary_shape, sigmoid_forward, sigmoid_gradient, elementwise_flops},
+    {"SigmoidGrad", 2, act_grad_shape, sigmoid_grad_forward, no_second_derivative, elementwise_flops},
+    {"Relu", 1, unary_shape, relu_forward, relu_gradient, elementwise_flops},
+    {"ReluGrad", 2, act_grad_shape, relu_grad_forward, no_second_derivative, elementwise_flops},
 };
 static_assert(sizeof(kOpDefs) / sizeof(kOpDefs[0]) == kOpCount, "every op in LOOPLAB_OPS needs an OpDef");
 
 }  // namespace
+
+float fast_tanh(float a) {
+  // Eigen's generic_fast_tanh_float: a 13/6 rational approximation on [−7.99, 7.99].
+  const float x = std::max(-7.99881172180175781f, std::min(7.99881172180175781f, a));
+  if (std::abs(a) < 0.0004f) return a;
+  const float x2 = x * x;
+  float p = -2.76076847742355e-16f;
+  p = p * x2 + 2.00018790482477e-13f;
+  p = p * x2 - 8.60467152213735e-11f;
+  p = p * x2 + 5.12229709037114e-08f;
+  p = p * x2 + 1.48572235717979e-05f;
+  p = p * x2 + 6.37261928875436e-04f;
+  p = p * x2 + 4.89352455891786e-03f;
+  p = p * x;
+  float q = 1.19825839466702e-06f;
+  q = q * x2 + 1.18534705686654e-04f;
+  q = q * x2 + 2.26843463243900e-03f;
+  q = q * x2 + 4.89352518554385e-03f;
+  return p / q;
+}
 
 const OpDef& op_def(OpKind kind) {
   static const bool names_match = [] {

@@ -9,17 +9,15 @@
 
 namespace looplab {
 
-void Tracer::on_leaf(Value v, const Tensor* external, Tensor* owned) {
+void Tracer::on_leaf(Value v, const float* data, Tensor* writable, Tensor* owned) {
   leaf_ptr_.resize(static_cast<std::size_t>(v.id) + 1, nullptr);
   params_.resize(static_cast<std::size_t>(v.id) + 1, nullptr);
   if (owned) {
     constants_.push_back(std::make_unique<Tensor>(std::move(*owned)));
-    leaf_ptr_[static_cast<std::size_t>(v.id)] = constants_.back()->data();
-  } else {
-    leaf_ptr_[static_cast<std::size_t>(v.id)] = external->data();
-    // NOTE: parameters are the only leaves a program writes; the Builder API hands them in non-const.
-    if (node(v).leaf == LeafKind::Parameter) params_[static_cast<std::size_t>(v.id)] = const_cast<Tensor*>(external);
+    data = constants_.back()->data();
   }
+  leaf_ptr_[static_cast<std::size_t>(v.id)] = data;
+  params_[static_cast<std::size_t>(v.id)] = writable;  // parameters and state: what updates may write
 }
 
 void Tracer::on_op(Value v) {
@@ -29,15 +27,8 @@ void Tracer::on_op(Value v) {
 
 float* Tracer::parameter_data(Value v) const {
   Tensor* t = params_.at(static_cast<std::size_t>(v.id));
-  if (!t) throw ShapeError("assignment target must be a parameter");
+  if (!t) throw ShapeError("assignment target must be a parameter or optimizer state");
   return t->data();
-}
-
-std::vector<Assign> sgd_assignments(Builder& b, const std::vector<Value>& params, const std::vector<Value>& grads,
-                                    Value lr) {
-  std::vector<Assign> out;
-  for (std::size_t i = 0; i < params.size(); ++i) out.push_back({params[i], b.sub(params[i], b.mul_scalar(grads[i], lr))});
-  return out;
 }
 
 namespace {
@@ -118,8 +109,10 @@ Program compile(const Tracer& t, const std::vector<Value>& outputs, const std::v
     for (int i = 0; i < def.arity; ++i) {
       ins.args.in[static_cast<std::size_t>(i)] = data_of(n.in[i]);
       ins.args.in_shape[static_cast<std::size_t>(i)] = shapes[static_cast<std::size_t>(i)] = t.shape(n.in[i]);
-      if (t.node(n.in[i]).leaf == LeafKind::Input)
-        p.input_uses_.push_back({n.in[i].id, static_cast<int>(k), i});
+      if (t.node(n.in[i]).leaf == LeafKind::Input) {
+        p.input_uses_.resize(static_cast<std::size_t>(t.size()));
+        p.input_uses_[static_cast<std::size_t>(n.in[i].id)].push_back({static_cast<int>(k), i});
+      }
     }
     ins.args.out = data_of(Value{op_nodes[k]});
     ins.args.out_shape = n.shape;
@@ -142,8 +135,9 @@ void Program::run(int steps) {
 }
 
 void Program::bind_input(Value input, const float* data) {
-  for (const InputUse& use : input_uses_)
-    if (use.input_id == input.id) code_[static_cast<std::size_t>(use.instruction)].args.in[static_cast<std::size_t>(use.slot)] = data;
+  if (static_cast<std::size_t>(input.id) >= input_uses_.size()) return;  // an input nothing reads
+  for (const InputUse& use : input_uses_[static_cast<std::size_t>(input.id)])
+    code_[static_cast<std::size_t>(use.instruction)].args.in[static_cast<std::size_t>(use.slot)] = data;
 }
 
 }  // namespace looplab

@@ -4,9 +4,7 @@
 #include <algorithm>
 
 #include "looplab/api.hpp"
-#include "looplab/eager.hpp"
-#include "looplab/results.hpp"
-#include "looplab/trace.hpp"
+#include "looplab/graph_trainer.hpp"
 
 namespace looplab {
 
@@ -28,73 +26,28 @@ std::string mode_name(Mode mode) {
 
 namespace {
 
-class EagerLinearTrainer final : public LinearTrainer {
+// Eager and traced: the LinearRegression model, SGD and the GraphTrainer, full batch.
+class GraphLinearTrainer final : public LinearTrainer {
  public:
-  EagerLinearTrainer(const Tensor& x, const Tensor& y) : x_(x), y_(y), model_(x.shape().cols) {}
+  GraphLinearTrainer(Mode mode, const Tensor& x, const Tensor& y)
+      : x_(x.data()), y_(y.data()), model_(x.shape().cols), sgd_(0.0), trainer_(mode, model_, sgd_, x.shape(), y.shape()) {}
 
   float step(float lr) override {
-    lr_[0] = lr;
-    EagerBuilder b;
-    const std::vector<Tensor*> params = model_.parameters();
-    const std::vector<Value> p = {b.parameter(*params[0], "W"), b.parameter(*params[1], "b")};
-    const Value loss = b.mse(model_.forward(b, b.input(x_, "x"), p), b.input(y_, "y"));
-    const std::vector<Value> g = gradients(b, loss, p);
-    const float value = b.scalar(loss);
-    // The same SGD nodes the traced program compiles, computed eagerly, then written back.
-    const std::vector<Assign> updates = sgd_assignments(b, p, g, b.input(lr_, "lr"));
-    for (std::size_t i = 0; i < params.size(); ++i)
-      std::copy(b.data(updates[i].value), b.data(updates[i].value) + params[i]->size(), params[i]->data());
-    return value;
+    sgd_.set_learning_rate(lr);  // written into the program's lr input, not frozen into the trace
+    float loss = 0.0f;
+    trainer_.run(&x_, &y_, &loss);
+    return loss;
   }
   LinearWeights weights() const override { return model_.weights(); }
   void read_theta(double* theta) const override { model_.read_theta(theta); }
+  json setup_info() const override { return trainer_.setup_info(); }
 
  private:
-  const Tensor& x_;
-  const Tensor& y_;
+  const float* x_;
+  const float* y_;
   LinearRegression model_;
-  Tensor lr_{{1, 1}};
-};
-
-// Traces the step once in the constructor; every step() replays the compiled program.
-class TracedLinearTrainer final : public LinearTrainer {
- public:
-  TracedLinearTrainer(const Tensor& x, const Tensor& y) : model_(x.shape().cols) {
-    const Stopwatch watch;
-    Tracer t;
-    const std::vector<Tensor*> params = model_.parameters();
-    const std::vector<Value> p = {t.parameter(*params[0], "W"), t.parameter(*params[1], "b")};
-    const Value loss = t.mse(model_.forward(t, t.input(x, "x"), p), t.input(y, "y"));
-    const std::vector<Value> g = gradients(t, loss, p);
-    const std::vector<Assign> updates = sgd_assignments(t, p, g, t.input(lr_, "lr"));
-    trace_ms_ = watch.elapsed_ms();
-    program_ = compile(t, {loss}, updates);
-  }
-
-  float step(float lr) override {
-    lr_[0] = lr;  // a program input: changing it needs no retrace
-    program_.run();
-    return program_.output(0);
-  }
-  LinearWeights weights() const override { return model_.weights(); }
-  void read_theta(double* theta) const override { model_.read_theta(theta); }
-  json setup_info() const override {
-    const CompileStats& s = program_.stats();
-    return {{"trace_ms", trace_ms_},
-            {"compile_ms", s.compile_ms},
-            {"nodes_traced", s.nodes_traced},
-            {"nodes_live", s.nodes_live},
-            {"instructions", s.instructions},
-            {"arena_bytes", s.arena_bytes},
-            {"unplanned_bytes", s.unplanned_bytes},
-            {"flops_per_step", s.flops_per_step}};
-  }
-
- private:
-  LinearRegression model_;
-  Tensor lr_{{1, 1}};
-  Program program_;
-  double trace_ms_ = 0.0;
+  Sgd sgd_;
+  GraphTrainer trainer_;
 };
 
 class ReferenceLinearTrainer final : public LinearTrainer {
@@ -152,8 +105,8 @@ class ReferenceLinearTrainer final : public LinearTrainer {
 
 std::unique_ptr<LinearTrainer> make_linear_trainer(Mode mode, const Tensor& x, const Tensor& y) {
   switch (mode) {
-    case Mode::Eager: return std::make_unique<EagerLinearTrainer>(x, y);
-    case Mode::Traced: return std::make_unique<TracedLinearTrainer>(x, y);
+    case Mode::Eager:
+    case Mode::Traced: return std::make_unique<GraphLinearTrainer>(mode, x, y);
     case Mode::Reference: return std::make_unique<ReferenceLinearTrainer>(x, y);
   }
   return nullptr;

@@ -20,6 +20,8 @@ struct OpCase {
   std::vector<Shape> inputs;
   OpAttrs attrs;
   Ref reference;  // forward in double
+  float lo = -1.0f, hi = 1.0f;  // where the random inputs are drawn
+  bool differentiable = true;   // activation-gradient ops have no gradient of their own
 };
 
 double at(const Tensor& t, int r, int c) { return t[static_cast<std::size_t>(r) * t.shape().cols + c]; }
@@ -105,12 +107,25 @@ std::vector<OpCase> cases() {
        }},
       {"Broadcast", OpKind::Broadcast, {{1, 1}}, to_shape({2, 3}),
        [](const std::vector<Tensor>& in, const OpAttrs&) { return std::vector<double>(6, in[0][0]); }},
+      {"AddConst", OpKind::AddConst, {{2, 3}}, scale_by(0.25f), elementwise([](double a, double) { return a + 0.25; })},
+      {"Div", OpKind::Div, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) { return a / b; }), 0.5f, 2.0f},
+      {"Sqrt", OpKind::Sqrt, {{2, 3}}, {}, elementwise([](double a, double) { return std::sqrt(a); }), 0.5f, 2.0f},
+      {"Tanh", OpKind::Tanh, {{3, 4}}, {}, elementwise([](double a, double) { return std::tanh(a); }), -3.0f, 3.0f},
+      {"TanhGrad", OpKind::TanhGrad, {{2, 3}, {2, 3}}, {},
+       elementwise([](double y, double d) { return d * (1 - y * y); }), -1.0f, 1.0f, false},
+      {"Sigmoid", OpKind::Sigmoid, {{3, 4}}, {},
+       elementwise([](double a, double) { return 1.0 / (1.0 + std::exp(-a)); }), -4.0f, 4.0f},
+      {"SigmoidGrad", OpKind::SigmoidGrad, {{2, 3}, {2, 3}}, {},
+       elementwise([](double y, double d) { return d * y * (1 - y); }), 0.0f, 1.0f, false},
+      {"Relu", OpKind::Relu, {{3, 4}}, {}, elementwise([](double a, double) { return a > 0 ? a : 0.0; })},
+      {"ReluGrad", OpKind::ReluGrad, {{2, 3}, {2, 3}}, {},
+       elementwise([](double x, double d) { return x > 0 ? d : 0.0; }), -1.0f, 1.0f, false},
   };
 }
 
-Tensor random_tensor(Shape s, Rng& rng) {
+Tensor random_tensor(Shape s, Rng& rng, float lo = -1.0f, float hi = 1.0f) {
   Tensor t(s);
-  for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(rng.uniform(-1.0, 1.0));
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(rng.uniform(lo, hi));
   return t;
 }
 
@@ -134,7 +149,7 @@ TEST(Ops, ForwardMatchesPlainLoop) {
   for (const auto& c : cases()) {
     SCOPED_TRACE(c.label);
     std::vector<Tensor> inputs;
-    for (Shape s : c.inputs) inputs.push_back(random_tensor(s, rng));
+    for (Shape s : c.inputs) inputs.push_back(random_tensor(s, rng, c.lo, c.hi));
     EagerBuilder b;
     std::array<Value, kMaxArity> args{};
     for (std::size_t i = 0; i < inputs.size(); ++i) args[i] = b.input(inputs[i], "x");
@@ -149,8 +164,9 @@ TEST(Ops, GradientMatchesCentralDifferences) {
   Rng rng(11);
   for (const auto& c : cases()) {
     SCOPED_TRACE(c.label);
+    if (!c.differentiable) continue;
     std::vector<Tensor> inputs;
-    for (Shape s : c.inputs) inputs.push_back(random_tensor(s, rng));
+    for (Shape s : c.inputs) inputs.push_back(random_tensor(s, rng, c.lo, c.hi));
     EagerBuilder probe;
     std::array<Value, kMaxArity> args{};
     for (std::size_t i = 0; i < inputs.size(); ++i) args[i] = probe.input(inputs[i], "x");
@@ -198,6 +214,14 @@ TEST(Ops, ShapeErrorsNameTheOp) {
   }
   EXPECT_THROW(e.add(e.input(a, "a"), e.input(b, "b")), ShapeError);
   EXPECT_THROW(e.add_row(e.input(a, "a"), e.input(b, "b")), ShapeError);
+}
+
+TEST(Ops, FastTanhIsAccurate) {
+  double worst = 0.0;
+  for (double x = -10.0; x <= 10.0; x += 1e-3) worst = std::max(worst, std::abs(fast_tanh(static_cast<float>(x)) - std::tanh(x)));
+  EXPECT_LT(worst, 2e-6);
+  EXPECT_EQ(fast_tanh(0.0f), 0.0f);
+  EXPECT_FLOAT_EQ(fast_tanh(50.0f), 1.0f);
 }
 
 TEST(Ops, GradientOfAValueUsedTwiceIsSummed) {

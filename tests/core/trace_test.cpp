@@ -96,7 +96,8 @@ TEST(Traced, DeadNodesAreRemovedAndMemoryIsPlanned) {
   t.square(t.matmul(xv, wv));  // recorded, but nothing needs it
   const Value loss = t.mse(pred, t.input(y, "y"));
   const auto g = gradients(t, loss, {wv, bv});
-  const Program p = compile(t, {loss}, sgd_assignments(t, {wv, bv}, g, t.input(lr, "lr")));
+  const Value lv = t.input(lr, "lr");
+  const Program p = compile(t, {loss}, {{wv, t.sub(wv, t.mul_scalar(g[0], lv))}, {bv, t.sub(bv, t.mul_scalar(g[1], lv))}});
   EXPECT_LT(p.stats().nodes_live, p.stats().nodes_traced);
   EXPECT_LT(p.stats().arena_bytes, p.stats().unplanned_bytes);
   EXPECT_GT(p.stats().flops_per_step, 0.0);

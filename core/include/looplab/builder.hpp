@@ -29,7 +29,7 @@ struct Value {
   bool valid() const { return id >= 0; }
 };
 
-enum class LeafKind { None, Input, Parameter, Constant };
+enum class LeafKind { None, Input, Parameter, State, Constant };
 
 struct Node {
   LeafKind leaf = LeafKind::None;  // None: the node is an op applied to `in`
@@ -52,8 +52,10 @@ class Builder {
 
   // Leaves. Inputs and parameters refer to the caller's tensors (which must outlive the builder);
   // constants are copied.
-  Value input(const Tensor& t, std::string_view name);
+  Value input(const Tensor& t, std::string_view name) { return input(t.data(), t.shape(), name); }
+  Value input(const float* data, Shape shape, std::string_view name);  // e.g. a batch inside a tensor
   Value parameter(Tensor& t, std::string_view name);
+  Value state(Tensor& t, std::string_view name);  // written by updates, no gradient (optimizer slots)
   Value constant(Tensor t);
 
   Value apply(OpKind op, std::array<Value, kMaxArity> in, const OpAttrs& attrs = {});
@@ -70,6 +72,12 @@ class Builder {
   Value mean(Value a) { return apply(OpKind::Mean, {a}); }
   Value sum_rows(Value a) { return apply(OpKind::SumRows, {a}); }
   Value broadcast(Value scalar, Shape shape);
+  Value add_const(Value a, float c);
+  Value div(Value a, Value b) { return apply(OpKind::Div, {a, b}); }
+  Value sqrt(Value a) { return apply(OpKind::Sqrt, {a}); }
+  Value tanh(Value a) { return apply(OpKind::Tanh, {a}); }
+  Value sigmoid(Value a) { return apply(OpKind::Sigmoid, {a}); }
+  Value relu(Value a) { return apply(OpKind::Relu, {a}); }
 
   // Compositions (no gradient rules of their own).
   Value mse(Value prediction, Value target) { return mean(square(sub(prediction, target))); }
@@ -81,7 +89,9 @@ class Builder {
 
  protected:
   // Called once for every node right after it is recorded; the eager builder computes it here.
-  virtual void on_leaf(Value v, const Tensor* external, Tensor* owned) = 0;
+  // Leaves: `data` is what they read; `writable` is the tensor of a parameter or state leaf (which
+  // updates may write); `owned` is a constant's tensor, to be moved from.
+  virtual void on_leaf(Value v, const float* data, Tensor* writable, Tensor* owned) = 0;
   virtual void on_op(Value v) = 0;
 
  private:

@@ -25,7 +25,7 @@ class EagerBuilder final : public Builder {
   ConstMatrixMap matrix(Value v) const { return as_matrix(data(v), shape(v)); }
 
  private:
-  void on_leaf(Value v, const Tensor* external, Tensor* owned) override;
+  void on_leaf(Value v, const float* data, Tensor* writable, Tensor* owned) override;
   void on_op(Value v) override;
 
   std::vector<const float*> ptr_;                      // node id -> its data

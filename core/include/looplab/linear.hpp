@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "looplab/builder.hpp"
+#include "looplab/model.hpp"
 #include "looplab/tensor.hpp"
 
 namespace looplab {
@@ -49,11 +50,11 @@ struct LinearWeights {
 };
 
 // y ≈ x·W + b with W [d x 1] and b [1 x 1], both starting at zero as in the seed.
-class LinearRegression {
+class LinearRegression final : public Model {
  public:
   explicit LinearRegression(int features);
-  std::vector<Tensor*> parameters() { return {&w_, &b_}; }
-  Value forward(Builder& b, Value x, const std::vector<Value>& params) const {
+  std::vector<Tensor*> parameters() override { return {&w_, &b_}; }
+  Value forward(Builder& b, Value x, const std::vector<Value>& params) const override {
     return b.dense(x, params[0], params[1]);
   }
   LinearWeights weights() const;

@@ -29,7 +29,16 @@ namespace looplab {
   X(Square, 1)         \
   X(Mean, 1)           \
   X(SumRows, 1)        \
-  X(Broadcast, 1)
+  X(Broadcast, 1)      \
+  X(AddConst, 1)       \
+  X(Div, 2)            \
+  X(Sqrt, 1)           \
+  X(Tanh, 1)           \
+  X(TanhGrad, 2)       \
+  X(Sigmoid, 1)        \
+  X(SigmoidGrad, 2)    \
+  X(Relu, 1)           \
+  X(ReluGrad, 2)
 
 enum class OpKind {
 #define LOOPLAB_ENUM(name, arity) name,
@@ -45,7 +54,7 @@ constexpr int kMaxArity = 2;
 
 // Static attributes of a node, fixed when it is built.
 struct OpAttrs {
-  float scale = 1.0f;         // Scale: y = scale * x
+  float scale = 1.0f;         // Scale: y = scale * x; AddConst: y = x + scale
   bool transpose_a = false;   // MatMul: op(A) = A^T
   bool transpose_b = false;   // MatMul: op(B) = B^T
   Shape shape{};              // Broadcast: the output shape
@@ -83,6 +92,10 @@ struct OpDef {
 };
 
 const OpDef& op_def(OpKind kind);
+
+// tanh by a rational approximation (the one Eigen uses), |error| < 1e-6: libm's tanh is not
+// vectorizable and would be most of a small MLP's step.
+float fast_tanh(float x);
 inline std::string_view op_name(OpKind kind) { return op_def(kind).name; }
 
 }  // namespace looplab

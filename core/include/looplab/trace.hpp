@@ -12,7 +12,7 @@
 //   Tracer t;
 //   Value x = t.input(x_data, "x"), lr = t.input(lr_tensor, "lr");
 //   ... Value loss = ...; auto g = gradients(t, loss, params);
-//   Program p = compile(t, {loss}, sgd_assignments(t, params, g, lr));
+//   Program p = compile(t, {loss}, {{w, t.sub(w, t.mul_scalar(g[0], lr))}});
 //   p.run(100);  float loss_now = p.output(0);
 #pragma once
 
@@ -30,7 +30,7 @@ class Tracer final : public Builder {
   float* parameter_data(Value v) const;
 
  private:
-  void on_leaf(Value v, const Tensor* external, Tensor* owned) override;
+  void on_leaf(Value v, const float* data, Tensor* writable, Tensor* owned) override;
   void on_op(Value v) override;
 
   std::vector<const float*> leaf_ptr_;  // node id -> data (nullptr for op nodes)
@@ -82,7 +82,7 @@ class Program {
     std::size_t n;
   };
   struct InputUse {
-    int input_id, instruction, slot;
+    int instruction, slot;
   };
   std::vector<float> arena_;
   std::vector<std::unique_ptr<Tensor>> constants_;
@@ -90,14 +90,10 @@ class Program {
   std::vector<Instruction> code_;
   std::vector<Update> updates_;
   std::vector<const float*> outputs_;
-  std::vector<InputUse> input_uses_;
+  std::vector<std::vector<InputUse>> input_uses_;  // node id of an input -> where it is read
   CompileStats stats_;
 };
 
 Program compile(const Tracer& tracer, const std::vector<Value>& outputs, const std::vector<Assign>& updates);
-
-// SGD as graph nodes: θ_new = θ − lr·g, with lr a [1 x 1] input. Works on any Builder.
-std::vector<Assign> sgd_assignments(Builder& b, const std::vector<Value>& params, const std::vector<Value>& grads,
-                                    Value lr);
 
 }  // namespace looplab

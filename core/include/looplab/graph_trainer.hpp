@@ -1,0 +1,53 @@
+// looplab/graph_trainer.hpp — train any Model on mse(model(x), y), eagerly or from a program.
+//
+//   eager      every step builds the model, loss, gradients and optimizer update on a fresh
+//              EagerBuilder: each op runs at once into a fresh buffer;
+//   traced     the step is traced once and compiled (trace.hpp); run() replays it, pointing the
+//              program's batch inputs at the next batch (no copy, no allocation);
+//   unrolled   k steps traced into one program, each reading its own batch, the parameters
+//              flowing from one step to the next inside the program.
+//
+//   Adam adam(1e-3, model.parameters());
+//   GraphTrainer t(Mode::Traced, model, adam, {100, 1}, {100, 1});
+//   const float* xs[] = {batch_x}; const float* ys[] = {batch_y}; float loss;
+//   t.run(xs, ys, &loss);
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "looplab/model.hpp"
+#include "looplab/optim.hpp"
+#include "looplab/params.hpp"
+#include "looplab/trace.hpp"
+#include "looplab/train.hpp"
+
+namespace looplab {
+
+class GraphTrainer {
+ public:
+  // mode is Eager or Traced; unroll > 1 needs Traced.
+  GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch, int unroll = 1);
+  int steps_per_call() const { return unroll_; }
+  // Runs steps_per_call() steps on batches xs[j], ys[j]; losses[j] is step j's loss before its update.
+  void run(const float* const* xs, const float* const* ys, float* losses);
+  long long steps_done() const { return steps_; }
+  // Traced: trace_ms, compile_ms and the program's size; eager: empty.
+  json setup_info() const;
+
+ private:
+  void trace();
+  void run_eager(const float* x, const float* y, float* loss);
+
+  Mode mode_;
+  Model& model_;
+  Optimizer& opt_;
+  Shape x_shape_, y_shape_;
+  int unroll_;
+  long long steps_ = 0;
+  std::optional<Program> program_;
+  std::vector<Value> x_inputs_, y_inputs_;
+  double trace_ms_ = 0.0;
+};
+
+}  // namespace looplab

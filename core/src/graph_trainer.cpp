@@ -1,0 +1,83 @@
+// graph_trainer.cpp — eager steps, and tracing one or k steps into a program.
+#include "looplab/graph_trainer.hpp"
+
+#include <algorithm>
+
+#include "looplab/eager.hpp"
+#include "looplab/results.hpp"
+
+namespace looplab {
+
+GraphTrainer::GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch, int unroll)
+    : mode_(mode), model_(model), opt_(optimizer), x_shape_(x_batch), y_shape_(y_batch), unroll_(unroll) {
+  if (mode == Mode::Reference) throw ShapeError("GraphTrainer: the reference loop is hand-written, not a graph");
+  if (unroll < 1 || (unroll > 1 && mode != Mode::Traced)) throw ShapeError("GraphTrainer: unroll needs traced mode");
+  opt_.reserve_steps(unroll_);
+  if (mode_ == Mode::Traced) trace();
+}
+
+void GraphTrainer::trace() {
+  const Stopwatch watch;
+  Tracer t;
+  const std::vector<Value> params = model_.parameter_leaves(t);
+  const OptimizerState start = opt_.leaves(t, params);
+  OptimizerState s = start;
+  std::vector<Value> losses;
+  for (int j = 0; j < unroll_; ++j) {
+    // NOTE: the batch pointers are placeholders (nullptr): run() binds the real batch every call.
+    x_inputs_.push_back(t.input(nullptr, x_shape_, "x"));
+    y_inputs_.push_back(t.input(nullptr, y_shape_, "y"));
+    const Value loss = t.mse(model_.forward(t, x_inputs_.back(), s.params), y_inputs_.back());
+    s = opt_.apply(t, s, gradients(t, loss, s.params), j);
+    losses.push_back(loss);
+  }
+  std::vector<Assign> updates;
+  for (std::size_t i = 0; i < params.size(); ++i) updates.push_back({start.params[i], s.params[i]});
+  for (std::size_t i = 0; i < start.slots.size(); ++i) updates.push_back({start.slots[i], s.slots[i]});
+  trace_ms_ = watch.elapsed_ms();
+  program_ = compile(t, losses, updates);
+}
+
+void GraphTrainer::run_eager(const float* x, const float* y, float* loss) {
+  EagerBuilder b;
+  const OptimizerState s = opt_.leaves(b, model_.parameter_leaves(b));
+  const Value l = b.mse(model_.forward(b, b.input(x, x_shape_, "x"), s.params), b.input(y, y_shape_, "y"));
+  const OptimizerState next = opt_.apply(b, s, gradients(b, l, s.params), 0);
+  *loss = b.scalar(l);
+  // Write the new values back into the tensors the leaves came from.
+  const std::vector<Tensor*> params = model_.parameters(), slots = opt_.slot_tensors();
+  for (std::size_t i = 0; i < params.size(); ++i)
+    std::copy(b.data(next.params[i]), b.data(next.params[i]) + params[i]->size(), params[i]->data());
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    std::copy(b.data(next.slots[i]), b.data(next.slots[i]) + slots[i]->size(), slots[i]->data());
+}
+
+void GraphTrainer::run(const float* const* xs, const float* const* ys, float* losses) {
+  for (int j = 0; j < unroll_; ++j) opt_.set_step(steps_ + j + 1, j);
+  if (mode_ == Mode::Eager) {
+    run_eager(xs[0], ys[0], losses);
+  } else {
+    for (int j = 0; j < unroll_; ++j) {
+      program_->bind_input(x_inputs_[static_cast<std::size_t>(j)], xs[j]);
+      program_->bind_input(y_inputs_[static_cast<std::size_t>(j)], ys[j]);
+    }
+    program_->run();
+    for (int j = 0; j < unroll_; ++j) losses[j] = program_->output(j);
+  }
+  steps_ += unroll_;
+}
+
+json GraphTrainer::setup_info() const {
+  if (!program_) return json::object();
+  const CompileStats& s = program_->stats();
+  return {{"trace_ms", trace_ms_},
+          {"compile_ms", s.compile_ms},
+          {"nodes_traced", s.nodes_traced},
+          {"nodes_live", s.nodes_live},
+          {"instructions", s.instructions},
+          {"arena_bytes", s.arena_bytes},
+          {"unplanned_bytes", s.unplanned_bytes},
+          {"flops_per_step", s.flops_per_step / unroll_}};
+}
+
+}  // namespace looplab
