@@ -69,7 +69,7 @@ TEST(Params, OtherBadConfigs) {
   EXPECT_EQ(error_of("[1,2]").rfind("config: must be a JSON object", 0), 0u);
   EXPECT_EQ(error_of("{}").rfind("experiment: missing", 0), 0u);
   EXPECT_EQ(error_of(R"({"experiment": 5})").rfind("experiment: must be a string", 0), 0u);
-  EXPECT_EQ(error_of(R"({"experiment": "nope"})"), "experiment: must be one of standardization, got \"nope\"");
+  EXPECT_EQ(error_of(R"({"experiment": "nope"})"), "experiment: must be one of standardization | execution-modes, got \"nope\"");
   EXPECT_EQ(error_of(R"({"experiment": "standardization", "lr": 1})").rfind("unknown parameter \"lr\" for standardization", 0),
             0u);
   EXPECT_EQ(error_of(R"({"experiment": "standardization", "data": "synthetic", "x_min": 5, "x_max": 5})"),

@@ -1,0 +1,89 @@
+// mlp_reference.cpp — hand-derived gradients and Adam in plain loops.
+#include "looplab/mlp_reference.hpp"
+
+#include <cmath>
+
+#include "looplab/ops.hpp"
+
+namespace looplab {
+
+ReferenceMlp::ReferenceMlp(const Mlp& mlp, int batch, double lr, double beta1, double beta2, double epsilon)
+    : batch_(batch), act_(mlp.activation()), lr_(lr), beta1_(beta1), beta2_(beta2), epsilon_(epsilon) {
+  const auto& t = mlp.tensors();
+  if (t.size() != 4 || t[2].shape().cols != 1) throw ShapeError("reference MLP: one hidden layer and one output only");
+  d_ = t[0].shape().rows;
+  h_ = t[0].shape().cols;
+  w1_ = 0;
+  b1_ = w1_ + t[0].size();
+  w2_ = b1_ + t[1].size();
+  b2_ = w2_ + t[2].size();
+  for (const Tensor& p : t) theta_.insert(theta_.end(), p.data(), p.data() + p.size());
+  grad_.assign(theta_.size(), 0.0f);
+  m_.assign(theta_.size(), 0.0f);
+  v_.assign(theta_.size(), 0.0f);
+  hidden_.assign(static_cast<std::size_t>(batch_) * h_, 0.0f);
+  dhidden_.assign(hidden_.size(), 0.0f);
+  acc_.assign(theta_.size(), 0.0);
+}
+
+float ReferenceMlp::step(const float* x, const float* y) {
+  const float* w1 = &theta_[w1_];
+  const float* b1 = &theta_[b1_];
+  const float* w2 = &theta_[w2_];
+  const float b2 = theta_[b2_];
+  std::fill(acc_.begin(), acc_.end(), 0.0);
+  double loss = 0.0;
+  const float scale = 2.0f / static_cast<float>(batch_);
+  for (int r = 0; r < batch_; ++r) {
+    float* h = &hidden_[static_cast<std::size_t>(r) * h_];
+    const float* xr = x + static_cast<std::size_t>(r) * d_;
+    // forward: h = act(x·W1 + b1), p = h·W2 + b2
+    for (int j = 0; j < h_; ++j) {
+      double z = 0.0;
+      for (int i = 0; i < d_; ++i) z += static_cast<double>(xr[i]) * w1[static_cast<std::size_t>(i) * h_ + j];
+      const float zf = static_cast<float>(z) + b1[j];
+      switch (act_) {
+        case Activation::Tanh: h[j] = fast_tanh(zf); break;
+        case Activation::Relu: h[j] = zf > 0.0f ? zf : 0.0f; break;
+        case Activation::Sigmoid: h[j] = 0.5f + 0.5f * fast_tanh(0.5f * zf); break;
+        case Activation::Linear: h[j] = zf; break;
+      }
+    }
+    double p = 0.0;
+    for (int j = 0; j < h_; ++j) p += static_cast<double>(h[j]) * w2[j];
+    const float res = (static_cast<float>(p) + b2) - y[r];
+    loss += static_cast<double>(res) * res;
+    // backward: dp = 2r/B, then W2, b2, and dz for the hidden layer
+    const float dp = scale * res;
+    acc_[b2_] += dp;
+    float* dz = &dhidden_[static_cast<std::size_t>(r) * h_];
+    for (int j = 0; j < h_; ++j) {
+      acc_[w2_ + static_cast<std::size_t>(j)] += static_cast<double>(h[j]) * dp;
+      const float dh = dp * w2[j];
+      switch (act_) {
+        case Activation::Tanh: dz[j] = dh * (1.0f - h[j] * h[j]); break;
+        case Activation::Relu: dz[j] = h[j] > 0.0f ? dh : 0.0f; break;
+        case Activation::Sigmoid: dz[j] = dh * h[j] * (1.0f - h[j]); break;
+        case Activation::Linear: dz[j] = dh; break;
+      }
+      acc_[b1_ + static_cast<std::size_t>(j)] += dz[j];
+      for (int i = 0; i < d_; ++i) acc_[w1_ + static_cast<std::size_t>(i) * h_ + j] += static_cast<double>(xr[i]) * dz[j];
+    }
+  }
+  for (std::size_t k = 0; k < grad_.size(); ++k) grad_[k] = static_cast<float>(acc_[k]);
+
+  // Adam, Keras form: θ ← θ − lr_t·m/(√v + ε), lr_t = lr·√(1 − β2^t)/(1 − β1^t)
+  ++t_;
+  const double td = static_cast<double>(t_);
+  const float lr_t = static_cast<float>(lr_ * std::sqrt(1.0 - std::pow(beta2_, td)) / (1.0 - std::pow(beta1_, td)));
+  const float b1f = static_cast<float>(beta1_), b2f = static_cast<float>(beta2_), eps = static_cast<float>(epsilon_);
+  for (std::size_t k = 0; k < theta_.size(); ++k) {
+    const float g = grad_[k];
+    m_[k] = b1f * m_[k] + (1.0f - b1f) * g;
+    v_[k] = b2f * v_[k] + (1.0f - b2f) * (g * g);
+    theta_[k] -= lr_t * (m_[k] / (std::sqrt(v_[k]) + eps));
+  }
+  return static_cast<float>(loss / batch_);
+}
+
+}  // namespace looplab
