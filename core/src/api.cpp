@@ -14,7 +14,8 @@ json Experiment::describe() const {
 }
 
 const std::vector<Experiment>& experiments() {
-  static const std::vector<Experiment> all = {make_standardization_experiment(), make_execution_modes_experiment()};
+  static const std::vector<Experiment> all = {make_standardization_experiment(), make_execution_modes_experiment(),
+                                              make_retracing_experiment()};
   return all;
 }
 

@@ -94,11 +94,7 @@ Value Builder::add_const(Value a, float c) {
   return apply(OpKind::AddConst, {a}, attrs);
 }
 
-Value Builder::broadcast(Value scalar, Shape shape) {
-  OpAttrs attrs;
-  attrs.shape = shape;
-  return apply(OpKind::Broadcast, {scalar}, attrs);
-}
+
 
 // Walks the nodes from the loss back to `wrt` (ids are already a topological order), calling
 // each op's gradient rule and summing the contributions a node receives. Only nodes on a path

@@ -8,8 +8,9 @@
 
 namespace looplab {
 
-GraphTrainer::GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch, int unroll)
-    : mode_(mode), model_(model), opt_(optimizer), x_shape_(x_batch), y_shape_(y_batch), unroll_(unroll) {
+GraphTrainer::GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch, int unroll,
+                           bool training)
+    : mode_(mode), model_(model), opt_(optimizer), x_shape_(x_batch), y_shape_(y_batch), unroll_(unroll), training_(training) {
   if (mode == Mode::Reference) throw ShapeError("GraphTrainer: the reference loop is hand-written, not a graph");
   if (unroll < 1 || (unroll > 1 && mode != Mode::Traced)) throw ShapeError("GraphTrainer: unroll needs traced mode");
   opt_.reserve_steps(unroll_);
@@ -28,22 +29,29 @@ void GraphTrainer::trace() {
     x_inputs_.push_back(t.input(nullptr, x_shape_, "x"));
     y_inputs_.push_back(t.input(nullptr, y_shape_, "y"));
     const Value loss = t.mse(model_.forward(t, x_inputs_.back(), s.params), y_inputs_.back());
-    s = opt_.apply(t, s, gradients(t, loss, s.params), j);
+    if (training_) s = opt_.apply(t, s, gradients(t, loss, s.params), j);
     losses.push_back(loss);
   }
   std::vector<Assign> updates;
+  if (!training_) {
+    trace_ms_ = watch.elapsed_ms();
+    program_ = compile(t, losses, updates);
+    return;
+  }
   for (std::size_t i = 0; i < params.size(); ++i) updates.push_back({start.params[i], s.params[i]});
   for (std::size_t i = 0; i < start.slots.size(); ++i) updates.push_back({start.slots[i], s.slots[i]});
   trace_ms_ = watch.elapsed_ms();
   program_ = compile(t, losses, updates);
 }
 
-void GraphTrainer::run_eager(const float* x, const float* y, float* loss) {
+void GraphTrainer::run_eager(const float* x, const float* y, float* loss, int rows) {
   EagerBuilder b;
   const OptimizerState s = opt_.leaves(b, model_.parameter_leaves(b));
-  const Value l = b.mse(model_.forward(b, b.input(x, x_shape_, "x"), s.params), b.input(y, y_shape_, "y"));
-  const OptimizerState next = opt_.apply(b, s, gradients(b, l, s.params), 0);
+  const Value l = b.mse(model_.forward(b, b.input(x, {rows, x_shape_.cols}, "x"), s.params),
+                        b.input(y, {rows, y_shape_.cols}, "y"));
   *loss = b.scalar(l);
+  if (!training_) return;
+  const OptimizerState next = opt_.apply(b, s, gradients(b, l, s.params), 0);
   // Write the new values back into the tensors the leaves came from.
   const std::vector<Tensor*> params = model_.parameters(), slots = opt_.slot_tensors();
   for (std::size_t i = 0; i < params.size(); ++i)
@@ -52,19 +60,23 @@ void GraphTrainer::run_eager(const float* x, const float* y, float* loss) {
     std::copy(b.data(next.slots[i]), b.data(next.slots[i]) + slots[i]->size(), slots[i]->data());
 }
 
-void GraphTrainer::run(const float* const* xs, const float* const* ys, float* losses) {
-  for (int j = 0; j < unroll_; ++j) opt_.set_step(steps_ + j + 1, j);
+void GraphTrainer::run(const float* const* xs, const float* const* ys, float* losses, int rows) {
+  if (rows < 0) rows = x_shape_.rows;
+  for (int j = 0; j < unroll_; ++j) opt_.set_step(opt_.steps_taken() + j + 1, j);
   if (mode_ == Mode::Eager) {
-    run_eager(xs[0], ys[0], losses);
+    run_eager(xs[0], ys[0], losses, rows);
   } else {
     for (int j = 0; j < unroll_; ++j) {
-      program_->bind_input(x_inputs_[static_cast<std::size_t>(j)], xs[j]);
-      program_->bind_input(y_inputs_[static_cast<std::size_t>(j)], ys[j]);
+      program_->bind_input(x_inputs_[static_cast<std::size_t>(j)], xs[j], {rows, x_shape_.cols});
+      program_->bind_input(y_inputs_[static_cast<std::size_t>(j)], ys[j], {rows, y_shape_.cols});
     }
     program_->run();
     for (int j = 0; j < unroll_; ++j) losses[j] = program_->output(j);
   }
-  steps_ += unroll_;
+  if (training_) {
+    steps_ += unroll_;
+    opt_.count_steps(unroll_);
+  }
 }
 
 json GraphTrainer::setup_info() const {

@@ -201,8 +201,7 @@ void mul_scalar_forward(const KernelArgs& k) {
 void mul_scalar_gradient(Builder& b, const GradArgs& g) {
   if (g.din[0]) *g.din[0] = b.mul_scalar(*g.dout, *g.in[1]);
   if (g.din[1]) {  // ds = Σ dout ⊙ x
-    const Shape s = b.shape(*g.in[0]);
-    *g.din[1] = b.scale(b.mean(b.mul(*g.dout, *g.in[0])), static_cast<float>(s.size()));
+    *g.din[1] = b.sum(b.mul(*g.dout, *g.in[0]));
   }
 }
 
@@ -222,9 +221,52 @@ void mean_forward(const KernelArgs& k) {
   k.out[0] = static_cast<float>(sum_double(k.in[0], n) / static_cast<double>(n));
 }
 void mean_gradient(Builder& b, const GradArgs& g) {
-  if (!g.din[0]) return;
-  const Shape s = b.shape(*g.in[0]);
-  *g.din[0] = b.scale(b.broadcast(*g.dout, s), 1.0f / static_cast<float>(s.size()));
+  // 1/N comes from x's shape when the kernel runs, not from the shape seen at trace time.
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::MeanGrad, {*g.dout, *g.in[0]});
+}
+
+// --- Sum: y = Σ x, a 1x1 result; dy/dx_i = 1 ----------------------------------------------------
+void sum_forward(const KernelArgs& k) { k.out[0] = static_cast<float>(sum_double(k.in[0], k.in_shape[0].size())); }
+void sum_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.fill(*g.dout, *g.in[0]);
+}
+
+// --- MeanGrad(d, x): d / N in the shape of x, N = size of x (the gradient of Mean) ---------------
+Shape like_shape(const In& in, const OpAttrs&) {
+  if (in[0] != Shape{1, 1}) shape_fail("Fill", "value must be [1 x 1], got " + in[0].str());
+  return in[1];
+}
+void mean_grad_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float v = k.in[0][0] / static_cast<float>(n);
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = v;
+}
+void mean_grad_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.mean(*g.dout);
+}
+
+// --- Fill(s, x): s repeated in the shape of x ---------------------------------------------------
+void fill_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float v = k.in[0][0];
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = v;
+}
+void fill_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.sum(*g.dout);
+}
+
+// --- RepeatRows(r, x): the row r (1 x cols) repeated for every row of x -------------------------
+Shape repeat_rows_shape(const In& in, const OpAttrs&) {
+  if (in[0].rows != 1 || in[0].cols != in[1].cols)
+    shape_fail("RepeatRows", "row must be [1 x " + std::to_string(in[1].cols) + "], got " + in[0].str());
+  return in[1];
+}
+void repeat_rows_forward(const KernelArgs& k) {
+  const int rows = k.out_shape.rows, cols = k.out_shape.cols;
+  for (int i = 0; i < rows; ++i) std::copy(k.in[0], k.in[0] + cols, k.out + static_cast<std::size_t>(i) * cols);
+}
+void repeat_rows_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.sum_rows(*g.dout);
 }
 
 // --- SumRows: y_j = sum_i x_ij, a 1 x cols row -------------------------------------------------
@@ -248,27 +290,7 @@ void sum_rows_forward(const KernelArgs& k) {
   }
 }
 void sum_rows_gradient(Builder& b, const GradArgs& g) {
-  if (!g.din[0]) return;
-  // Each row receives the incoming row gradient: broadcast it down by adding it to zeros.
-  const Shape s = b.shape(*g.in[0]);
-  *g.din[0] = b.add_row(b.constant(Tensor(s)), *g.dout);
-}
-
-// --- Broadcast: a 1x1 scalar repeated to attrs.shape -------------------------------------------
-Shape broadcast_shape(const In& in, const OpAttrs& a) {
-  if (in[0] != Shape{1, 1}) shape_fail("Broadcast", "input must be [1 x 1], got " + in[0].str());
-  if (a.shape.rows <= 0 || a.shape.cols <= 0) shape_fail("Broadcast", "target shape " + a.shape.str());
-  return a.shape;
-}
-void broadcast_forward(const KernelArgs& k) {
-  const std::size_t n = k.out_shape.size();
-  const float v = k.in[0][0];
-  for (std::size_t i = 0; i < n; ++i) k.out[i] = v;
-}
-void broadcast_gradient(Builder& b, const GradArgs& g) {
-  if (!g.din[0]) return;
-  const Shape s = b.shape(*g.dout);
-  *g.din[0] = b.scale(b.mean(*g.dout), static_cast<float>(s.size()));
+  if (g.din[0]) *g.din[0] = b.repeat_rows(*g.dout, *g.in[0]);  // each row receives the row gradient
 }
 
 // --- AddConst: y = x + c (c = attrs.scale) ------------------------------------------------------
@@ -360,7 +382,10 @@ const OpDef kOpDefs[] = {
     {"Square", 1, unary_shape, square_forward, square_gradient, elementwise_flops},
     {"Mean", 1, mean_shape, mean_forward, mean_gradient, elementwise_flops},
     {"SumRows", 1, sum_rows_shape, sum_rows_forward, sum_rows_gradient, elementwise_flops},
-    {"Broadcast", 1, broadcast_shape, broadcast_forward, broadcast_gradient, elementwise_flops},
+    {"Sum", 1, mean_shape, sum_forward, sum_gradient, elementwise_flops},
+    {"MeanGrad", 2, like_shape, mean_grad_forward, mean_grad_gradient, elementwise_flops},
+    {"Fill", 2, like_shape, fill_forward, fill_gradient, elementwise_flops},
+    {"RepeatRows", 2, repeat_rows_shape, repeat_rows_forward, repeat_rows_gradient, elementwise_flops},
     {"AddConst", 1, unary_shape, add_const_forward, add_const_gradient, elementwise_flops},
     {"Div", 2, div_shape, div_forward, div_gradient, elementwise_flops},
     {"Sqrt", 1, unary_shape, sqrt_forward, sqrt_gradient, elementwise_flops},

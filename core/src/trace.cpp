@@ -100,13 +100,20 @@ Program compile(const Tracer& t, const std::vector<Value>& outputs, const std::v
     return const_cast<float*>(t.leaf_data(v));
   };
   p.attrs_.reserve(op_nodes.size());  // KernelArgs point into attrs_: no reallocation after this
+  p.leaf_shape_.resize(static_cast<std::size_t>(t.size()));
+  for (int id = 0; id < t.size(); ++id)
+    if (t.node(Value{id}).leaf != LeafKind::None) p.leaf_shape_[static_cast<std::size_t>(id)] = t.shape(Value{id});
   for (std::size_t k = 0; k < op_nodes.size(); ++k) {
     const Node& n = t.node(Value{op_nodes[k]});
     const OpDef& def = op_def(n.op);
     p.attrs_.push_back(n.attrs);
     Program::Instruction ins{def.forward, {}};
     std::array<Shape, kMaxArity> shapes{};
+    std::array<Program::Source, kMaxArity> sources{};
     for (int i = 0; i < def.arity; ++i) {
+      const int producer = instr_of[static_cast<std::size_t>(n.in[i].id)];
+      (producer >= 0 ? sources[static_cast<std::size_t>(i)].instruction : sources[static_cast<std::size_t>(i)].leaf) =
+          producer >= 0 ? producer : n.in[i].id;
       ins.args.in[static_cast<std::size_t>(i)] = data_of(n.in[i]);
       ins.args.in_shape[static_cast<std::size_t>(i)] = shapes[static_cast<std::size_t>(i)] = t.shape(n.in[i]);
       if (t.node(n.in[i]).leaf == LeafKind::Input) {
@@ -117,6 +124,9 @@ Program compile(const Tracer& t, const std::vector<Value>& outputs, const std::v
     ins.args.out = data_of(Value{op_nodes[k]});
     ins.args.out_shape = n.shape;
     ins.args.attrs = &p.attrs_.back();
+    p.defs_.push_back(&def);
+    p.sources_.push_back(sources);
+    p.capacity_.push_back(n.shape.size() * sizeof(float));
     p.stats_.flops_per_step += def.flops(shapes, n.shape, n.attrs);
     p.code_.push_back(ins);
   }
@@ -128,10 +138,38 @@ Program compile(const Tracer& t, const std::vector<Value>& outputs, const std::v
 }
 
 void Program::run(int steps) {
+  if (shapes_dirty_) derive_shapes();
   for (int s = 0; s < steps; ++s) {
     for (const Instruction& ins : code_) ins.forward(ins.args);
     for (const Update& u : updates_) std::copy(u.src, u.src + u.n, u.dst);
   }
+}
+
+void Program::bind_input(Value input, const float* data, Shape shape) {
+  bind_input(input, data);
+  Shape& current = leaf_shape_.at(static_cast<std::size_t>(input.id));
+  if (current != shape) {
+    current = shape;
+    shapes_dirty_ = true;
+  }
+}
+
+// Shape inference again, instruction by instruction, from the leaves' current shapes.
+void Program::derive_shapes() {
+  for (std::size_t k = 0; k < code_.size(); ++k) {
+    KernelArgs& a = code_[k].args;
+    for (int i = 0; i < defs_[k]->arity; ++i) {
+      const Source& src = sources_[k][static_cast<std::size_t>(i)];
+      a.in_shape[static_cast<std::size_t>(i)] =
+          src.instruction >= 0 ? code_[static_cast<std::size_t>(src.instruction)].args.out_shape
+                               : leaf_shape_[static_cast<std::size_t>(src.leaf)];
+    }
+    a.out_shape = defs_[k]->shape(a.in_shape, *a.attrs);
+    if (a.out_shape.size() * sizeof(float) > capacity_[k])
+      throw CapacityError(std::string(defs_[k]->name) + " needs " + std::to_string(a.out_shape.size() * sizeof(float)) +
+                          " bytes, the program was planned for " + std::to_string(capacity_[k]));
+  }
+  shapes_dirty_ = false;
 }
 
 void Program::bind_input(Value input, const float* data) {

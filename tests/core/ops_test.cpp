@@ -62,11 +62,6 @@ OpAttrs scale_by(float s) {
   a.scale = s;
   return a;
 }
-OpAttrs to_shape(Shape s) {
-  OpAttrs a;
-  a.shape = s;
-  return a;
-}
 
 std::vector<OpCase> cases() {
   return {
@@ -105,8 +100,23 @@ std::vector<OpCase> cases() {
            for (int j = 0; j < 2; ++j) out[j] += at(in[0], i, j);
          return out;
        }},
-      {"Broadcast", OpKind::Broadcast, {{1, 1}}, to_shape({2, 3}),
+      {"Sum", OpKind::Sum, {{3, 4}}, {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         double s = 0;
+         for (std::size_t i = 0; i < in[0].size(); ++i) s += in[0][i];
+         return std::vector<double>{s};
+       }},
+      {"MeanGrad", OpKind::MeanGrad, {{1, 1}, {2, 3}}, {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) { return std::vector<double>(6, in[0][0] / 6.0); }},
+      {"Fill", OpKind::Fill, {{1, 1}, {2, 3}}, {},
        [](const std::vector<Tensor>& in, const OpAttrs&) { return std::vector<double>(6, in[0][0]); }},
+      {"RepeatRows", OpKind::RepeatRows, {{1, 2}, {3, 2}}, {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         std::vector<double> out;
+         for (int i = 0; i < 3; ++i)
+           for (int j = 0; j < 2; ++j) out.push_back(in[0][static_cast<std::size_t>(j)]);
+         return out;
+       }},
       {"AddConst", OpKind::AddConst, {{2, 3}}, scale_by(0.25f), elementwise([](double a, double) { return a + 0.25; })},
       {"Div", OpKind::Div, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) { return a / b; }), 0.5f, 2.0f},
       {"Sqrt", OpKind::Sqrt, {{2, 3}}, {}, elementwise([](double a, double) { return std::sqrt(a); }), 0.5f, 2.0f},

@@ -69,7 +69,9 @@ TEST(Params, OtherBadConfigs) {
   EXPECT_EQ(error_of("[1,2]").rfind("config: must be a JSON object", 0), 0u);
   EXPECT_EQ(error_of("{}").rfind("experiment: missing", 0), 0u);
   EXPECT_EQ(error_of(R"({"experiment": 5})").rfind("experiment: must be a string", 0), 0u);
-  EXPECT_EQ(error_of(R"({"experiment": "nope"})"), "experiment: must be one of standardization | execution-modes, got \"nope\"");
+  const std::string unknown = error_of(R"({"experiment": "nope"})");
+  EXPECT_EQ(unknown.rfind("experiment: must be one of standardization | ", 0), 0u) << unknown;
+  EXPECT_NE(unknown.find(", got \"nope\""), std::string::npos) << unknown;
   EXPECT_EQ(error_of(R"({"experiment": "standardization", "lr": 1})").rfind("unknown parameter \"lr\" for standardization", 0),
             0u);
   EXPECT_EQ(error_of(R"({"experiment": "standardization", "data": "synthetic", "x_min": 5, "x_max": 5})"),

@@ -71,7 +71,9 @@ class Builder {
   Value square(Value a) { return apply(OpKind::Square, {a}); }
   Value mean(Value a) { return apply(OpKind::Mean, {a}); }
   Value sum_rows(Value a) { return apply(OpKind::SumRows, {a}); }
-  Value broadcast(Value scalar, Shape shape);
+  Value sum(Value a) { return apply(OpKind::Sum, {a}); }
+  Value fill(Value scalar, Value like) { return apply(OpKind::Fill, {scalar, like}); }          // shape of like
+  Value repeat_rows(Value row, Value like) { return apply(OpKind::RepeatRows, {row, like}); }  // shape of like
   Value add_const(Value a, float c);
   Value div(Value a, Value b) { return apply(OpKind::Div, {a, b}); }
   Value sqrt(Value a) { return apply(OpKind::Sqrt, {a}); }

@@ -38,5 +38,6 @@ const Experiment& find_experiment(const std::string& id);
 // One builder per experiment file.
 Experiment make_standardization_experiment();
 Experiment make_execution_modes_experiment();
+Experiment make_retracing_experiment();
 
 }  // namespace looplab

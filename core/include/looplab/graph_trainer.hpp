@@ -26,24 +26,29 @@ namespace looplab {
 
 class GraphTrainer {
  public:
-  // mode is Eager or Traced; unroll > 1 needs Traced.
-  GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch, int unroll = 1);
+  // mode is Eager or Traced; unroll > 1 needs Traced. training = false: the loss only, no update
+  // (an evaluation step: a different program, as a static argument makes it in a framework).
+  GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch, int unroll = 1,
+               bool training = true);
   int steps_per_call() const { return unroll_; }
   // Runs steps_per_call() steps on batches xs[j], ys[j]; losses[j] is step j's loss before its update.
-  void run(const float* const* xs, const float* const* ys, float* losses);
+  // rows: the batch rows of this call; a traced program re-derives its shapes for it (at most the
+  // rows it was traced with). -1: the rows it was built for.
+  void run(const float* const* xs, const float* const* ys, float* losses, int rows = -1);
   long long steps_done() const { return steps_; }
   // Traced: trace_ms, compile_ms and the program's size; eager: empty.
   json setup_info() const;
 
  private:
   void trace();
-  void run_eager(const float* x, const float* y, float* loss);
+  void run_eager(const float* x, const float* y, float* loss, int rows);
 
   Mode mode_;
   Model& model_;
   Optimizer& opt_;
   Shape x_shape_, y_shape_;
   int unroll_;
+  bool training_;
   long long steps_ = 0;
   std::optional<Program> program_;
   std::vector<Value> x_inputs_, y_inputs_;

@@ -29,7 +29,10 @@ namespace looplab {
   X(Square, 1)         \
   X(Mean, 1)           \
   X(SumRows, 1)        \
-  X(Broadcast, 1)      \
+  X(Sum, 1)            \
+  X(MeanGrad, 2)       \
+  X(Fill, 2)           \
+  X(RepeatRows, 2)     \
   X(AddConst, 1)       \
   X(Div, 2)            \
   X(Sqrt, 1)           \
@@ -57,8 +60,9 @@ struct OpAttrs {
   float scale = 1.0f;         // Scale: y = scale * x; AddConst: y = x + scale
   bool transpose_a = false;   // MatMul: op(A) = A^T
   bool transpose_b = false;   // MatMul: op(B) = B^T
-  Shape shape{};              // Broadcast: the output shape
 };
+// NOTE: no op keeps a shape in its attributes. Every output shape follows from the input shapes,
+// so a program compiled with a relaxed batch dimension can re-derive all shapes for a new batch.
 
 struct KernelArgs {
   std::array<const float*, kMaxArity> in{};

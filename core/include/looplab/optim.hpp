@@ -39,10 +39,14 @@ class Optimizer {
   // Tensors the leaves() slots refer to, in order.
   std::vector<Tensor*> slot_tensors();
   void set_learning_rate(double lr) { lr_value_ = lr; }
+  // Steps taken so far (Adam's t), shared by every program that trains with this optimizer.
+  long long steps_taken() const { return steps_taken_; }
+  void count_steps(int k) { steps_taken_ += k; }
 
  protected:
   explicit Optimizer(double lr) : lr_value_(lr) { reserve_steps(1); }
   double lr_value_;
+  long long steps_taken_ = 0;
   Value lr_input(Builder& b, int j) { return b.input(*lr_.at(static_cast<std::size_t>(j)), "lr"); }
   std::vector<std::unique_ptr<Tensor>> lr_;
   std::vector<std::unique_ptr<Tensor>> slots_;

@@ -38,6 +38,10 @@ class Tracer final : public Builder {
   std::vector<std::unique_ptr<Tensor>> constants_;
 };
 
+struct CapacityError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // After every run, parameter `target` takes the value computed for `value`.
 struct Assign {
   Value target;
@@ -68,6 +72,10 @@ class Program {
   const float* output_data(int i) const { return outputs_.at(static_cast<std::size_t>(i)); }
   // Points an input leaf at other data of the same shape (e.g. the next batch); no copy.
   void bind_input(Value input, const float* data);
+  // The same with a new shape (a relaxed batch dimension): every shape in the program is derived
+  // again from the ops' shape rules before the next run. Throws CapacityError if a buffer would
+  // outgrow the bytes the memory plan gave it (the shapes seen when tracing are the capacity).
+  void bind_input(Value input, const float* data, Shape shape);
   const CompileStats& stats() const { return stats_; }
 
  private:
@@ -84,6 +92,11 @@ class Program {
   struct InputUse {
     int instruction, slot;
   };
+  struct Source {  // where an instruction's input comes from, to derive shapes again
+    int instruction = -1;  // produced by this instruction, or
+    int leaf = -1;         // a leaf (node id); its shape is leaf_shape_[leaf]
+  };
+  void derive_shapes();
   std::vector<float> arena_;
   std::vector<std::unique_ptr<Tensor>> constants_;
   std::vector<OpAttrs> attrs_;
@@ -91,6 +104,11 @@ class Program {
   std::vector<Update> updates_;
   std::vector<const float*> outputs_;
   std::vector<std::vector<InputUse>> input_uses_;  // node id of an input -> where it is read
+  std::vector<const OpDef*> defs_;
+  std::vector<std::array<Source, kMaxArity>> sources_;
+  std::vector<std::size_t> capacity_;  // bytes planned for each instruction's output
+  std::vector<Shape> leaf_shape_;      // node id -> current shape of a leaf
+  bool shapes_dirty_ = false;
   CompileStats stats_;
 };
 
