@@ -1,11 +1,17 @@
 // builder.cpp — node recording shared by every executor, and reverse-mode autodiff.
 #include "looplab/builder.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <string>
 
 namespace looplab {
 
-std::string Shape::str() const { return "[" + std::to_string(rows) + " x " + std::to_string(cols) + "]"; }
+std::string Shape::str() const {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "[%d x %d]", rows, cols);
+  return buf;
+}
 
 Tensor::Tensor(Shape shape, std::vector<float> values) : shape_(shape), data_(std::move(values)) {
   if (data_.size() != shape_.size())
@@ -104,9 +110,13 @@ std::vector<Value> gradients(Builder& b, Value loss, const std::vector<Value>& w
   if (b.shape(loss) != Shape{1, 1}) throw ShapeError("gradients: loss must be [1 x 1], got " + b.shape(loss).str());
   const std::size_t n = static_cast<std::size_t>(loss.id) + 1;
   std::vector<bool> is_wrt(n, false), on_path(n, false);
+  int lowest = loss.id;  // nothing below the lowest wrt can be on a path (an unrolled step's graph)
   for (Value w : wrt)
-    if (w.id <= loss.id) is_wrt[static_cast<std::size_t>(w.id)] = on_path[static_cast<std::size_t>(w.id)] = true;
-  for (int id = 0; id <= loss.id; ++id) {
+    if (w.id <= loss.id) {
+      is_wrt[static_cast<std::size_t>(w.id)] = on_path[static_cast<std::size_t>(w.id)] = true;
+      lowest = std::min(lowest, w.id);
+    }
+  for (int id = lowest; id <= loss.id; ++id) {
     const Node& node = b.node(Value{id});
     if (node.leaf != LeafKind::None || is_wrt[static_cast<std::size_t>(id)]) continue;
     for (int i = 0; i < op_def(node.op).arity; ++i)
@@ -114,7 +124,7 @@ std::vector<Value> gradients(Builder& b, Value loss, const std::vector<Value>& w
   }
   std::vector<Value> grad(n);
   grad[static_cast<std::size_t>(loss.id)] = b.constant(Tensor({1, 1}, 1.0f));
-  for (int id = loss.id; id >= 0; --id) {
+  for (int id = loss.id; id >= lowest; --id) {
     const Value dout = grad[static_cast<std::size_t>(id)];
     if (!dout.valid() || !on_path[static_cast<std::size_t>(id)] || is_wrt[static_cast<std::size_t>(id)]) continue;
     const Node node = b.node(Value{id});  // a copy: the rule appends nodes, which may reallocate

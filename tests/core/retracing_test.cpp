@@ -85,3 +85,24 @@ TEST(Retracing, RelaxedProgramRefusesABatchBeyondItsCapacity) {
 
 }  // namespace
 }  // namespace looplab
+
+namespace looplab {
+namespace {
+
+TEST(Unroll, EveryFactorTrainsTheSameAndProgramsGrowWithK) {
+  auto run = ExperimentRun::create(R"({"experiment": "unroll", "n": 1000, "epochs": 2})");
+  while (!run->advance(100.0)) {
+  }
+  const json r = json::parse(run->result_json());
+  std::vector<int> ks;
+  for (const auto& f : r["runs"]) ks.push_back(f["k"].get<int>());
+  EXPECT_EQ(ks, (std::vector<int>{1, 2, 5, 10}));  // 10 batches: the factors below 10 that divide it, then all
+  const double loss = r["runs"][0]["final_loss"].get<double>();
+  for (const auto& f : r["runs"]) {
+    EXPECT_NEAR(f["final_loss"].get<double>(), loss, 1e-5 * loss) << "k = " << f["k"];
+    EXPECT_EQ(f["instructions"].get<long long>(), f["k"].get<long long>() * r["runs"][0]["instructions"].get<long long>());
+  }
+}
+
+}  // namespace
+}  // namespace looplab

@@ -39,5 +39,6 @@ const Experiment& find_experiment(const std::string& id);
 Experiment make_standardization_experiment();
 Experiment make_execution_modes_experiment();
 Experiment make_retracing_experiment();
+Experiment make_unroll_experiment();
 
 }  // namespace looplab
