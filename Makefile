@@ -1,0 +1,73 @@
+# looplab — thin wrapper over the CMake presets and npm.
+#
+#   make deps     install missing Debian packages (apt) and node_modules (npm ci)
+#   make build    deps + configure/build the native and wasm presets
+#   make test     build + ctest native + ctest wasm + npm test (last: output ends with TAP summary)
+#   make serve    build + serve the repo root at http://127.0.0.1:$(PORT)/web/
+#   make clean    remove build/ and test-results/ (node_modules stays; `make distclean` removes it)
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := build
+
+PORT ?= 8080
+APT_PACKAGES := emscripten libeigen3-dev nlohmann-json3-dev libgtest-dev googletest chromium \
+                cmake g++ python3
+PRESETS := native wasm
+# cmake/ctest run their own make with -j2: keep this make's flags (and its "Entering directory"
+# chatter) out of them.
+CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
+
+.PRECIOUS: build/%/.configured
+.PHONY: deps apt-deps build test serve clean distclean $(addprefix build-,$(PRESETS))
+
+deps: apt-deps node_modules/.package-lock.json
+
+apt-deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q '^install ok installed$$' \
+	    || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "apt: installing$$missing"; \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive \
+	      apt-get install -y --no-install-recommends $$missing; \
+	  else \
+	    echo "missing Debian packages:$$missing. Install them with:" >&2; \
+	    echo "  sudo apt-get install -y --no-install-recommends$$missing" >&2; \
+	    exit 1; \
+	  fi; \
+	fi; \
+	command -v node >/dev/null && command -v npm >/dev/null \
+	  || { echo "node (>= 20) and npm are required and not on PATH" >&2; exit 1; }
+
+# npm ci writes node_modules/.package-lock.json: redo it when the lock file is newer.
+node_modules/.package-lock.json: package-lock.json package.json
+	npm ci
+	@touch $@
+
+# Configure when the build tree is missing or the presets changed; after that CMake re-runs
+# itself when a CMakeLists.txt changes.
+build/%/.configured: CMakePresets.json | deps
+	cmake --preset $*
+	@touch $@
+
+$(addprefix build-,$(PRESETS)): build-%: build/%/.configured | deps
+	$(CLEAN_ENV) cmake --build --preset $*
+
+build: $(addprefix build-,$(PRESETS))
+
+test: build
+	ctest --preset native
+	ctest --preset wasm
+	npm test
+
+serve: build
+	python3 web/serve.py --port $(PORT)
+
+clean:
+	rm -rf build test-results
+
+distclean: clean
+	rm -rf node_modules

@@ -1,0 +1,108 @@
+// wasm/bindings.cpp — embind bindings over looplab/api.hpp. They only marshal JSON strings.
+//
+//   const m = await createLooplab();
+//   JSON.parse(m.listExperiments());
+//   const run = m.createRun('{"experiment":"standardization"}');  // a Run, or an Error
+//   if (run instanceof Error) throw run;
+//   while (!run.advance(50)) show(JSON.parse(run.progress()));
+//   const result = JSON.parse(run.result());
+//   run.delete();                                                 // JS owns the Run
+//
+// NOTE: nothing may unwind through wasm frames. With emscripten 3.1.6 every exception that
+// crosses the boundary (a C++ exception, or a JS Error thrown from C++) leaks wasm stack, and the
+// module breaks after some 40k-160k errors. So every entry point catches in C++ and *returns* a JS
+// Error object (`result_or_error`); the JS facade in web/ turns it into a thrown Error. A
+// looplab::ConfigError (bad user input) comes back with name "ConfigError", anything else with
+// name "Error".
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <exception>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "looplab/api.hpp"
+
+namespace {
+
+using emscripten::val;
+
+val make_error(const char* name, const std::string& message) {
+  val error = val::global("Error").new_(message);
+  error.set("name", std::string(name));
+  return error;
+}
+
+// Calls f() and returns its value converted to JS, or a JS Error carrying the exception's what().
+template <class F>
+val result_or_error(F&& f) {
+  try {
+    return val(f());
+  } catch (const looplab::ConfigError& e) {
+    return make_error("ConfigError", e.what());
+  } catch (const std::exception& e) {
+    return make_error("Error", e.what());
+  } catch (...) {
+    return make_error("Error", "unknown C++ exception");
+  }
+}
+
+// One experiment run, owned by JS (call run.delete()). Created only by createRun().
+class Run {
+ public:
+  explicit Run(std::unique_ptr<looplab::ExperimentRun> run) : run_(std::move(run)) {}
+
+  val advance(double budget_ms) {
+    return result_or_error([&] { return run_->advance(budget_ms); });
+  }
+  bool done() const { return run_->done(); }
+  val progress() {
+    return result_or_error([&] { return run_->progress_json(); });
+  }
+  val result() const {
+    return result_or_error([&] { return run_->result_json(); });
+  }
+
+ private:
+  std::unique_ptr<looplab::ExperimentRun> run_;
+};
+
+val list_experiments() {
+  return result_or_error([] { return looplab::list_experiments_json(); });
+}
+
+val describe(const std::string& id) {
+  return result_or_error([&] { return looplab::describe_json(id); });
+}
+
+val validate_config(const std::string& config_json) {
+  return result_or_error([&] { return looplab::validate_config_json(config_json); });
+}
+
+val environment() {
+  return result_or_error([] { return looplab::environment_json(); });
+}
+
+val create_run(const std::string& config_json) {
+  return result_or_error([&] { return Run(looplab::ExperimentRun::create(config_json)); });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(looplab) {
+  using emscripten::class_;
+  using emscripten::function;
+
+  class_<Run>("Run")  // no constructor: createRun() is the only factory
+      .function("advance", &Run::advance)
+      .function("done", &Run::done)
+      .function("progress", &Run::progress)
+      .function("result", &Run::result);
+
+  function("listExperiments", &list_experiments);
+  function("describe", &describe);
+  function("validateConfig", &validate_config);
+  function("environment", &environment);
+  function("createRun", &create_run);
+}

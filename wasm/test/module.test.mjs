@@ -1,0 +1,97 @@
+// The embind module's JS API under Node: build/wasm/looplab.mjs, exactly as the worker uses it.
+// Run by `npm test` (after `make build`).
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { before, test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const modulePath = join(root, 'build', 'wasm', 'looplab.mjs');
+const wasmPath = join(root, 'build', 'wasm', 'looplab.wasm');
+
+// NOTE: emscripten 3.1.6's EXPORT_ES6 output uses `require` and `__dirname` on its node branch
+// and cannot read its own .wasm from a file:// URL there: provide both globals and pass the bytes.
+async function loadLooplab() {
+  if (!existsSync(modulePath) || !existsSync(wasmPath)) {
+    throw new Error(`${modulePath} or looplab.wasm is missing: run \`make build\` first`);
+  }
+  globalThis.require ??= createRequire(modulePath);
+  globalThis.__dirname ??= dirname(modulePath);
+  const { default: createLooplab } = await import(pathToFileURL(modulePath).href);
+  return createLooplab({ wasmBinary: readFileSync(wasmPath) });
+}
+
+let m;
+before(async () => {
+  m = await loadLooplab();
+});
+
+test('listExperiments returns parseable JSON naming standardization', () => {
+  const list = JSON.parse(m.listExperiments());
+  assert.ok(Array.isArray(list) && list.length > 0);
+  assert.ok(list.some((e) => e.id === 'standardization'));
+});
+
+test('environment reports a wasm build with SIMD', () => {
+  const env = JSON.parse(m.environment());
+  assert.equal(env.build, 'wasm');
+  assert.equal(env.simd, true);
+});
+
+test('bad input comes back as a returned Error naming the parameter', () => {
+  const err = m.validateConfig('{"experiment":"standardization","lr_raw":-1}');
+  assert.ok(err instanceof Error, `expected an Error, got ${err}`);
+  assert.match(err.message, /lr_raw/);
+  assert.equal(err.name, 'ConfigError');
+
+  assert.ok(m.describe('no-such-experiment') instanceof Error);
+  assert.ok(m.createRun('{"experiment":"standardization","lr_raw":-1}') instanceof Error);
+  assert.ok(m.validateConfig('not json') instanceof Error);
+
+  const resolved = JSON.parse(m.validateConfig('{"experiment":"standardization"}'));
+  assert.equal(resolved.experiment, 'standardization');
+});
+
+test('20,000 error round trips leak neither heap nor emval handles', () => {
+  const bad = '{"experiment":"standardization","lr_raw":-1}';
+  const roundTrip = () => {
+    const err = m.validateConfig(bad);
+    if (!(err instanceof Error)) throw new Error(`expected an Error, got ${err}`);
+  };
+  for (let i = 0; i < 1000; i++) roundTrip();  // warm up: let the allocator settle
+  const heapBefore = m.HEAP8.length;
+  const handlesBefore = m.count_emval_handles();
+  for (let i = 0; i < 20000; i++) roundTrip();
+  assert.equal(m.HEAP8.length, heapBefore, 'wasm memory grew');
+  assert.equal(m.count_emval_handles(), handlesBefore, 'emval handles leaked');
+  // The module still works after the errors.
+  assert.ok(JSON.parse(m.listExperiments()).length > 0);
+});
+
+test('a default standardization run completes in advance(50) chunks', { timeout: 300_000 }, () => {
+  const run = m.createRun('{"experiment":"standardization"}');
+  assert.ok(!(run instanceof Error), `createRun failed: ${run?.message}`);
+  try {
+    assert.equal(typeof run.done(), 'boolean');
+    let chunks = 0;
+    for (;;) {
+      const done = run.advance(50);
+      assert.ok(!(done instanceof Error), `advance failed: ${done?.message}`);
+      const progress = run.progress();
+      assert.ok(!(progress instanceof Error), `progress failed: ${progress?.message}`);
+      JSON.parse(progress);
+      chunks++;
+      if (done) break;
+      assert.ok(chunks < 10_000, 'run did not finish');
+    }
+    assert.equal(run.done(), true);
+    const text = run.result();
+    assert.ok(!(text instanceof Error), `result failed: ${text?.message}`);
+    const result = JSON.parse(text);
+    assert.ok(result.summary && typeof result.summary === 'object', 'result has no summary');
+  } finally {
+    run.delete();
+  }
+});
