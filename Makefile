@@ -4,6 +4,7 @@
 #   make build    deps + configure/build the native and wasm presets
 #   make test     build + ctest native + ctest wasm + npm test (last: output ends with TAP summary)
 #   make serve    build + serve the repo root at http://127.0.0.1:$(PORT)/web/
+#   make bench    build + run the benchmark natively and as wasm under node
 #   make clean    remove build/ and test-results/ (node_modules stays; `make distclean` removes it)
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -18,7 +19,7 @@ PRESETS := native wasm
 CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 
 .PRECIOUS: build/%/.configured
-.PHONY: deps apt-deps build test serve clean distclean $(addprefix build-,$(PRESETS))
+.PHONY: deps apt-deps build test serve bench clean distclean $(addprefix build-,$(PRESETS))
 
 deps: apt-deps node_modules/.package-lock.json
 
@@ -65,6 +66,13 @@ test: build
 
 serve: build
 	python3 web/serve.py --port $(PORT)
+
+# Timings are not tests: the benchmark runs on demand (results: tests/bench/README.md).
+bench: build
+	$(CLEAN_ENV) cmake --build --preset native --target looplab_bench
+	$(CLEAN_ENV) cmake --build --preset wasm --target looplab_bench
+	build/native/looplab_bench 3
+	node --no-experimental-fetch build/wasm/looplab_bench.js 3
 
 clean:
 	rm -rf build test-results

@@ -26,48 +26,93 @@ ReferenceMlp::ReferenceMlp(const Mlp& mlp, int batch, double lr, double beta1, d
   acc_.assign(theta_.size(), 0.0);
 }
 
+namespace {
+
+// The activation over a whole buffer, and its derivative from the activation's output (or, for
+// relu, the sign of it): one switch per pass, so each loop is plain and vectorizes.
+void activate_all(Activation a, float* h, std::size_t n) {
+  switch (a) {
+    case Activation::Tanh:
+      for (std::size_t i = 0; i < n; ++i) h[i] = fast_tanh(h[i]);
+      break;
+    case Activation::Relu:
+      for (std::size_t i = 0; i < n; ++i) h[i] = h[i] > 0.0f ? h[i] : 0.0f;
+      break;
+    case Activation::Sigmoid:
+      for (std::size_t i = 0; i < n; ++i) h[i] = 0.5f + 0.5f * fast_tanh(0.5f * h[i]);
+      break;
+    case Activation::Linear: break;
+  }
+}
+
+void backprop_activation(Activation a, const float* h, float* dz, std::size_t n) {
+  switch (a) {
+    case Activation::Tanh:
+      for (std::size_t i = 0; i < n; ++i) dz[i] *= 1.0f - h[i] * h[i];
+      break;
+    case Activation::Relu:
+      for (std::size_t i = 0; i < n; ++i) dz[i] = h[i] > 0.0f ? dz[i] : 0.0f;
+      break;
+    case Activation::Sigmoid:
+      for (std::size_t i = 0; i < n; ++i) dz[i] *= h[i] * (1.0f - h[i]);
+      break;
+    case Activation::Linear: break;
+  }
+}
+
+}  // namespace
+
 float ReferenceMlp::step(const float* x, const float* y) {
   const float* w1 = &theta_[w1_];
   const float* b1 = &theta_[b1_];
   const float* w2 = &theta_[w2_];
   const float b2 = theta_[b2_];
+  const std::size_t hb = static_cast<std::size_t>(batch_) * h_;
   std::fill(acc_.begin(), acc_.end(), 0.0);
+  // forward: z = x·W1 + b1 (row by row, j innermost), h = act(z) in one pass
+  for (int r = 0; r < batch_; ++r) {
+    float* z = &hidden_[static_cast<std::size_t>(r) * h_];
+    const float* xr = x + static_cast<std::size_t>(r) * d_;
+    for (int j = 0; j < h_; ++j) z[j] = 0.0f;
+    if (d_ == 1) {
+      for (int j = 0; j < h_; ++j) z[j] = xr[0] * w1[j] + b1[j];
+    } else {
+      for (int j = 0; j < h_; ++j) {
+        double s = 0.0;
+        for (int i = 0; i < d_; ++i) s += static_cast<double>(xr[i]) * w1[static_cast<std::size_t>(i) * h_ + j];
+        z[j] = static_cast<float>(s) + b1[j];
+      }
+    }
+  }
+  activate_all(act_, hidden_.data(), hb);
+  // p = h·W2 + b2, r = p − y, L = mean(r²); dp = 2r/B; dW2 = hᵀ·dp; dz = dp·W2ᵀ
   double loss = 0.0;
   const float scale = 2.0f / static_cast<float>(batch_);
   for (int r = 0; r < batch_; ++r) {
-    float* h = &hidden_[static_cast<std::size_t>(r) * h_];
-    const float* xr = x + static_cast<std::size_t>(r) * d_;
-    // forward: h = act(x·W1 + b1), p = h·W2 + b2
-    for (int j = 0; j < h_; ++j) {
-      double z = 0.0;
-      for (int i = 0; i < d_; ++i) z += static_cast<double>(xr[i]) * w1[static_cast<std::size_t>(i) * h_ + j];
-      const float zf = static_cast<float>(z) + b1[j];
-      switch (act_) {
-        case Activation::Tanh: h[j] = fast_tanh(zf); break;
-        case Activation::Relu: h[j] = zf > 0.0f ? zf : 0.0f; break;
-        case Activation::Sigmoid: h[j] = 0.5f + 0.5f * fast_tanh(0.5f * zf); break;
-        case Activation::Linear: h[j] = zf; break;
-      }
-    }
+    const float* h = &hidden_[static_cast<std::size_t>(r) * h_];
     double p = 0.0;
     for (int j = 0; j < h_; ++j) p += static_cast<double>(h[j]) * w2[j];
     const float res = (static_cast<float>(p) + b2) - y[r];
     loss += static_cast<double>(res) * res;
-    // backward: dp = 2r/B, then W2, b2, and dz for the hidden layer
     const float dp = scale * res;
     acc_[b2_] += dp;
+    double* gw2 = &acc_[w2_];
     float* dz = &dhidden_[static_cast<std::size_t>(r) * h_];
     for (int j = 0; j < h_; ++j) {
-      acc_[w2_ + static_cast<std::size_t>(j)] += static_cast<double>(h[j]) * dp;
-      const float dh = dp * w2[j];
-      switch (act_) {
-        case Activation::Tanh: dz[j] = dh * (1.0f - h[j] * h[j]); break;
-        case Activation::Relu: dz[j] = h[j] > 0.0f ? dh : 0.0f; break;
-        case Activation::Sigmoid: dz[j] = dh * h[j] * (1.0f - h[j]); break;
-        case Activation::Linear: dz[j] = dh; break;
-      }
-      acc_[b1_ + static_cast<std::size_t>(j)] += dz[j];
-      for (int i = 0; i < d_; ++i) acc_[w1_ + static_cast<std::size_t>(i) * h_ + j] += static_cast<double>(xr[i]) * dz[j];
+      gw2[j] += static_cast<double>(h[j]) * dp;
+      dz[j] = dp * w2[j];
+    }
+  }
+  backprop_activation(act_, hidden_.data(), dhidden_.data(), hb);
+  // dW1 = xᵀ·dz, db1 = Σ_rows dz
+  double* gb1 = &acc_[b1_];
+  for (int r = 0; r < batch_; ++r) {
+    const float* dz = &dhidden_[static_cast<std::size_t>(r) * h_];
+    const float* xr = x + static_cast<std::size_t>(r) * d_;
+    for (int j = 0; j < h_; ++j) gb1[j] += dz[j];
+    for (int i = 0; i < d_; ++i) {
+      double* gw1 = &acc_[w1_ + static_cast<std::size_t>(i) * h_];
+      for (int j = 0; j < h_; ++j) gw1[j] += static_cast<double>(xr[i]) * dz[j];
     }
   }
   for (std::size_t k = 0; k < grad_.size(); ++k) grad_[k] = static_cast<float>(acc_[k]);

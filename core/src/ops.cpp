@@ -400,26 +400,6 @@ static_assert(sizeof(kOpDefs) / sizeof(kOpDefs[0]) == kOpCount, "every op in LOO
 
 }  // namespace
 
-float fast_tanh(float a) {
-  // Eigen's generic_fast_tanh_float: a 13/6 rational approximation on [−7.99, 7.99].
-  const float x = std::max(-7.99881172180175781f, std::min(7.99881172180175781f, a));
-  if (std::abs(a) < 0.0004f) return a;
-  const float x2 = x * x;
-  float p = -2.76076847742355e-16f;
-  p = p * x2 + 2.00018790482477e-13f;
-  p = p * x2 - 8.60467152213735e-11f;
-  p = p * x2 + 5.12229709037114e-08f;
-  p = p * x2 + 1.48572235717979e-05f;
-  p = p * x2 + 6.37261928875436e-04f;
-  p = p * x2 + 4.89352455891786e-03f;
-  p = p * x;
-  float q = 1.19825839466702e-06f;
-  q = q * x2 + 1.18534705686654e-04f;
-  q = q * x2 + 2.26843463243900e-03f;
-  q = q * x2 + 4.89352518554385e-03f;
-  return p / q;
-}
-
 const OpDef& op_def(OpKind kind) {
   static const bool names_match = [] {
     int i = 0;

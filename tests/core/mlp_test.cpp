@@ -15,7 +15,7 @@ namespace {
 TEST(Adam, FirstStepsMatchHandWorkedValues) {
   class Scalar final : public Model {
    public:
-    Tensor w{{1, 1}, {1.0f}};
+    Tensor w{Shape{1, 1}, std::vector<float>{1.0f}};
     std::vector<Tensor*> parameters() override { return {&w}; }
     Value forward(Builder& b, Value x, const std::vector<Value>& p) const override { return b.matmul(x, p[0]); }
   };
@@ -37,7 +37,9 @@ TEST(Adam, FirstStepsMatchHandWorkedValues) {
       const double lr_t = 0.1 * std::sqrt(1.0 - std::pow(0.999, step)) / (1.0 - std::pow(0.9, step));
       w -= lr_t * m / (std::sqrt(v) + 1e-7);
       EXPECT_NEAR(model.w[0], w, 1e-5) << mode_name(mode) << " step " << step;
-      if (step == 1) EXPECT_NEAR(w, 0.9, 1e-5);  // Adam's first step is lr·sign(g)
+      if (step == 1) {
+        EXPECT_NEAR(w, 0.9, 1e-5);  // Adam's first step is lr·sign(g)
+      }
     }
   }
 }

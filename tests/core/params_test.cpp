@@ -99,8 +99,12 @@ TEST(Params, DescribeCarriesEverythingTheControlsNeed) {
   ASSERT_TRUE(d["parameters"].is_array());
   for (const auto& p : d["parameters"]) {
     for (const char* key : {"name", "type", "default", "help", "allowed"}) EXPECT_TRUE(p.contains(key)) << key;
-    if (p["type"] == "choice") EXPECT_FALSE(p["choices"].empty());
-    if (p["type"] == "number") EXPECT_TRUE(p.contains("min") && p.contains("max"));
+    if (p["type"] == "choice") {
+      EXPECT_FALSE(p["choices"].empty());
+    }
+    if (p["type"] == "number") {
+      EXPECT_TRUE(p.contains("min") && p.contains("max"));
+    }
   }
   EXPECT_THROW(describe_json("nope"), ConfigError);
 }

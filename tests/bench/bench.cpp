@@ -1,0 +1,114 @@
+// bench.cpp — what the execution machinery costs, measured (not a pass/fail test).
+//
+//   W1  seed 004 linear regression, full batch N = 1000, 1e5 SGD iterations (lr 1e-4)
+//   W2  seed 000 MLP Dense(20, tanh) → Dense(1), Adam 1e-3, batch 100, 10,000 steps
+//   plus: trace + compile of the W2 step, and of unroll(all) over 1000 batches (N = 100,000).
+// Each timing is the best of `repeats` runs. Prints a Markdown table; results go in README.md.
+//
+//   build/native/looplab_bench [repeats]
+//   node build/wasm/looplab_bench.js [repeats]
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+#include "looplab/graph_trainer.hpp"
+#include "looplab/linear.hpp"
+#include "looplab/mlp_reference.hpp"
+#include "looplab/results.hpp"
+#include "looplab/train.hpp"
+
+namespace looplab {
+namespace {
+
+double best_of(int repeats, const std::function<double()>& run) {
+  double best = 1e300;
+  for (int r = 0; r < repeats; ++r) best = std::min(best, run());
+  return best;
+}
+
+double w1_ms(Mode mode) {
+  const LinearData d = seed004_data();
+  auto t = make_linear_trainer(mode, d.x, d.y);
+  const Stopwatch w;
+  for (int i = 0; i < 100000; ++i) t->step(1e-4f);
+  return w.elapsed_ms();
+}
+
+struct MlpData {
+  Tensor x{{100000, 1}}, y{{100000, 1}};
+  MlpData() {
+    Rng rng(1);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(rng.normal());
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>(rng.normal());
+  }
+};
+
+// W2 steps over the first 100 batches; unroll k for traced programs, 0 = reference loop.
+double w2_ms(const MlpData& d, Mode mode, int unroll) {
+  Rng init(2);
+  Mlp mlp(1, {20}, 1, Activation::Tanh, init);
+  const int steps = 10000;
+  if (mode == Mode::Reference) {
+    ReferenceMlp ref(mlp, 100, 1e-3);
+    const Stopwatch w;
+    for (int s = 0; s < steps; ++s) ref.step(d.x.data() + (s % 100) * 100, d.y.data() + (s % 100) * 100);
+    return w.elapsed_ms();
+  }
+  Adam adam(1e-3, mlp.parameters());
+  GraphTrainer t(mode, mlp, adam, {100, 1}, {100, 1}, unroll);
+  std::vector<const float*> xs(static_cast<std::size_t>(unroll)), ys(xs.size());
+  std::vector<float> losses(xs.size());
+  const Stopwatch w;
+  for (int s = 0; s < steps; s += unroll) {
+    for (int j = 0; j < unroll; ++j) {
+      xs[static_cast<std::size_t>(j)] = d.x.data() + ((s + j) % 100) * 100;
+      ys[static_cast<std::size_t>(j)] = d.y.data() + ((s + j) % 100) * 100;
+    }
+    t.run(xs.data(), ys.data(), losses.data());
+  }
+  return w.elapsed_ms();
+}
+
+// Trace + compile of a W2 program with `unroll` steps.
+double setup_ms(int unroll) {
+  Rng init(2);
+  Mlp mlp(1, {20}, 1, Activation::Tanh, init);
+  Adam adam(1e-3, mlp.parameters());
+  const Stopwatch w;
+  GraphTrainer t(Mode::Traced, mlp, adam, {100, 1}, {100, 1}, unroll);
+  return w.elapsed_ms();
+}
+
+}  // namespace
+}  // namespace looplab
+
+int main(int argc, char** argv) {
+  using namespace looplab;
+  const int repeats = argc > 1 ? std::atoi(argv[1]) : 3;
+  const json env = environment();
+  std::printf("build: %s, SIMD %s, compiler %s, best of %d\n\n", env["build"].get<std::string>().c_str(),
+              env["simd_kind"].get<std::string>().c_str(), env["compiler"].get<std::string>().c_str(), repeats);
+
+  const double w1_ref = best_of(repeats, [] { return w1_ms(Mode::Reference); });
+  const double w1_traced = best_of(repeats, [] { return w1_ms(Mode::Traced); });
+  const double w1_eager = best_of(repeats, [] { return w1_ms(Mode::Eager); });
+  const MlpData d;
+  const double w2_ref = best_of(repeats, [&] { return w2_ms(d, Mode::Reference, 1); });
+  const double w2_traced = best_of(repeats, [&] { return w2_ms(d, Mode::Traced, 1); });
+  const double w2_unrolled = best_of(repeats, [&] { return w2_ms(d, Mode::Traced, 5); });
+  const double w2_eager = best_of(repeats, [&] { return w2_ms(d, Mode::Eager, 1); });
+  const double compile_w2 = best_of(repeats, [] { return setup_ms(1); });
+  const double compile_all = best_of(1, [] { return setup_ms(1000); });
+
+  std::printf("| workload | reference | traced | unrolled(5) | eager | traced / reference |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  std::printf("| W1 LR, 1e5 iterations | %.1f ms | %.1f ms | – | %.1f ms | %.2fx |\n", w1_ref, w1_traced, w1_eager,
+              w1_traced / w1_ref);
+  std::printf("| W2 MLP, 10,000 steps | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.2fx |\n", w2_ref, w2_traced, w2_unrolled,
+              w2_eager, w2_traced / w2_ref);
+  std::printf("\n| one-time cost | measured | target |\n|---|---|---|\n");
+  std::printf("| trace + compile, W2 step | %.3f ms | < 1 ms |\n", compile_w2);
+  std::printf("| trace + compile, unroll all 1000 batches (N = 100,000) | %.1f ms | < 1000 ms |\n", compile_all);
+  return 0;
+}
