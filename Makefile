@@ -2,7 +2,7 @@
 #
 #   make deps     install missing Debian packages (apt) and node_modules (npm ci)
 #   make build    deps + configure/build the native and wasm presets
-#   make test     build + ctest native + ctest wasm + npm test (last: output ends with TAP summary)
+#   make test     build + ctest native, asan (sanitizers) and wasm + npm test (last: TAP summary)
 #   make serve    build + serve the repo root at http://127.0.0.1:$(PORT)/web/
 #   make bench    build + run the benchmark natively and as wasm under node
 #   make clean    remove build/ and test-results/ (node_modules stays; `make distclean` removes it)
@@ -13,7 +13,7 @@ SHELL := /bin/bash
 PORT ?= 8080
 APT_PACKAGES := emscripten libeigen3-dev nlohmann-json3-dev libgtest-dev googletest chromium \
                 cmake g++ python3
-PRESETS := native wasm
+PRESETS := native wasm asan
 # cmake/ctest run their own make with -j2: keep this make's flags (and its "Entering directory"
 # chatter) out of them.
 CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
@@ -57,10 +57,13 @@ build/%/.configured: CMakePresets.json | deps
 $(addprefix build-,$(PRESETS)): build-%: build/%/.configured | deps
 	$(CLEAN_ENV) cmake --build --preset $*
 
-build: $(addprefix build-,$(PRESETS))
+# `make build` (and `make serve`) build what the page needs: native and wasm. The sanitizer build
+# is for `make test` only.
+build: build-native build-wasm
 
-test: build
+test: build build-asan
 	ctest --preset native
+	ctest --preset asan
 	ctest --preset wasm
 	npm test
 
