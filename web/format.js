@@ -27,6 +27,26 @@ export function formatNumber(v) {
   return v.toExponential(3).replace(/\.?0+e/, 'e').replace('e+', 'e');
 }
 
+const SUPERSCRIPT = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
+const superscript = (n) => String(n).replace(/[-0-9]/g, (c) => SUPERSCRIPT[c]);
+
+/** Tick label for a log axis: 0.01 … 1000 as plain numbers, 10⁻⁶ etc. beyond; other values as 2·10⁻⁶. */
+export function logTick(v) {
+  if (v == null || !(v > 0)) return '';
+  const e = Math.floor(Math.log10(v) + 1e-9);
+  const m = Math.round(v / 10 ** e);
+  if (e >= -3 && e <= 4) return String(+v.toPrecision(3));
+  return m === 1 ? `10${superscript(e)}` : `${m}·10${superscript(e)}`;
+}
+
+/** A number to `digits` significant digits, grouped: 14.9 · 5.32 · 1,234 · 2.1e-7 */
+export function formatShort(v, digits = 3) {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return formatValue(v);
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e9)) return v.toExponential(digits - 1).replace(/\.?0+e/, 'e').replace('e+', 'e');
+  return (+v.toPrecision(digits)).toLocaleString('en-US', { maximumFractionDigits: 20 });
+}
+
 /** Any JSON value as short text. */
 export function formatValue(v) {
   if (v === null || v === undefined) return '—';

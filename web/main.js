@@ -2,7 +2,7 @@
 // Everything experiment-specific (controls, plots, tables, text) comes from describe() and the result.
 import { LooplabClient } from './worker-client.js';
 import { Controls } from './controls.js';
-import { LivePlot, COLORS } from './plots.js';
+import { createPlot, seriesColors } from './plots.js';
 import { renderExplanation, renderQuoted, renderResult, seriesCsv } from './summary.js';
 import { el, formatDuration, formatValue, download } from './format.js';
 
@@ -19,16 +19,18 @@ const ui = {
 
 const state = {
   status: 'loading', lastResult: null, describe: null, controls: null, plots: [],
+  colorOf: null,         // series / category name -> colour, shared by plots and tables
   active: null,          // the run in progress: {cancel()}
   starting: false,       // Run pressed, config being validated
   validation: 0,         // sequence number of the latest validate request
   environment: null, pageClockNs: NaN,
 };
 
-// For tests and the curious: window.__looplab.status, .lastResult, .plots[i].pointCount()
+// For tests and the curious: window.__looplab.status, .lastResult, .plots[i].pointCount() (bars: .bars())
 window.__looplab = {
   get status() { return state.status; },
   get lastResult() { return state.lastResult; },
+  get describe() { return state.describe; },
   get plots() { return state.plots; },
 };
 
@@ -88,7 +90,8 @@ async function loadExperiment(id, query) {
   state.controls = new Controls(ui.controls, d.parameters || [], () => scheduleValidation());
   const unknown = state.controls.applyQuery(query);
   for (const p of state.plots) p.destroy();
-  state.plots = (d.plots || []).map((spec) => new LivePlot(ui.plots, spec));
+  state.colorOf = seriesColors(d.plots);
+  state.plots = (d.plots || []).map((spec) => createPlot(ui.plots, spec, state.colorOf));
   renderQuoted(ui.quoted, d.quoted);
   clearResult();
   showUrlNote(unknown.length ? `ignored unknown URL parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}` : '');
@@ -185,7 +188,7 @@ async function run() {
       return;
     }
     state.lastResult = result;
-    for (const plot of state.plots) plot.replace(result.series);
+    for (const plot of state.plots) plot.finish(result);
     showResult(result);
     ui.progress.value = 1;
     ui.progressMessage.textContent = `finished in ${secs} s (wall time in the page, including plotting)`;
@@ -200,11 +203,7 @@ async function run() {
 }
 
 function showResult(result) {
-  const colors = new Map();
-  for (const spec of state.describe.plots || []) {
-    spec.series.forEach((name, i) => { if (!colors.has(name)) colors.set(name, COLORS[i % COLORS.length]); });
-  }
-  renderResult({ headline: ui.headline, reading: ui.reading, runs: ui.runs, extra: ui.extra }, result, colors);
+  renderResult({ headline: ui.headline, reading: ui.reading, runs: ui.runs, extra: ui.extra }, result, state.colorOf);
   if (result.environment) renderEnvironment(result.environment);
   ui.summary.hidden = false;
   ui.exportJson.disabled = false;

@@ -1,52 +1,77 @@
-// Live line plots driven by one entry of describe.plots:
-//   {id, title, x, y, x_label, y_label, log_x, log_y, series: [names]}
+// The page's plots, one per entry of describe.plots; createPlot() picks the kind from spec.type.
+//
+// Line plots (the default type) are live:
+//   {id, title, x, y, x_label, y_label, log_x, log_y, series: [names], style?: 'lines'|'points'}
 // Points arrive as columns per series ({raw: {iteration: [...], gap: [...]}, ...}); append() collects
 // them and redraws at most once per animation frame. Series may have different x values: they are
-// merged into one sorted x column with gaps (null), which uPlot bridges with spanGaps.
+// merged into one sorted x column with gaps (null), which uPlot bridges with spanGaps. style 'points'
+// draws markers only; a series with few points gets markers on its line.
 //
-//   const plot = new LivePlot(container, spec);
-//   plot.append(progress.series);       // live
-//   plot.replace(result.series);        // the complete series at the end
+// Bar plots ({type: 'bars', source: 'runs', category, value, ...}) are drawn from the finished result:
+// see bars.js.
+//
+//   const plot = createPlot(container, spec, colorOf);   // colorOf(name, index) -> CSS colour
+//   plot.append(progress.series);       // live (bar plots ignore it)
+//   plot.finish(result);                // the complete result at the end
 //   plot.destroy();
 import uPlot from '../node_modules/uplot/dist/uPlot.esm.js';
-import { formatNumber } from './format.js';
+import { formatNumber, logTick } from './format.js';
+import { BarPlot } from './bars.js';
 
 /** Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), plus dashes. */
 export const COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
 const DASHES = [[], [8, 4], [2, 3], [10, 3, 2, 3]];
 const HEIGHT = 380;
+const FEW_POINTS = 60;          // up to this many x values, lines also get markers
 
-const SUPERSCRIPT = { '-': '⁻', 0: '⁰', 1: '¹', 2: '²', 3: '³', 4: '⁴', 5: '⁵', 6: '⁶', 7: '⁷', 8: '⁸', 9: '⁹' };
-const superscript = (n) => String(n).replace(/[-0-9]/g, (c) => SUPERSCRIPT[c]);
-
-/** Tick label for a log axis: 0.01 … 1000 as plain numbers, 10⁻⁶ etc. beyond; other values as 2·10⁻⁶. */
-export function logTick(v) {
-  if (v == null || !(v > 0)) return '';
-  const e = Math.floor(Math.log10(v) + 1e-9);
-  const m = Math.round(v / 10 ** e);
-  if (e >= -3 && e <= 4) return String(+v.toPrecision(3));
-  return m === 1 ? `10${superscript(e)}` : `${m}·10${superscript(e)}`;
+/**
+ * Colour by name: the first plot that lists a series name decides its colour (its index in that plot).
+ * colorOf(name, i) falls back to the i-th colour for other names, or undefined without i.
+ */
+export function seriesColors(specs) {
+  const colors = new Map();
+  for (const spec of specs || []) {
+    (spec.series || []).forEach((name, i) => { if (!colors.has(name)) colors.set(name, COLORS[i % COLORS.length]); });
+  }
+  return (name, i) => colors.get(String(name)) ?? (Number.isInteger(i) ? COLORS[i % COLORS.length] : undefined);
 }
 
-const isPow10 = (v) => v > 0 && Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-9;
-
-/** Grid lines on a log axis: every split over a few decades, only the decades over many. */
-function logGrid(u, splits) {
-  const decades = splits.filter((v) => v != null && isPow10(v)).length;
-  return decades >= 4 ? splits.map((v) => (v != null && isPow10(v) ? v : null)) : splits;
+/** The plot for one describe.plots entry. */
+export function createPlot(container, spec, colorOf = seriesColors([spec])) {
+  return spec.type === 'bars' ? new BarPlot(container, spec, colorOf) : new LivePlot(container, spec, colorOf);
 }
+
+const mantissa = (v) => Math.round(v / 10 ** Math.floor(Math.log10(v) + 1e-9));
+
+/**
+ * The splits of a log axis worth a grid line (thin = false) or a label (thin = true): 1, 2 and 5 per
+ * decade when a decade is wide, else the decades, and for labels only every n-th decade when they would
+ * touch. (uPlot's own label filter measures decades in the wrong direction on horizontal axes.)
+ */
+function logKept(u, splits, axisIdx, thin) {
+  const key = u.axes[axisIdx].scale;
+  const perDecade = Math.abs(u.valToPos(10, key) - u.valToPos(1, key));
+  const mantissas = perDecade >= 160 ? [1, 2, 5] : [1];
+  const minPx = axisIdx === 0 ? 44 : 22;
+  const every = thin && perDecade < minPx ? Math.ceil(minPx / perDecade) : 1;
+  return splits.map((v) => (v != null && v > 0 && mantissas.includes(mantissa(v))
+    && Math.round(Math.log10(v)) % every === 0 ? v : null));
+}
+const logGrid = (u, splits, axisIdx) => logKept(u, splits, axisIdx, false);
+const logLabels = (u, splits, axisIdx) => logKept(u, splits, axisIdx, true);
 
 /** Keeps a value that a plot can show: finite, and positive on a log axis; else null (a gap). */
 const plottable = (v, log) => (typeof v === 'number' && Number.isFinite(v) && (!log || v > 0) ? v : null);
 
 export class LivePlot {
-  constructor(container, spec) {
+  constructor(container, spec, colorOf = seriesColors([spec])) {
     this.spec = spec;
     this.names = spec.series.slice();
     this.cols = new Map(this.names.map((n) => [n, { x: [], y: [] }]));
     this.frame = 0;
     this.root = document.createElement('figure');
-    this.root.className = 'plot';
+    this.root.className = 'plot plot-lines';
+    this.root.dataset.plot = spec.id;
     const caption = document.createElement('figcaption');
     caption.textContent = spec.title;
     this.body = document.createElement('div');
@@ -58,7 +83,7 @@ export class LivePlot {
     this.root.append(caption, this.body);
     container.append(this.root);
 
-    const tick = (log) => (log ? (u, splits) => splits.map(logTick) : undefined);
+    const tick = (log) => (log ? { values: (u, splits) => splits.map(logTick), filter: logLabels } : {});
     const grid = (log) => ({ stroke: '#e6e9ef', ...(log ? { filter: logGrid } : {}) });
     const ticks = (log) => ({ stroke: '#c9ced8', ...(log ? { filter: logGrid } : {}) });
     // Legend values only while the cursor is over the plot (uPlot shows "--" otherwise).
@@ -66,17 +91,14 @@ export class LivePlot {
     this.uplot = new uPlot({
       width: Math.max(300, this.body.clientWidth || 600),
       height: HEIGHT,
-      scales: { x: { time: false, distr: spec.log_x ? 3 : 1 }, y: { distr: spec.log_y ? 3 : 1 } },
+      scales: { x: { time: false, distr: spec.log_x ? 3 : 1, range: xRange(spec) }, y: { distr: spec.log_y ? 3 : 1 } },
       axes: [
-        { label: spec.x_label || spec.x, values: tick(spec.log_x), stroke: '#3b4250', grid: grid(spec.log_x), ticks: ticks(spec.log_x) },
-        { label: spec.y_label || spec.y, values: tick(spec.log_y), stroke: '#3b4250', grid: grid(spec.log_y), ticks: ticks(spec.log_y), size: 64 },
+        { label: spec.x_label || spec.x, ...tick(spec.log_x), stroke: '#3b4250', grid: grid(spec.log_x), ticks: ticks(spec.log_x) },
+        { label: spec.y_label || spec.y, ...tick(spec.log_y), stroke: '#3b4250', grid: grid(spec.log_y), ticks: ticks(spec.log_y), size: 64 },
       ],
       series: [
         { label: spec.x_label || spec.x, value },
-        ...this.names.map((name, i) => ({
-          label: name, stroke: COLORS[i % COLORS.length], width: 2, dash: DASHES[i % DASHES.length],
-          spanGaps: true, points: { show: false }, value,
-        })),
+        ...this.names.map((name, i) => seriesOptions(spec, name, i, colorOf(name, i), value)),
       ],
       legend: { live: true },
     }, this.build(), this.body);
@@ -109,6 +131,11 @@ export class LivePlot {
   replace(series) {
     this.clear();
     this.append(series);
+  }
+
+  /** The run finished: show its complete series. */
+  finish(result) {
+    this.replace(result?.series);
   }
 
   clear() {
@@ -157,6 +184,38 @@ export class LivePlot {
     this.uplot.destroy();
     this.root.remove();
   }
+}
+
+/** Markers drawn: style 'points', or few x values. */
+const hasMarkers = (spec, u) => spec.style === 'points' || u.data[0].length <= FEW_POINTS;
+
+/** uPlot's x range (data extent; decades on a log axis), widened a little when markers would sit on the edges. */
+function xRange(spec) {
+  return (u, min, max) => {
+    if (min == null) return [null, null];
+    const few = hasMarkers(spec, u);
+    if (spec.log_x) return few ? [min / 1.25, max * 1.25] : uPlot.rangeLog(min, max, 10, false);
+    if (!few) return [min, max];
+    const pad = (max - min) * 0.03 || 1;
+    return [min - pad, max + pad];
+  };
+}
+
+/** uPlot series options: a line (dashed after the first), markers only for style 'points'. */
+function seriesOptions(spec, name, i, color, value) {
+  const common = { label: name, stroke: color, spanGaps: true, value };
+  if (spec.style === 'points') {
+    // Markers only; every other series hollow, so the series differ in more than colour.
+    const hollow = i % 2 === 1;
+    return {
+      ...common, width: 2, paths: () => null, fill: hollow ? undefined : color,   // fill: the legend marker
+      points: { show: true, size: hollow ? 11 : 8, width: hollow ? 2.5 : 1, stroke: color, fill: hollow ? '#ffffff' : color },
+    };
+  }
+  return {
+    ...common, width: 2, dash: DASHES[i % DASHES.length],
+    points: { show: (u) => hasMarkers(spec, u), size: 7, width: 2, stroke: color, fill: '#ffffff' },
+  };
 }
 
 function sortIfNeeded(c) {

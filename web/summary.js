@@ -43,11 +43,15 @@ function cellText(key, v) {
   return formatValue(v);
 }
 
+/** Keys of a result that are not extra tables. */
+const RESULT_KEYS = new Set(['experiment', 'config', 'environment', 'series', 'runs', 'summary']);
+
 /**
- * result -> headline cards, reading, runs table, other summary values.
- * seriesColors maps a variant/series name to its plot colour (for the table's swatches).
+ * result -> headline cards, reading, runs table, other summary values. Any other array of records in
+ * the result (e.g. retracing's `calls`) becomes a table folded under a <details>.
+ * colorOf(name) gives a run's plot colour, or undefined (for the table's swatches).
  */
-export function renderResult(parts, result, seriesColors) {
+export function renderResult(parts, result, colorOf = () => undefined) {
   const summary = result.summary || {};
   parts.headline.replaceChildren();
   for (const h of summary.headline || []) {
@@ -61,7 +65,14 @@ export function renderResult(parts, result, seriesColors) {
 
   parts.runs.replaceChildren();
   const runs = result.runs || [];
-  if (runs.length) parts.runs.append(runsTable(runs, seriesColors));
+  if (runs.length) parts.runs.append(runsTable(runs, colorOf));
+  for (const [key, rows] of Object.entries(result)) {
+    if (RESULT_KEYS.has(key) || !isRecords(rows)) continue;
+    const details = el('details', 'more-table');
+    details.dataset.key = key;
+    details.append(el('summary', null, `All ${rows.length} ${humanize(key)}`), recordsTable(rows, colorOf, null));
+    parts.runs.append(details);
+  }
 
   parts.extra.replaceChildren();
   const scalars = [];
@@ -73,69 +84,114 @@ export function renderResult(parts, result, seriesColors) {
   if (scalars.length) parts.extra.append(valueList('other numbers', scalars));
 }
 
-/**
- * Runs as a table with columns from the keys. A few runs read best side by side (one column per
- * run, one row per key); many runs (a matrix) as one row per run.
- */
-function runsTable(runs, seriesColors) {
-  const keys = [];
-  for (const r of runs) for (const k of Object.keys(r)) if (!keys.includes(k)) keys.push(k);
-  const [nameKey, ...valueKeys] = keys;
-  const table = el('table', 'runs-table');
-  const head = el('tr');
-  const body = el('tbody');
-  const headerCell = (r) => {
-    const th = el('th', 'run-name');
-    th.scope = runs.length <= 5 ? 'col' : 'row';
-    const color = seriesColors.get(String(r[nameKey]));
-    if (color) {
-      const swatch = el('span', 'swatch');
-      swatch.style.backgroundColor = color;   // style property from JS: allowed by style-src 'self'
-      th.append(swatch);
-    }
-    th.append(cellText(nameKey, r[nameKey]));
-    if (r.diverged_at !== null && r.diverged_at !== undefined) {
-      th.append(el('span', 'badge badge-bad', `diverged at ${formatValue(r.diverged_at)}`));
-    }
-    return th;
-  };
-  const valueCell = (k, v) => el('td', typeof v === 'number' ? 'num' : null, cellText(k, v));
+const isRecords = (v) => Array.isArray(v) && v.length > 0 && v.every((r) => r && typeof r === 'object' && !Array.isArray(r));
 
-  if (runs.length <= 5) {
-    table.classList.add('runs-by-column');
-    table.append(el('caption', null, `Runs, one column per ${humanize(nameKey)}`));
-    const corner = el('td', 'corner');
-    head.append(corner, ...runs.map(headerCell));
-    for (const k of valueKeys) {
-      const tr = el('tr');
-      const th = el('th', null, humanize(k));
-      th.scope = 'row';
-      tr.append(th, ...runs.map((r) => valueCell(k, r[k])));
-      body.append(tr);
-    }
-  } else {
-    table.append(el('caption', null, `Runs, one row per ${humanize(nameKey)}`));
-    for (const k of keys) {
-      const th = el('th', null, humanize(k));
-      th.scope = 'col';
-      head.append(th);
-    }
-    for (const r of runs) {
-      const tr = el('tr');
-      if (r.diverged_at !== null && r.diverged_at !== undefined) tr.className = 'diverged';
-      tr.append(headerCell(r), ...valueKeys.map((k) => valueCell(k, r[k])));
-      body.append(tr);
-    }
+/** Every key of the records, in first-seen order. */
+function keysOf(rows) {
+  const keys = [];
+  for (const r of rows) for (const k of Object.keys(r)) if (!keys.includes(k)) keys.push(k);
+  return keys;
+}
+
+/**
+ * For each boolean key, the value held by fewer rows (shown marked: the 5 traced calls of 40, the one
+ * evaluation call), or undefined when both are as common.
+ */
+function rareBooleans(rows, keys) {
+  const rare = new Map();
+  for (const k of keys) {
+    const vals = rows.map((r) => r[k]).filter((v) => v !== null && v !== undefined);
+    if (!vals.length || !vals.every((v) => typeof v === 'boolean')) continue;
+    const yes = vals.filter(Boolean).length;
+    if (yes * 2 !== vals.length && yes > 0 && yes < vals.length) rare.set(k, yes * 2 < vals.length);
   }
-  table.append(el('thead', null, null, head), body);
+  return rare;
+}
+
+function valueCell(k, v, rare) {
+  const td = el('td', typeof v === 'number' ? 'num' : null, cellText(k, v));
+  if (typeof v === 'boolean' && rare.get(k) === v) td.classList.add('rare');
+  return td;
+}
+
+/** The first cell of a run: its name, its plot colour, a badge when it diverged. */
+function nameCell(r, nameKey, colorOf, scope) {
+  const th = el('th', 'run-name');
+  th.scope = scope;
+  const color = colorOf(String(r[nameKey]));
+  if (color) {
+    const swatch = el('span', 'swatch');
+    swatch.style.backgroundColor = color;   // style property from JS: allowed by style-src 'self'
+    th.append(swatch);
+  }
+  th.append(cellText(nameKey, r[nameKey]));
+  if (r.diverged_at !== null && r.diverged_at !== undefined) {
+    th.append(el('span', 'badge badge-bad', `diverged at ${formatValue(r.diverged_at)}`));
+  }
+  return th;
+}
+
+function wrapTable(table) {
   const wrap = el('div', 'table-wrap');
   wrap.append(table);
   return wrap;
 }
 
+/**
+ * Runs as a table with columns from the keys. A few runs with many numbers each read best side by
+ * side (one column per run, one row per key); otherwise one row per run.
+ */
+function runsTable(runs, colorOf) {
+  const [nameKey, ...valueKeys] = keysOf(runs);
+  if (runs.length > 8 || valueKeys.length <= runs.length) {
+    return recordsTable(runs, colorOf, `Runs, one row per ${humanize(nameKey)}`);
+  }
+  const rare = rareBooleans(runs, valueKeys);
+  const table = el('table', 'runs-table runs-by-column');
+  table.append(el('caption', null, `Runs, one column per ${humanize(nameKey)}`));
+  const head = el('tr');
+  head.append(el('td', 'corner'), ...runs.map((r) => nameCell(r, nameKey, colorOf, 'col')));
+  const body = el('tbody');
+  for (const k of valueKeys) {
+    const tr = el('tr');
+    const th = el('th', null, humanize(k));
+    th.scope = 'row';
+    tr.append(th, ...runs.map((r) => valueCell(k, r[k], rare)));
+    body.append(tr);
+  }
+  table.append(el('thead', null, null, head), body);
+  return wrapTable(table);
+}
+
+/** Records as one row each, the first key as the row header. */
+function recordsTable(rows, colorOf, caption) {
+  const [nameKey, ...valueKeys] = keysOf(rows);
+  const rare = rareBooleans(rows, valueKeys);
+  const table = el('table', 'runs-table');
+  if (caption) table.append(el('caption', null, caption));
+  const head = el('tr');
+  for (const k of [nameKey, ...valueKeys]) {
+    const numeric = k !== nameKey && rows.every((r) => r[k] === null || r[k] === undefined || typeof r[k] === 'number');
+    const th = el('th', numeric ? 'num' : null, humanize(k));
+    th.scope = 'col';
+    head.append(th);
+  }
+  const body = el('tbody');
+  for (const r of rows) {
+    const tr = el('tr');
+    if (r.diverged_at !== null && r.diverged_at !== undefined) tr.className = 'diverged';
+    else if (valueKeys.some((k) => rare.has(k) && rare.get(k) === r[k])) tr.className = 'marked';
+    tr.append(nameCell(r, nameKey, colorOf, 'row'), ...valueKeys.map((k) => valueCell(k, r[k], rare)));
+    body.append(tr);
+  }
+  table.append(el('thead', null, null, head), body);
+  return wrapTable(table);
+}
+
 function valueList(title, entries) {
   const box = el('div', 'value-list');
-  box.append(el('h3', null, title));
+  const unit = /^(.*) (\([^)]*\))$/.exec(title);   // "steady step (µs)": the unit is not uppercased
+  box.append(unit ? el('h3', null, `${unit[1]} `, el('span', 'unit', unit[2])) : el('h3', null, title));
   const dl = el('dl');
   for (const [k, v] of entries) dl.append(el('dt', null, humanize(k)), el('dd', null, formatValue(v)));
   box.append(dl);

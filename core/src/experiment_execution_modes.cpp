@@ -52,6 +52,7 @@ class ExecutionModesRun final : public ExperimentRun {
         record_every_(std::max<long long>(1, total_steps_ / 1000)),
         x_({n_, 1}),
         y_({n_, 1}) {
+    warm_up_engines();  // untimed: see graph_trainer.hpp
     Rng rng(static_cast<std::uint64_t>(p.integer("seed")));
     for (int i = 0; i < n_; ++i) x_[static_cast<std::size_t>(i)] = static_cast<float>(rng.normal());
     for (int i = 0; i < n_; ++i) y_[static_cast<std::size_t>(i)] = static_cast<float>(rng.normal());

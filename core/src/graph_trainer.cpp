@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "looplab/eager.hpp"
+#include "looplab/mlp_reference.hpp"
 #include "looplab/results.hpp"
 
 namespace looplab {
@@ -90,6 +91,28 @@ json GraphTrainer::setup_info() const {
           {"arena_bytes", s.arena_bytes},
           {"unplanned_bytes", s.unplanned_bytes},
           {"flops_per_step", s.flops_per_step / unroll_}};
+}
+
+void warm_up_engines() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  Tensor x({64, 1}, 0.5f), y({64, 1}, -0.5f);
+  const float* xs[] = {x.data(), x.data()};
+  const float* ys[] = {y.data(), y.data()};
+  float losses[2];
+  for (int unroll : {0, 1, 2}) {  // 0: eager
+    Rng init(1);
+    Mlp mlp(1, {8}, 1, Activation::Tanh, init);
+    Adam adam(1e-3, mlp.parameters());
+    GraphTrainer t(unroll ? Mode::Traced : Mode::Eager, mlp, adam, {32, 1}, {32, 1}, std::max(unroll, 1));
+    for (int i = 0; i < 20; ++i) t.run(xs, ys, losses);
+    t.run(xs, ys, losses, 16);  // and once with a relaxed batch
+  }
+  Rng init(1);
+  Mlp mlp(1, {8}, 1, Activation::Tanh, init);
+  ReferenceMlp ref(mlp, 32, 1e-3);
+  for (int i = 0; i < 20; ++i) ref.step(x.data(), y.data());
 }
 
 }  // namespace looplab

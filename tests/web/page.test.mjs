@@ -4,116 +4,15 @@
 //   node --test tests/web/page.test.mjs          (needs `npm ci`, the wasm build, /usr/bin/chromium)
 //
 // Screenshots go to test-results/*.png; test-results/page.png is the full page after the default run.
-import { test, before, after } from 'node:test';
+// LOOPLAB_SCREENSHOT=1 also writes web/screenshot.png (the README's): the top 1100 px of that page.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RESULTS, ROOT, RUN_TIMEOUT_MS, assertClean, countColor, status, useBrowser, waitForStatus } from './harness.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const RESULTS = join(ROOT, 'test-results');
-const RUN_TIMEOUT_MS = 120_000;
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-let server;
-let context;
-let profileDir;
-let base;
-
-/** Starts web/serve.py on a free port; resolves with {proc, port} once it prints "PORT <n>". */
-function startServer() {
-  return new Promise((resolve, reject) => {
-    const proc = spawn('python3', ['-u', 'web/serve.py', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => { proc.kill(); reject(new Error(`web/serve.py printed no PORT line in 15 s: ${out}${err}`)); }, 15_000);
-    const done = (fn, value) => { clearTimeout(timer); proc.stdout.removeAllListeners('data'); fn(value); };
-    proc.stderr.on('data', (d) => { if (err.length < 4000) err += d; });
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = /PORT (\d+)\r?\n/.exec(out);   // whole line: the port may arrive in pieces
-      if (m) done(resolve, { proc, port: Number(m[1]) });
-    });
-    proc.once('exit', (code) => done(reject, new Error(`web/serve.py exited (${code}) before serving: ${out}${err}`)));
-    proc.once('error', (e) => done(reject, e));
-  });
-}
-
-before(async () => {
-  mkdirSync(RESULTS, { recursive: true });
-  server = await startServer();
-  server.proc.stdout.resume();    // keep draining; the server may log
-  server.proc.stderr.resume();
-  base = `http://127.0.0.1:${server.port}`;
-  profileDir = mkdtempSync(join(tmpdir(), 'looplab-chromium-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
-    viewport: { width: 1280, height: 900 }, acceptDownloads: true,
-  });
-});
-
-after(async () => {
-  await context?.close();
-  if (server) {
-    server.proc.removeAllListeners('exit');
-    server.proc.kill();
-  }
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
-});
-
-/** Opens a page and records every console error, page error, CSP violation and failed request. */
-async function open(path) {
-  const page = await context.newPage();
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
-  await page.addInitScript(() => {
-    window.__cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) => {
-      window.__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`);
-    });
-  });
-  await page.goto(`${base}${path}`);
-  return { page, problems };
-}
-
-const status = (page) => page.evaluate(() => window.__looplab?.status ?? '');
-
-/** Waits until the status starts with `prefix` (or an error shows up, which then fails with its text). */
-async function waitForStatus(page, prefix, timeout = 30_000) {
-  await page.waitForFunction((p) => {
-    const s = window.__looplab?.status ?? '';
-    return s.startsWith(p) || s.startsWith('error');
-  }, prefix, { timeout, polling: 50 });
-  const s = await status(page);
-  assert.ok(s.startsWith(prefix), `expected status "${prefix}…", got "${s}"`);
-  return s;
-}
-
-async function assertClean(page, problems) {
-  const csp = await page.evaluate(() => window.__cspViolations);
-  assert.deepEqual(csp, [], 'CSP violations');
-  assert.deepEqual(problems, [], 'console errors, page errors or failed requests');
-}
-
-/** Pixels of a plot canvas close to an (r, g, b) series colour. */
-function countColor(page, canvasIndex, rgb) {
-  return page.evaluate(([i, [r, g, b]]) => {
-    const c = document.querySelectorAll('.plot canvas')[i];
-    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let k = 0; k < d.length; k += 4) {
-      if (d[k + 3] > 200 && Math.abs(d[k] - r) < 40 && Math.abs(d[k + 1] - g) < 40 && Math.abs(d[k + 2] - b) < 40) n++;
-    }
-    return n;
-  }, [canvasIndex, rgb]);
-}
+const browser = useBrowser();
+const open = (path) => browser.open(path);
 
 test('default standardization run: live plot, summary, environment, exports, no errors', { timeout: 180_000 }, async () => {
   const { page, problems } = await open('/web/');
@@ -168,6 +67,9 @@ test('default standardization run: live plot, summary, environment, exports, no 
 
   await page.evaluate(() => window.scrollTo(0, 0));   // the panel is sticky: shoot it in place
   await page.screenshot({ path: join(RESULTS, 'page.png'), fullPage: true });
+  if (process.env.LOOPLAB_SCREENSHOT === '1') {
+    await page.screenshot({ path: join(ROOT, 'web', 'screenshot.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 1100 } });
+  }
   await page.locator('.plot').first().screenshot({ path: join(RESULTS, 'plot.png') });
   await assertClean(page, problems);
   await page.close();

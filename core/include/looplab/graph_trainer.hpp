@@ -55,4 +55,9 @@ class GraphTrainer {
   double trace_ms_ = 0.0;
 };
 
+// Runs a few untimed steps of a tiny MLP in every mode, once per process. NOTE: a WebAssembly
+// engine compiles a function fast first and optimizes it once it runs hot; without this the first
+// experiment's first mode would be billed for that, which is the engine's cost, not the mode's.
+void warm_up_engines();
+
 }  // namespace looplab
