@@ -94,6 +94,27 @@ Value Builder::scale(Value a, float s) {
   return apply(OpKind::Scale, {a}, attrs);
 }
 
+Value Builder::clip(Value a, float lo, float hi) {
+  OpAttrs attrs;
+  attrs.lo = lo;
+  attrs.hi = hi;
+  return apply(OpKind::Clip, {a}, attrs);
+}
+
+Value Builder::bce(Value p, Value y) {
+  const float eps = 1e-7f;
+  // One statement per node: the node order (and so the gradient sums' order) must not depend on
+  // the compiler's order of evaluating function arguments.
+  const Value pc = clip(p, eps, 1.0f - eps);
+  const Value log_p = log(pc);
+  const Value one_minus_p = add_const(scale(pc, -1.0f), 1.0f);
+  const Value log_1mp = log(one_minus_p);
+  const Value one_minus_y = add_const(scale(y, -1.0f), 1.0f);
+  const Value pos = mul(y, log_p);
+  const Value neg = mul(one_minus_y, log_1mp);
+  return scale(mean(add(pos, neg)), -1.0f);
+}
+
 Value Builder::add_const(Value a, float c) {
   OpAttrs attrs;
   attrs.scale = c;

@@ -50,12 +50,15 @@ class ExecutionModesRun final : public ExperimentRun {
         batches_(n_ / batch_),
         total_steps_(static_cast<long long>(batches_) * p.integer("epochs")),
         record_every_(std::max<long long>(1, total_steps_ / 1000)),
+        loss_(parse_loss(p.choice("loss"))),
         x_({n_, 1}),
         y_({n_, 1}) {
     warm_up_engines();  // untimed: see graph_trainer.hpp
     Rng rng(static_cast<std::uint64_t>(p.integer("seed")));
     for (int i = 0; i < n_; ++i) x_[static_cast<std::size_t>(i)] = static_cast<float>(rng.normal());
     for (int i = 0; i < n_; ++i) y_[static_cast<std::size_t>(i)] = static_cast<float>(rng.normal());
+    if (loss_ == Loss::Bce)  // 0/1 targets for the cross-entropy
+      for (int i = 0; i < n_; ++i) y_[static_cast<std::size_t>(i)] = y_[static_cast<std::size_t>(i)] > 0.0f ? 1.0f : 0.0f;
     for (const char* m : kModes) {
       runs_.push_back(std::make_unique<ModeRun>());
       runs_.back()->name = m;
@@ -113,13 +116,13 @@ class ExecutionModesRun final : public ExperimentRun {
                                     parse_activation(params_.choice("activation")), init);
     const double lr = params_.number("lr");
     if (r.name == "reference") {
-      r.reference = std::make_unique<ReferenceMlp>(*r.model, batch_, lr);
+      r.reference = std::make_unique<ReferenceMlp>(*r.model, batch_, lr, loss_);
     } else {
       r.optimizer = std::make_unique<Adam>(lr, r.model->parameters());
       const Mode mode = r.name == "eager" ? Mode::Eager : Mode::Traced;
       r.steps_per_call = r.name == "unrolled" ? static_cast<int>(params_.integer("unroll")) : 1;
       r.graph = std::make_unique<GraphTrainer>(mode, *r.model, *r.optimizer, Shape{batch_, 1}, Shape{batch_, 1},
-                                               r.steps_per_call);
+                                               r.steps_per_call, true, loss_);
     }
     r.setup_ms = watch.elapsed_ms();
   }
@@ -229,6 +232,7 @@ class ExecutionModesRun final : public ExperimentRun {
   Params params_;
   int n_, batch_, batches_;
   long long total_steps_, record_every_;
+  Loss loss_;
   Tensor x_, y_;
   std::vector<std::unique_ptr<ModeRun>> runs_;
 };
@@ -259,6 +263,8 @@ Experiment make_execution_modes_experiment() {
       integer("epochs", 10, 1, 1000, "passes over the data"),
       integer("hidden", 20, 1, 512, "hidden units"),
       choice("activation", "tanh", {"tanh", "relu", "sigmoid", "linear"}, "hidden-layer activation"),
+      choice("loss", "mse", {"mse", "bce"},
+             "mse on y ~ N(0, 1), or binary cross-entropy on a sigmoid output with targets y > 0"),
       number("lr", 1e-3, 0.0, 1.0, "Adam learning rate").exclusive_min().log_scale(),
       integer("unroll", 5, 1, 1000, "steps compiled into one program in unrolled mode"),
       integer("seed", 1, 0, 4294967295LL, "seed of the data and the initial weights"),
@@ -268,7 +274,7 @@ Experiment make_execution_modes_experiment() {
                           {"x", "step"},
                           {"y", "loss"},
                           {"x_label", "step"},
-                          {"y_label", "mse"},
+                          {"y_label", "loss"},
                           {"log_x", false},
                           {"log_y", false},
                           {"series", {"eager", "traced", "unrolled", "reference"}}},

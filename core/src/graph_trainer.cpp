@@ -10,8 +10,15 @@
 namespace looplab {
 
 GraphTrainer::GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch, int unroll,
-                           bool training)
-    : mode_(mode), model_(model), opt_(optimizer), x_shape_(x_batch), y_shape_(y_batch), unroll_(unroll), training_(training) {
+                           bool training, Loss loss)
+    : mode_(mode),
+      model_(model),
+      opt_(optimizer),
+      x_shape_(x_batch),
+      y_shape_(y_batch),
+      unroll_(unroll),
+      training_(training),
+      loss_(loss) {
   if (mode == Mode::Reference) throw ShapeError("GraphTrainer: the reference loop is hand-written, not a graph");
   if (unroll < 1 || (unroll > 1 && mode != Mode::Traced)) throw ShapeError("GraphTrainer: unroll needs traced mode");
   opt_.reserve_steps(unroll_);
@@ -29,7 +36,7 @@ void GraphTrainer::trace() {
     // NOTE: the batch pointers are placeholders (nullptr): run() binds the real batch every call.
     x_inputs_.push_back(t.input(nullptr, x_shape_, "x"));
     y_inputs_.push_back(t.input(nullptr, y_shape_, "y"));
-    const Value loss = t.mse(model_.forward(t, x_inputs_.back(), s.params), y_inputs_.back());
+    const Value loss = loss_of(t, loss_, model_.forward(t, x_inputs_.back(), s.params), y_inputs_.back());
     if (training_) s = opt_.apply(t, s, gradients(t, loss, s.params), j);
     losses.push_back(loss);
   }
@@ -48,8 +55,8 @@ void GraphTrainer::trace() {
 void GraphTrainer::run_eager(const float* x, const float* y, float* loss, int rows) {
   EagerBuilder b;
   const OptimizerState s = opt_.leaves(b, model_.parameter_leaves(b));
-  const Value l = b.mse(model_.forward(b, b.input(x, {rows, x_shape_.cols}, "x"), s.params),
-                        b.input(y, {rows, y_shape_.cols}, "y"));
+  const Value l = loss_of(b, loss_, model_.forward(b, b.input(x, {rows, x_shape_.cols}, "x"), s.params),
+                          b.input(y, {rows, y_shape_.cols}, "y"));
   *loss = b.scalar(l);
   if (!training_) return;
   const OptimizerState next = opt_.apply(b, s, gradients(b, l, s.params), 0);

@@ -7,8 +7,8 @@
 
 namespace looplab {
 
-ReferenceMlp::ReferenceMlp(const Mlp& mlp, int batch, double lr, double beta1, double beta2, double epsilon)
-    : batch_(batch), act_(mlp.activation()), lr_(lr), beta1_(beta1), beta2_(beta2), epsilon_(epsilon) {
+ReferenceMlp::ReferenceMlp(const Mlp& mlp, int batch, double lr, Loss loss, double beta1, double beta2, double epsilon)
+    : batch_(batch), act_(mlp.activation()), loss_(loss), lr_(lr), beta1_(beta1), beta2_(beta2), epsilon_(epsilon) {
   const auto& t = mlp.tensors();
   if (t.size() != 4 || t[2].shape().cols != 1) throw ShapeError("reference MLP: one hidden layer and one output only");
   d_ = t[0].shape().rows;
@@ -92,9 +92,21 @@ float ReferenceMlp::step(const float* x, const float* y) {
     const float* h = &hidden_[static_cast<std::size_t>(r) * h_];
     double p = 0.0;
     for (int j = 0; j < h_; ++j) p += static_cast<double>(h[j]) * w2[j];
-    const float res = (static_cast<float>(p) + b2) - y[r];
-    loss += static_cast<double>(res) * res;
-    const float dp = scale * res;
+    const float out = static_cast<float>(p) + b2;
+    float dp;
+    if (loss_ == Loss::Mse) {
+      const float res = out - y[r];
+      loss += static_cast<double>(res) * res;
+      dp = scale * res;
+    } else {
+      const float eps = 1e-7f;
+      const float s = 0.5f + 0.5f * fast_tanh(0.5f * out);
+      const float sc = s < eps ? eps : (s > 1.0f - eps ? 1.0f - eps : s);
+      loss -= y[r] * static_cast<double>(std::log(sc)) + (1.0f - y[r]) * static_cast<double>(std::log(1.0f - sc));
+      const float inside = (s > eps && s < 1.0f - eps) ? 1.0f : 0.0f;
+      const float ds = -(y[r] / sc - (1.0f - y[r]) / (1.0f - sc)) / static_cast<float>(batch_);
+      dp = inside * ds * s * (1.0f - s);
+    }
     acc_[b2_] += dp;
     double* gw2 = &acc_[w2_];
     float* dz = &dhidden_[static_cast<std::size_t>(r) * h_];

@@ -13,6 +13,16 @@ std::vector<Value> Model::parameter_leaves(Builder& b) {
   return out;
 }
 
+Loss parse_loss(const std::string& name) {
+  if (name == "mse") return Loss::Mse;
+  if (name == "bce") return Loss::Bce;
+  throw ConfigError("loss: must be one of mse | bce, got \"" + name + "\"");
+}
+
+Value loss_of(Builder& b, Loss loss, Value output, Value target) {
+  return loss == Loss::Mse ? b.mse(output, target) : b.bce(b.sigmoid(output), target);
+}
+
 Activation parse_activation(const std::string& name) {
   if (name == "tanh") return Activation::Tanh;
   if (name == "relu") return Activation::Relu;

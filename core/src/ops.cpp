@@ -371,6 +371,36 @@ void relu_grad_forward(const KernelArgs& k) {
   for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] > 0.0f ? k.in[1][i] : 0.0f;
 }
 
+// --- Log: y = ln x; dx = dout / x --------------------------------------------------------------
+void log_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = std::log(k.in[0][i]);
+}
+void log_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.div(*g.dout, *g.in[0]);
+}
+
+// --- Clip: y = min(max(x, lo), hi); dx = dout where lo < x < hi, else 0 ---------------------------
+void clip_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float lo = k.attrs->lo, hi = k.attrs->hi;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = k.in[0][i];
+    k.out[i] = v < lo ? lo : (v > hi ? hi : v);
+  }
+}
+void clip_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::ClipGrad, {*g.in[0], *g.dout}, *g.attrs);
+}
+void clip_grad_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float lo = k.attrs->lo, hi = k.attrs->hi;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = k.in[0][i];
+    k.out[i] = (v > lo && v < hi) ? k.in[1][i] : 0.0f;
+  }
+}
+
 const OpDef kOpDefs[] = {
     {"MatMul", 2, matmul_shape, matmul_forward, matmul_gradient, matmul_flops},
     {"AddRow", 2, add_row_shape, add_row_forward, add_row_gradient, elementwise_flops},
@@ -395,6 +425,9 @@ const OpDef kOpDefs[] = {
     {"SigmoidGrad", 2, act_grad_shape, sigmoid_grad_forward, no_second_derivative, elementwise_flops},
     {"Relu", 1, unary_shape, relu_forward, relu_gradient, elementwise_flops},
     {"ReluGrad", 2, act_grad_shape, relu_grad_forward, no_second_derivative, elementwise_flops},
+    {"Log", 1, unary_shape, log_forward, log_gradient, elementwise_flops},
+    {"Clip", 1, unary_shape, clip_forward, clip_gradient, elementwise_flops},
+    {"ClipGrad", 2, act_grad_shape, clip_grad_forward, no_second_derivative, elementwise_flops},
 };
 static_assert(sizeof(kOpDefs) / sizeof(kOpDefs[0]) == kOpCount, "every op in LOOPLAB_OPS needs an OpDef");
 

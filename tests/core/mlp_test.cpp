@@ -144,3 +144,43 @@ TEST(ExecutionModes, BadCombinationsAreRefused) {
 
 }  // namespace
 }  // namespace looplab
+
+namespace looplab {
+namespace {
+
+TEST(Mlp, CrossEntropyModesAgreeAndLearn) {
+  Tensor x({200, 1}), y({200, 1});
+  Rng rng(8);
+  for (std::size_t i = 0; i < 200; ++i) {
+    x[i] = static_cast<float>(rng.normal());
+    y[i] = x[i] + 0.3f * static_cast<float>(rng.normal()) > 0.0f ? 1.0f : 0.0f;  // learnable labels
+  }
+  std::vector<float> curves[3];
+  for (int m = 0; m < 3; ++m) {
+    Rng init(9);
+    Mlp mlp(1, {8}, 1, Activation::Tanh, init);
+    if (m == 2) {
+      ReferenceMlp ref(mlp, 20, 1e-2, Loss::Bce);
+      for (int s = 0; s < 500; ++s) curves[m].push_back(ref.step(x.data() + (s % 10) * 20, y.data() + (s % 10) * 20));
+      continue;
+    }
+    Adam adam(1e-2, mlp.parameters());
+    GraphTrainer t(m == 0 ? Mode::Eager : Mode::Traced, mlp, adam, {20, 1}, {20, 1}, 1, true, Loss::Bce);
+    for (int s = 0; s < 500; ++s) {
+      const float* xs[] = {x.data() + (s % 10) * 20};
+      const float* ys[] = {y.data() + (s % 10) * 20};
+      float l;
+      t.run(xs, ys, &l);
+      curves[m].push_back(l);
+    }
+  }
+  EXPECT_NEAR(curves[0][0], std::log(2.0), 0.2);  // an untrained classifier: about ln 2
+  for (std::size_t i = 0; i < curves[2].size(); ++i) {
+    ASSERT_NEAR(curves[0][i], curves[2][i], 1e-5 * std::abs(curves[2][i]) + 1e-6) << "eager vs reference, step " << i;
+    ASSERT_NEAR(curves[1][i], curves[2][i], 1e-5 * std::abs(curves[2][i]) + 1e-6) << "traced vs reference, step " << i;
+  }
+  EXPECT_LT(curves[2].back(), 0.4f) << "the labels are learnable";
+}
+
+}  // namespace
+}  // namespace looplab

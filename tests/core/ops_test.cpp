@@ -22,6 +22,7 @@ struct OpCase {
   Ref reference;  // forward in double
   float lo = -1.0f, hi = 1.0f;  // where the random inputs are drawn
   bool differentiable = true;   // activation-gradient ops have no gradient of their own
+  float grid = 0.0f;  // > 0: inputs snapped to (k + ½)·grid, away from kinks at multiples of grid
 };
 
 double at(const Tensor& t, int r, int c) { return t[static_cast<std::size_t>(r) * t.shape().cols + c]; }
@@ -55,6 +56,12 @@ OpAttrs mm(bool ta, bool tb) {
   OpAttrs a;
   a.transpose_a = ta;
   a.transpose_b = tb;
+  return a;
+}
+OpAttrs clip_to(float lo, float hi) {
+  OpAttrs a;
+  a.lo = lo;
+  a.hi = hi;
   return a;
 }
 OpAttrs scale_by(float s) {
@@ -127,15 +134,24 @@ std::vector<OpCase> cases() {
        elementwise([](double a, double) { return 1.0 / (1.0 + std::exp(-a)); }), -4.0f, 4.0f},
       {"SigmoidGrad", OpKind::SigmoidGrad, {{2, 3}, {2, 3}}, {},
        elementwise([](double y, double d) { return d * y * (1 - y); }), 0.0f, 1.0f, false},
-      {"Relu", OpKind::Relu, {{3, 4}}, {}, elementwise([](double a, double) { return a > 0 ? a : 0.0; })},
+      {"Relu", OpKind::Relu, {{3, 4}}, {}, elementwise([](double a, double) { return a > 0 ? a : 0.0; }), -1.0f, 1.0f,
+       true, 0.1f},
       {"ReluGrad", OpKind::ReluGrad, {{2, 3}, {2, 3}}, {},
        elementwise([](double x, double d) { return x > 0 ? d : 0.0; }), -1.0f, 1.0f, false},
+      {"Log", OpKind::Log, {{2, 3}}, {}, elementwise([](double a, double) { return std::log(a); }), 0.5f, 2.0f},
+      {"Clip", OpKind::Clip, {{3, 4}}, clip_to(-0.5f, 0.5f),
+       elementwise([](double a, double) { return std::min(0.5, std::max(-0.5, a)); }), -1.0f, 1.0f, true, 0.1f},
+      {"ClipGrad", OpKind::ClipGrad, {{2, 3}, {2, 3}}, clip_to(-0.5f, 0.5f),
+       elementwise([](double x, double d) { return (x > -0.5 && x < 0.5) ? d : 0.0; }), -1.0f, 1.0f, false},
   };
 }
 
-Tensor random_tensor(Shape s, Rng& rng, float lo = -1.0f, float hi = 1.0f) {
+Tensor random_tensor(Shape s, Rng& rng, float lo = -1.0f, float hi = 1.0f, float grid = 0.0f) {
   Tensor t(s);
-  for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(rng.uniform(lo, hi));
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const double v = rng.uniform(lo, hi);
+    t[i] = static_cast<float>(grid > 0.0f ? (std::floor(v / grid) + 0.5) * grid : v);
+  }
   return t;
 }
 
@@ -176,7 +192,7 @@ TEST(Ops, GradientMatchesCentralDifferences) {
     SCOPED_TRACE(c.label);
     if (!c.differentiable) continue;
     std::vector<Tensor> inputs;
-    for (Shape s : c.inputs) inputs.push_back(random_tensor(s, rng, c.lo, c.hi));
+    for (Shape s : c.inputs) inputs.push_back(random_tensor(s, rng, c.lo, c.hi, c.grid));
     EagerBuilder probe;
     std::array<Value, kMaxArity> args{};
     for (std::size_t i = 0; i < inputs.size(); ++i) args[i] = probe.input(inputs[i], "x");

@@ -80,9 +80,14 @@ class Builder {
   Value tanh(Value a) { return apply(OpKind::Tanh, {a}); }
   Value sigmoid(Value a) { return apply(OpKind::Sigmoid, {a}); }
   Value relu(Value a) { return apply(OpKind::Relu, {a}); }
+  Value log(Value a) { return apply(OpKind::Log, {a}); }
+  Value clip(Value a, float lo, float hi);
 
   // Compositions (no gradient rules of their own).
   Value mse(Value prediction, Value target) { return mean(square(sub(prediction, target))); }
+  // Binary cross-entropy of probabilities p against 0/1 targets y, with p clipped to [ε, 1 − ε]
+  // (ε = 1e-7, as Keras does): −mean(y·log p + (1 − y)·log(1 − p)).
+  Value bce(Value p, Value y);
   Value dense(Value x, Value w, Value bias) { return add_row(matmul(x, w), bias); }
 
   const Node& node(Value v) const { return nodes_.at(static_cast<std::size_t>(v.id)); }

@@ -1,4 +1,4 @@
-// looplab/graph_trainer.hpp — train any Model on mse(model(x), y), eagerly or from a program.
+// looplab/graph_trainer.hpp — train any Model on a loss (mse or bce), eagerly or from a program.
 //
 //   eager      every step builds the model, loss, gradients and optimizer update on a fresh
 //              EagerBuilder: each op runs at once into a fresh buffer;
@@ -29,7 +29,7 @@ class GraphTrainer {
   // mode is Eager or Traced; unroll > 1 needs Traced. training = false: the loss only, no update
   // (an evaluation step: a different program, as a static argument makes it in a framework).
   GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch, int unroll = 1,
-               bool training = true);
+               bool training = true, Loss loss = Loss::Mse);
   int steps_per_call() const { return unroll_; }
   // Runs steps_per_call() steps on batches xs[j], ys[j]; losses[j] is step j's loss before its update.
   // rows: the batch rows of this call; a traced program re-derives its shapes for it (at most the
@@ -49,6 +49,7 @@ class GraphTrainer {
   Shape x_shape_, y_shape_;
   int unroll_;
   bool training_;
+  Loss loss_;
   long long steps_ = 0;
   std::optional<Program> program_;
   std::vector<Value> x_inputs_, y_inputs_;

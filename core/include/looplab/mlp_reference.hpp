@@ -4,6 +4,8 @@
 // plain loops over preallocated arrays. It computes what GraphTrainer computes for
 // Mlp(d, {H}, 1) with mse and Adam, so its loss curve must coincide with the other modes'.
 //   z = x·W1 + b1,  h = act(z),  p = h·W2 + b2,  r = p − y,  L = mean(r²)
+//   (bce: s = σ(p) clipped to [ε, 1 − ε], L = −mean(y log s + (1 − y) log(1 − s)),
+//    dp = −(y/s − (1 − y)/(1 − s))·s(1 − s)/B where s is inside the clip, else 0)
 //   dp = 2r/B,  dW2 = hᵀ·dp,  db2 = Σ dp,  dz = (dp·W2ᵀ) ⊙ act'(z),  dW1 = xᵀ·dz,  db1 = Σ_rows dz
 //
 //   ReferenceMlp ref(mlp, 1e-3);              // copies mlp's initial weights
@@ -19,13 +21,15 @@ namespace looplab {
 class ReferenceMlp {
  public:
   // mlp must have one hidden layer and one output; batch is the number of rows per step.
-  ReferenceMlp(const Mlp& mlp, int batch, double lr, double beta1 = 0.9, double beta2 = 0.999, double epsilon = 1e-7);
+  ReferenceMlp(const Mlp& mlp, int batch, double lr, Loss loss = Loss::Mse, double beta1 = 0.9, double beta2 = 0.999,
+               double epsilon = 1e-7);
   float step(const float* x, const float* y);  // loss before the update
   const std::vector<float>& parameters() const { return theta_; }  // W1, b1, W2, b2 flattened
 
  private:
   int d_, h_, batch_;
   Activation act_;
+  Loss loss_;
   double lr_, beta1_, beta2_, epsilon_;
   long long t_ = 0;
   std::vector<float> theta_, grad_, m_, v_;  // all parameters as one flat vector

@@ -25,6 +25,11 @@ class Model {
   std::vector<Value> parameter_leaves(Builder& b);  // one Parameter leaf per tensor
 };
 
+// The training loss: mse on the model's output, or binary cross-entropy on sigmoid(output).
+enum class Loss { Mse, Bce };
+Loss parse_loss(const std::string& name);  // mse | bce
+Value loss_of(Builder& b, Loss loss, Value output, Value target);
+
 enum class Activation { Tanh, Relu, Sigmoid, Linear };
 Activation parse_activation(const std::string& name);  // tanh | relu | sigmoid | linear
 Value activate(Builder& b, Value x, Activation a);
