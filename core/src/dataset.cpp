@@ -55,7 +55,7 @@ struct StoredBatch {
   Batch view() const { return {x.data(), y.data(), rows, x_cols, y_cols}; }
 };
 
-// ---- sources -------------------------------------------------------------------------------------
+// ---- sources ------------------------------------------------------------------------------------
 
 class TensorRows final : public Dataset {
  public:
@@ -85,7 +85,7 @@ void require_same_rows(const Tensor& x, const Tensor& y, const char* stage) {
               std::to_string(x.shape().rows) + ", y has " + std::to_string(y.shape().rows) + ")");
 }
 
-// ---- batch ---------------------------------------------------------------------------------------
+// ---- batch --------------------------------------------------------------------------------------
 
 class BatchStage final : public Dataset {
  public:
@@ -101,7 +101,8 @@ class BatchStage final : public Dataset {
         if (pending_.rows == 0) continue;
         if (filled == 0 && !shaped_) shape_buffers();
         if (pending_.x_cols != x_cols_ || pending_.y_cols != y_cols_)
-          throw std::runtime_error("batch: elements of in must all have the same x_cols and y_cols");
+          throw std::runtime_error(
+              "batch: elements of in must all have the same x_cols and y_cols");
       }
       const int take = std::min(n_ - filled, pending_.rows - used_);
       std::copy_n(pending_.x + elems(used_, x_cols_), elems(take, x_cols_),
@@ -141,7 +142,7 @@ class BatchStage final : public Dataset {
   std::vector<float> x_, y_;
 };
 
-// ---- cache ---------------------------------------------------------------------------------------
+// ---- cache --------------------------------------------------------------------------------------
 
 class CacheStage final : public Dataset {
  public:
@@ -188,7 +189,7 @@ class CacheStage final : public Dataset {
   std::vector<float> xs_, ys_;
 };
 
-// ---- prefetch ------------------------------------------------------------------------------------
+// ---- prefetch -----------------------------------------------------------------------------------
 
 #ifdef __EMSCRIPTEN__
 
@@ -240,7 +241,8 @@ class PrefetchStage final : public Dataset {
       StoredBatch slot;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        has_space_.wait(lock, [this] { return stop_ || static_cast<int>(queue_.size()) < capacity_; });
+        has_space_.wait(lock,
+                        [this] { return stop_ || static_cast<int>(queue_.size()) < capacity_; });
         if (stop_) return;
         if (!pool_.empty()) {
           slot = std::move(pool_.back());
@@ -300,7 +302,7 @@ class PrefetchStage final : public Dataset {
 
 #endif
 
-// ---- repeat --------------------------------------------------------------------------------------
+// ---- repeat -------------------------------------------------------------------------------------
 
 class RepeatStage final : public Dataset {
  public:
@@ -337,7 +339,7 @@ class RepeatStage final : public Dataset {
   bool pass_had_element_ = false;
 };
 
-// ---- shuffle -------------------------------------------------------------------------------------
+// ---- shuffle ------------------------------------------------------------------------------------
 
 class ShuffleStage final : public Dataset {
  public:
@@ -386,7 +388,7 @@ class ShuffleStage final : public Dataset {
   StoredBatch current_;
 };
 
-// ---- map -----------------------------------------------------------------------------------------
+// ---- map ----------------------------------------------------------------------------------------
 
 class MapStage final : public Dataset {
  public:
@@ -411,7 +413,7 @@ class MapStage final : public Dataset {
 
 }  // namespace
 
-// ---- factories -----------------------------------------------------------------------------------
+// ---- factories ----------------------------------------------------------------------------------
 
 DatasetPtr from_tensor_slices(const Tensor& x, const Tensor& y) {
   require_same_rows(x, y, "from_tensor_slices");

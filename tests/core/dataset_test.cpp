@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -85,7 +86,7 @@ DatasetPtr counting(DatasetPtr in, Counts* counts) {
   return std::make_unique<Counting>(std::move(in), counts);
 }
 
-// Sleeps a little per element (to make the producer slower than the consumer), or throws at `fail_at`.
+// Sleeps 0.2 ms per pull (a producer slower than its consumer); throws on pull number `fail_at`.
 class Slow final : public Dataset {
  public:
   Slow(DatasetPtr in, int fail_at) : in_(std::move(in)), fail_at_(fail_at) {}
@@ -114,7 +115,7 @@ std::string message_of(const std::function<void()>& f) {
   return "(no std::invalid_argument thrown)";
 }
 
-// ---- sources -------------------------------------------------------------------------------------
+// ---- sources ------------------------------------------------------------------------------------
 
 TEST(Dataset, FromTensorSlicesYieldsEachRowOnceInOrderAsViews) {
   const Data d(7);
@@ -157,7 +158,7 @@ TEST(Dataset, EmptyTensorsGiveAnEmptyStream) {
   EXPECT_TRUE(drain(*batch(from_tensor_slices(d.x, d.y), 3, false)).sizes.empty());
 }
 
-// ---- batch ---------------------------------------------------------------------------------------
+// ---- batch --------------------------------------------------------------------------------------
 
 TEST(Dataset, BatchKeepsAShortLastBatchUnlessDropRemainder) {
   const Data d(10);
@@ -212,7 +213,7 @@ TEST(Dataset, BatchReusesOneBufferAcrossCallsAndEpochs) {
   EXPECT_EQ(b.x, first);
 }
 
-// ---- repeat --------------------------------------------------------------------------------------
+// ---- repeat -------------------------------------------------------------------------------------
 
 TEST(Dataset, RepeatMakesCountPassesAndResetsBetweenThem) {
   const Data d(5);
@@ -251,7 +252,7 @@ TEST(Dataset, RepeatOfBatchRestartsBatchingEachPass) {
   EXPECT_EQ(p.sizes, (std::vector<int>{4, 4, 2, 4, 4, 2}));
 }
 
-// ---- cache ---------------------------------------------------------------------------------------
+// ---- cache --------------------------------------------------------------------------------------
 
 TEST(Dataset, CacheReplaysTheFirstPassWithoutPullingUpstream) {
   const Data d(10);
@@ -297,7 +298,7 @@ TEST(Dataset, CacheUnderRepeatPullsUpstreamOnce) {
   EXPECT_EQ(c.elements, 8);
 }
 
-// ---- shuffle -------------------------------------------------------------------------------------
+// ---- shuffle ------------------------------------------------------------------------------------
 
 TEST(Dataset, ShuffleIsDeterministicPerSeedAndAPermutationEachEpoch) {
   const Data d(50);
@@ -324,7 +325,8 @@ TEST(Dataset, ShuffleBufferBoundsHowFarAnElementMoves) {
   // With a buffer of k, the element emitted at position p was read at most p + k - 1 ago.
   const int k = 5;
   const Pass p = drain(*shuffle(from_tensor_slices(d.x, d.y), k, 3));
-  for (std::size_t pos = 0; pos < p.ids.size(); ++pos) EXPECT_LE(p.ids[pos], static_cast<int>(pos) + k - 1);
+  for (std::size_t pos = 0; pos < p.ids.size(); ++pos)
+    EXPECT_LE(p.ids[pos], static_cast<int>(pos) + k - 1);
   // A buffer at least as long as the stream can put any element first.
   std::vector<bool> seen_first(10, false);
   const Data small(10);
@@ -349,7 +351,7 @@ TEST(Dataset, ShuffleOfBatchesMovesWholeBatches) {
   }
 }
 
-// ---- map -----------------------------------------------------------------------------------------
+// ---- map ----------------------------------------------------------------------------------------
 
 TEST(Dataset, MapStandardizesEachBatchInAStageOwnedBuffer) {
   const Data d(12);
@@ -383,7 +385,7 @@ TEST(Dataset, MapStandardizesEachBatchInAStageOwnedBuffer) {
   EXPECT_EQ(d.x[2], 1.0f);  // the source tensor is untouched
 }
 
-// ---- prefetch ------------------------------------------------------------------------------------
+// ---- prefetch -----------------------------------------------------------------------------------
 
 TEST(Dataset, PrefetchYieldsExactlyTheSameSequence) {
   const Data d(101);
@@ -445,14 +447,15 @@ TEST(Dataset, PrefetchRethrowsAnUpstreamError) {
   EXPECT_THROW(ds->next(b), std::runtime_error);
 }
 
-// ---- arguments -----------------------------------------------------------------------------------
+// ---- arguments ----------------------------------------------------------------------------------
 
 TEST(Dataset, InvalidArgumentsNameTheArgumentAndTheRange) {
   const Data d(4);
   const Data five(5);
   auto src = [&] { return from_tensor_slices(d.x, d.y); };
   EXPECT_EQ(message_of([&] { batch(src(), 0, false); }), "batch: n must be >= 1 (got 0)");
-  EXPECT_EQ(message_of([&] { from_batches(d.x, d.y, -2); }), "from_batches: n must be >= 1 (got -2)");
+  EXPECT_EQ(message_of([&] { from_batches(d.x, d.y, -2); }),
+            "from_batches: n must be >= 1 (got -2)");
   EXPECT_EQ(message_of([&] { prefetch(src(), 0); }), "prefetch: buffer must be >= 1 (got 0)");
   EXPECT_EQ(message_of([&] { shuffle(src(), 0, 1); }), "shuffle: buffer must be >= 1 (got 0)");
   EXPECT_EQ(message_of([&] { from_tensor_slices(d.x, five.y); }),
@@ -479,8 +482,9 @@ TEST(Dataset, BatchRejectsElementsOfDifferentWidths) {
    private:
     DatasetPtr a_, b_;
   };
-  auto ds = batch(std::make_unique<Concat>(from_tensor_slices(d.x, d.y), from_tensor_slices(wide_x, wide_y)), 3,
-                  false);
+  auto ds = batch(
+      std::make_unique<Concat>(from_tensor_slices(d.x, d.y), from_tensor_slices(wide_x, wide_y)), 3,
+      false);
   Batch b;
   ASSERT_TRUE(ds->next(b));
   EXPECT_THROW(ds->next(b), std::runtime_error);

@@ -5,17 +5,17 @@
 // An element is a `Batch`: `rows` examples of `x_cols` inputs and `y_cols` targets, row-major. A
 // source yields single examples (rows = 1) or pre-stacked batches; `batch` gathers rows.
 //
-//   auto ds = prefetch(repeat(cache(batch(shuffle(from_tensor_slices(x, y), 1000, 42),
-//                                         100, /*drop_remainder=*/false)), epochs), 1);
+//   // seed 000: from_tensor_slices((x, y)).batch(100).cache().prefetch(1).repeat(epochs)
+//   auto ds = repeat(prefetch(cache(batch(from_tensor_slices(x, y), 100, false)), 1), epochs);
 //   Batch b;
-//   while (ds->next(b)) train_step(b.x, b.y, b.rows);
+//   while (ds->next(b)) train_step(b.x, b.y, b.rows);  // b.x is b.rows x b.x_cols, row-major
 //
 // Stages (each a factory returning std::unique_ptr<Dataset>):
 //   from_tensor_slices(x, y)        one example per call, a view into x and y (zero copy)
-//   from_batches(x, y, n)           consecutive row ranges of n rows, views (zero copy); last may be short
+//   from_batches(x, y, n)           views of consecutive n-row ranges; the last may be short
 //   batch(in, n, drop_remainder)    gathers n rows from `in` into one stage-owned, reused buffer
-//   cache(in)                       pass 1 passes through and records; later passes replay the copy
-//   prefetch(in, buffer)            a producer thread keeps up to `buffer` elements ready (native)
+//   cache(in)                       pass 1 passes through and records; later passes replay it
+//   prefetch(in, buffer)            a producer thread keeps up to `buffer` elements ready
 //   repeat(in, count)               `count` passes over `in` (count < 0: forever)
 //   shuffle(in, buffer, seed)       tf.data's buffered shuffle, reproducible for a seed
 //   map(in, fn)                     copies each element and lets `fn` rewrite it in place
