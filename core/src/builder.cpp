@@ -23,45 +23,28 @@ Value Builder::push(Node n) {
   return Value{static_cast<int>(nodes_.size()) - 1};
 }
 
-Value Builder::input(const float* data, Shape shape, std::string_view name) {
+Value Builder::leaf(LeafKind kind, Shape shape, std::string_view name, const float* data, Tensor* writable,
+                    Tensor* owned) {
   Node n;
-  n.leaf = LeafKind::Input;
+  n.leaf = kind;
   n.shape = shape;
+  n.requires_grad = kind == LeafKind::Parameter;
   n.name = name;
   const Value v = push(std::move(n));
-  on_leaf(v, data, nullptr, nullptr);
+  on_leaf(v, data, writable, owned);
   return v;
 }
 
+Value Builder::input(const float* data, Shape shape, std::string_view name) {
+  return leaf(LeafKind::Input, shape, name, data, nullptr, nullptr);
+}
 Value Builder::parameter(Tensor& t, std::string_view name) {
-  Node n;
-  n.leaf = LeafKind::Parameter;
-  n.shape = t.shape();
-  n.requires_grad = true;
-  n.name = name;
-  const Value v = push(std::move(n));
-  on_leaf(v, t.data(), &t, nullptr);
-  return v;
+  return leaf(LeafKind::Parameter, t.shape(), name, t.data(), &t, nullptr);
 }
-
 Value Builder::state(Tensor& t, std::string_view name) {
-  Node n;
-  n.leaf = LeafKind::State;
-  n.shape = t.shape();
-  n.name = name;
-  const Value v = push(std::move(n));
-  on_leaf(v, t.data(), &t, nullptr);
-  return v;
+  return leaf(LeafKind::State, t.shape(), name, t.data(), &t, nullptr);
 }
-
-Value Builder::constant(Tensor t) {
-  Node n;
-  n.leaf = LeafKind::Constant;
-  n.shape = t.shape();
-  const Value v = push(std::move(n));
-  on_leaf(v, nullptr, nullptr, &t);
-  return v;
-}
+Value Builder::constant(Tensor t) { return leaf(LeafKind::Constant, t.shape(), "", nullptr, nullptr, &t); }
 
 Value Builder::apply(OpKind op, std::array<Value, kMaxArity> in, const OpAttrs& attrs) {
   const OpDef& def = op_def(op);

@@ -12,6 +12,7 @@
 #include "looplab/experiment.hpp"
 #include "looplab/graph_trainer.hpp"
 #include "looplab/mlp_reference.hpp"
+#include "looplab/linear.hpp"
 #include "looplab/results.hpp"
 
 namespace looplab {
@@ -34,13 +35,6 @@ struct ModeRun {
   Series series{{"step", "loss"}};
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 class ExecutionModesRun final : public ExperimentRun {
  public:
   explicit ExecutionModesRun(const Params& p)
@@ -51,14 +45,10 @@ class ExecutionModesRun final : public ExperimentRun {
         total_steps_(static_cast<long long>(batches_) * p.integer("epochs")),
         record_every_(std::max<long long>(1, total_steps_ / 1000)),
         loss_(parse_loss(p.choice("loss"))),
-        x_({n_, 1}),
-        y_({n_, 1}) {
+        data_(normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
     warm_up_engines();  // untimed: see graph_trainer.hpp
-    Rng rng(static_cast<std::uint64_t>(p.integer("seed")));
-    for (int i = 0; i < n_; ++i) x_[static_cast<std::size_t>(i)] = static_cast<float>(rng.normal());
-    for (int i = 0; i < n_; ++i) y_[static_cast<std::size_t>(i)] = static_cast<float>(rng.normal());
     if (loss_ == Loss::Bce)  // 0/1 targets for the cross-entropy
-      for (int i = 0; i < n_; ++i) y_[static_cast<std::size_t>(i)] = y_[static_cast<std::size_t>(i)] > 0.0f ? 1.0f : 0.0f;
+      for (int i = 0; i < n_; ++i) data_.y[static_cast<std::size_t>(i)] = data_.y[static_cast<std::size_t>(i)] > 0.0f ? 1.0f : 0.0f;
     for (const char* m : kModes) {
       runs_.push_back(std::make_unique<ModeRun>());
       runs_.back()->name = m;
@@ -133,8 +123,8 @@ class ExecutionModesRun final : public ExperimentRun {
     const float* ys[1024];
     for (int j = 0; j < r.steps_per_call; ++j) {
       const long long b = (r.steps + j) % batches_;
-      xs[j] = x_.data() + b * batch_;
-      ys[j] = y_.data() + b * batch_;
+      xs[j] = data_.x.data() + b * batch_;
+      ys[j] = data_.y.data() + b * batch_;
     }
     if (r.reference) losses[0] = r.reference->step(xs[0], ys[0]);
     else r.graph->run(xs, ys, losses);
@@ -233,7 +223,7 @@ class ExecutionModesRun final : public ExperimentRun {
   int n_, batch_, batches_;
   long long total_steps_, record_every_;
   Loss loss_;
-  Tensor x_, y_;
+  LinearData data_;  // x and y ~ N(0, 1)
   std::vector<std::unique_ptr<ModeRun>> runs_;
 };
 

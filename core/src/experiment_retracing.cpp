@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "looplab/experiment.hpp"
+#include "looplab/linear.hpp"
 #include "looplab/results.hpp"
 #include "looplab/trace_cache.hpp"
 
@@ -16,10 +17,10 @@ namespace {
 
 class RetracingRun final : public ExperimentRun {
  public:
-  explicit RetracingRun(const Params& p) : params_(p), n_(static_cast<int>(p.integer("n"))), x_({n_, 1}), y_({n_, 1}) {
-    Rng rng(static_cast<std::uint64_t>(p.integer("seed")));
-    for (int i = 0; i < n_; ++i) x_[static_cast<std::size_t>(i)] = static_cast<float>(rng.normal());
-    for (int i = 0; i < n_; ++i) y_[static_cast<std::size_t>(i)] = static_cast<float>(rng.normal());
+  explicit RetracingRun(const Params& p)
+      : params_(p),
+        n_(static_cast<int>(p.integer("n"))),
+        data_(normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
     warm_up_engines();  // untimed: see graph_trainer.hpp
     Rng init(static_cast<std::uint64_t>(p.integer("seed")) + 1);
     model_ = std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(p.integer("hidden"))}, 1, Activation::Tanh, init);
@@ -38,7 +39,7 @@ class RetracingRun final : public ExperimentRun {
     const Stopwatch budget;
     while (!done() && budget.elapsed_ms() < budget_ms) {
       const Call& c = plan_[next_++];
-      cache_->call(x_.data() + c.offset, y_.data() + c.offset, c.rows, c.training);
+      cache_->call(data_.x.data() + c.offset, data_.y.data() + c.offset, c.rows, c.training);
       const TraceEvent& e = cache_->events().back();
       (e.traced ? traced_ : replayed_).add({static_cast<double>(e.call), e.ms});
     }
@@ -118,7 +119,7 @@ class RetracingRun final : public ExperimentRun {
 
   Params params_;
   int n_;
-  Tensor x_, y_;
+  LinearData data_;  // x and y ~ N(0, 1)
   std::unique_ptr<Mlp> model_;
   std::unique_ptr<Adam> adam_;
   std::unique_ptr<TraceCache> cache_;

@@ -8,6 +8,7 @@
 
 #include "looplab/experiment.hpp"
 #include "looplab/graph_trainer.hpp"
+#include "looplab/linear.hpp"
 #include "looplab/results.hpp"
 
 namespace looplab {
@@ -21,11 +22,7 @@ class UnrollRun final : public ExperimentRun {
         batch_(static_cast<int>(p.integer("batch"))),
         batches_(n_ / batch_),
         steps_(static_cast<long long>(batches_) * p.integer("epochs")),
-        x_({n_, 1}),
-        y_({n_, 1}) {
-    Rng rng(static_cast<std::uint64_t>(p.integer("seed")));
-    for (int i = 0; i < n_; ++i) x_[static_cast<std::size_t>(i)] = static_cast<float>(rng.normal());
-    for (int i = 0; i < n_; ++i) y_[static_cast<std::size_t>(i)] = static_cast<float>(rng.normal());
+        data_(normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
     warm_up_engines();  // untimed: see graph_trainer.hpp
     for (int k : {1, 2, 5, 10, 50})
       if (k < batches_ && batches_ % k == 0) factors_.push_back(k);
@@ -101,6 +98,9 @@ class UnrollRun final : public ExperimentRun {
     adam_ = std::make_unique<Adam>(params_.number("lr"), model_->parameters());
     const Stopwatch w;
     trainer_ = std::make_unique<GraphTrainer>(Mode::Traced, *model_, *adam_, Shape{batch_, 1}, Shape{batch_, 1}, k());
+    xs_.assign(static_cast<std::size_t>(k()), nullptr);  // sized here: the timed calls allocate nothing
+    ys_.assign(xs_.size(), nullptr);
+    losses_.assign(xs_.size(), 0.0f);
     setup_ms_ = w.elapsed_ms();
     done_steps_ = 0;
     total_ms_ = 0.0;
@@ -108,21 +108,17 @@ class UnrollRun final : public ExperimentRun {
   }
 
   void call() {
-    std::vector<const float*> xs(static_cast<std::size_t>(k())), ys(xs.size());
     for (int j = 0; j < k(); ++j) {
       const long long b = (done_steps_ + j) % batches_;
-      xs[static_cast<std::size_t>(j)] = x_.data() + b * batch_;
-      ys[static_cast<std::size_t>(j)] = y_.data() + b * batch_;
+      xs_[static_cast<std::size_t>(j)] = data_.x.data() + b * batch_;
+      ys_[static_cast<std::size_t>(j)] = data_.y.data() + b * batch_;
     }
-    losses_.resize(xs.size());
-    trainer_->run(xs.data(), ys.data(), losses_.data());
+    trainer_->run(xs_.data(), ys_.data(), losses_.data());
     done_steps_ += k();
   }
 
   void finish_factor() {
-    std::vector<double> v = chunk_us_;
-    std::sort(v.begin(), v.end());
-    const double steady = v.empty() ? 0.0 : v[v.size() / 2];
+    const double steady = median(chunk_us_);
     json r = {{"k", k()}, {"setup_ms", setup_ms_}, {"steady_step_us", steady}, {"total_ms", total_ms_ + setup_ms_},
               {"final_loss", losses_.back()}};
     const json info = trainer_->setup_info();
@@ -137,7 +133,7 @@ class UnrollRun final : public ExperimentRun {
   Params params_;
   int n_, batch_, batches_;
   long long steps_;
-  Tensor x_, y_;
+  LinearData data_;  // x and y ~ N(0, 1)
   std::vector<int> factors_;
   std::size_t current_ = 0;
   std::unique_ptr<Mlp> model_;
@@ -146,6 +142,7 @@ class UnrollRun final : public ExperimentRun {
   long long done_steps_ = 0;
   double setup_ms_ = 0.0, total_ms_ = 0.0;
   std::vector<double> chunk_us_;
+  std::vector<const float*> xs_, ys_;
   std::vector<float> losses_;
   json runs_ = json::array();
   Series compile_{{"k", "ms"}}, step_{{"k", "us"}};

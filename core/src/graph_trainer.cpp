@@ -81,10 +81,7 @@ void GraphTrainer::run(const float* const* xs, const float* const* ys, float* lo
     program_->run();
     for (int j = 0; j < unroll_; ++j) losses[j] = program_->output(j);
   }
-  if (training_) {
-    steps_ += unroll_;
-    opt_.count_steps(unroll_);
-  }
+  if (training_) opt_.count_steps(unroll_);
 }
 
 json GraphTrainer::setup_info() const {

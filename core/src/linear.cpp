@@ -32,6 +32,14 @@ LinearData synthetic_data(const SyntheticSpec& s) {
   return d;
 }
 
+LinearData normal_data(int n, std::uint64_t seed) {
+  LinearData d{Tensor({n, 1}), Tensor({n, 1})};
+  Rng rng(seed);
+  for (std::size_t i = 0; i < d.x.size(); ++i) d.x[i] = static_cast<float>(rng.normal());
+  for (std::size_t i = 0; i < d.y.size(); ++i) d.y[i] = static_cast<float>(rng.normal());
+  return d;
+}
+
 LinearRegression::LinearRegression(int features) : w_({features, 1}), b_({1, 1}) {}
 
 LinearWeights LinearRegression::weights() const {

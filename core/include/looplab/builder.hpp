@@ -103,6 +103,7 @@ class Builder {
 
  private:
   Value push(Node n);
+  Value leaf(LeafKind kind, Shape shape, std::string_view name, const float* data, Tensor* writable, Tensor* owned);
   std::vector<Node> nodes_;
 };
 

@@ -35,7 +35,6 @@ class GraphTrainer {
   // rows: the batch rows of this call; a traced program re-derives its shapes for it (at most the
   // rows it was traced with). -1: the rows it was built for.
   void run(const float* const* xs, const float* const* ys, float* losses, int rows = -1);
-  long long steps_done() const { return steps_; }
   // Traced: trace_ms, compile_ms and the program's size; eager: empty.
   json setup_info() const;
 
@@ -50,7 +49,6 @@ class GraphTrainer {
   int unroll_;
   bool training_;
   Loss loss_;
-  long long steps_ = 0;
   std::optional<Program> program_;
   std::vector<Value> x_inputs_, y_inputs_;
   double trace_ms_ = 0.0;

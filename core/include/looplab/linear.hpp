@@ -43,6 +43,9 @@ struct SyntheticSpec {
 // x uniform in [x_min, x_max], y = slope·x + intercept + noise·N(0, 1).
 LinearData synthetic_data(const SyntheticSpec& spec);
 
+// Seed thread 000: n samples of x and y, each ~ N(0, 1) and independent (x first, then y).
+LinearData normal_data(int n, std::uint64_t seed);
+
 // Weights in double, for analysis and for reporting.
 struct LinearWeights {
   std::vector<double> w;

@@ -57,6 +57,9 @@ class Stopwatch {
   std::chrono::steady_clock::time_point start_;
 };
 
+// The median of per-chunk timings (0 for none): robust to the odd chunk a scheduler interrupts.
+double median(std::vector<double> v);
+
 // {"build", "simd", "compiler", "eigen", "clock_resolution_ns"}; the clock is measured once.
 json environment();
 
