@@ -261,6 +261,7 @@ export class LooplabExperiment extends HTMLElement {
     this.showNote(unknown.length ? `ignored unknown attribute${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}` : '');
     const valid = await this.validate();
     if (valid) this.setStatus('ready');
+    else this.emit('looplab-error', { message: this.state.status.replace(/^error: /, '') });
     this.emit('looplab-ready', { experiment: d.id, parameters: d.parameters.map((p) => p.name) });
     if (valid && this.inView && this.hasAttribute('autorun')) this.autorun();
   }
