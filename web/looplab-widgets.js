@@ -64,6 +64,8 @@ export class LooplabExperiment extends HTMLElement {
   get status() { return this.state.status; }
   get result() { return this.state.result; }
   get describe() { return this.state.describe; }
+  /** The module's experiment list [{id, title, ...}] once loaded (for pickers around the widget). */
+  get experiments() { return this.state.list || []; }
   /** How many coalesced updates have been applied (tests check that bursts coalesce). */
   get updateCount() { return this.state.updates; }
 
@@ -209,6 +211,7 @@ export class LooplabExperiment extends HTMLElement {
 
   async load(id) {
     const list = await this.client.list();
+    this.state.list = list;
     if (!list.some((x) => x.id === id)) {
       throw new Error(`experiment: unknown experiment "${id}"; one of ${list.map((x) => x.id).join(' | ')}`);
     }
