@@ -309,7 +309,8 @@ export class LooplabExperiment extends HTMLElement {
     } catch (e) {
       if (seq !== this.validation) return false;
       const named = this.controls.showError(e.message);
-      const visible = named && !this.ui.fixedBox.contains(this.ui.controls.querySelector('.field.invalid'));
+      const field = this.ui.form.querySelector('.field.invalid');
+      const visible = named && field && !this.ui.fixedBox.contains(field);
       this.showError(visible ? '' : e.message);
       this.setStatus(`error: ${e.message}`);
       return false;
