@@ -82,6 +82,7 @@ test('host page: two widgets under the strict CSP run side by side without freez
   // Both run at once; the page's frames keep coming (each widget computes in its own worker).
   await page.evaluate(() => {
     window.__gaps = [];
+    window.__started = performance.now();
     let last = performance.now();
     const tick = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stopTicks) requestAnimationFrame(tick); };
     requestAnimationFrame(tick);
@@ -90,11 +91,12 @@ test('host page: two widgets under the strict CSP run side by side without freez
   });
   await waitWidget(page, '#first', 'done', RUN_TIMEOUT_MS);
   await waitWidget(page, '#second', 'done', RUN_TIMEOUT_MS);
-  const gaps = await page.evaluate(() => { window.__stopTicks = true; return window.__gaps; });
+  const { gaps, ms } = await page.evaluate(() => { window.__stopTicks = true; return { gaps: window.__gaps, ms: performance.now() - window.__started }; });
   const worst = Math.max(...gaps);
-  console.log(`# two widgets running: ${gaps.length} frames, longest frame gap ${worst.toFixed(1)} ms`);
+  console.log(`# two widgets running for ${ms.toFixed(0)} ms: ${gaps.length} frames, longest frame gap ${worst.toFixed(1)} ms`);
+  // Run on the main thread, the experiments would block it for the whole run: one gap of about `ms`.
   assert.ok(gaps.length > 10, `the page kept drawing frames (${gaps.length})`);
-  assert.ok(worst < 1000, `longest main-thread frame gap while both ran: ${worst.toFixed(1)} ms`);
+  assert.ok(worst < ms / 2, `longest frame gap ${worst.toFixed(1)} ms of a ${ms.toFixed(0)} ms run`);
 
   const [a, b] = await page.evaluate(() => ['#first', '#second'].map((s) => document.querySelector(s).result));
   assert.equal(a.config.scaling, 'standardize');
