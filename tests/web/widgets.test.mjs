@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RESULTS, ROOT, RUN_TIMEOUT_MS, assertClean, useBrowser } from './harness.mjs';
@@ -141,14 +141,14 @@ test('attributes: bursts coalesce; an invalid value shows the CLI message; hosti
   assert.equal(await shadowText(page, '#first', '.error'), null, 'shown once, under the control');
 
   // Hostile text in an attribute value: shown as text, never parsed.
-  await page.evaluate((h) => document.querySelector('#first').setAttribute('scaling', h), HOSTILE);
+  await page.evaluate((h) => { const w = document.querySelector('#first'); w.setAttribute('lr_scaled', '0.1'); w.setAttribute('scaling', h); }, HOSTILE);
   await page.waitForFunction(() => /^error: scaling/.test(document.querySelector('#first').status));
   assert.ok((await page.evaluate(() => document.querySelector('#first').status)).includes(HOSTILE), 'the message quotes the value as text');
   assert.equal(await countImages(page), 0, 'no element created from the attribute');
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
 
   await page.evaluate(() => { const w = document.querySelector('#first'); w.setAttribute('scaling', 'standardize'); w.setAttribute('lr_scaled', '0.1'); });
-  await waitWidget(page, '#first', 'ready');
+  await page.waitForFunction(() => document.querySelector('#first').status === 'ready');
   await assertClean(page, problems);
 });
 
@@ -324,4 +324,62 @@ test('dist/: the static site serves the widget and embed.html; the standalone fi
   assert.ok(Math.abs(scaled.iterations_to_tolerance - 39) <= 2, `scaled reached tolerance at ${scaled.iterations_to_tolerance}`);
   assert.ok(await page.evaluate(() => document.querySelectorAll('#experiment option').length) >= 2, 'the picker lists the experiments');
   assert.deepEqual(problems, []);
+});
+
+test('author page: its HTML and iframe snippets run on a host page; the gallery has every experiment', { timeout: 240_000 }, async () => {
+  const { page, problems } = await browser.open('/web/author.html');
+  await waitWidget(page, '#preview-widget', 'ready');
+  await page.fill('#param-lr_raw', '3e-4');
+  await page.check('#visible-scaling');
+  await page.waitForFunction(() => /lr_raw="3e-4"/.test(document.querySelector('[data-snippet=html] code').textContent));
+  const html = await page.textContent('[data-snippet=html] code');
+  assert.match(html, /^<script type="module" src="http:\/\/127\.0\.0\.1:\d+\/web\/looplab-widgets\.js"><\/script>\n<looplab-experiment experiment="standardization" lr_raw="3e-4" controls="lr_scaled scaling"><\/looplab-experiment>$/);
+  const iframe = (await page.textContent('[data-snippet=lms-iframe] code')).split('\n\n')[0];
+  for (const id of ['myst', 'quarto', 'mkdocs', 'reveal']) {
+    assert.ok((await page.textContent(`[data-snippet=${id}] code`)).includes('<looplab-experiment experiment="standardization" lr_raw="3e-4"'), id);
+  }
+  // The preview follows the editor.
+  await page.waitForFunction(() => document.querySelector('#preview-widget').getAttribute('lr_raw') === '3e-4');
+
+  // Gallery: one widget per experiment, each loads its experiment when scrolled into view.
+  const ids = await page.evaluate(() => document.querySelector('#preview-widget').experiments.map((x) => x.id));
+  assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('#gallery looplab-experiment')].map((w) => w.getAttribute('experiment'))), ids);
+  for (const id of ids) {
+    const sel = `#gallery looplab-experiment[experiment="${id}"]`;
+    await page.locator(sel).scrollIntoViewIfNeeded();
+    await waitWidget(page, sel, 'ready', 60_000);
+  }
+  await assertClean(page, problems);
+  await page.close();
+
+  // The snippets, pasted into host pages served under the same strict CSP.
+  const host = (body) => `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>snippet</title><link rel="icon" href="data:,"></head>\n<body>\n${body}\n</body></html>\n`;
+  writeFileSync(join(RESULTS, 'snippet-html.html'), host(html));
+  writeFileSync(join(RESULTS, 'snippet-iframe.html'), host(iframe));
+  const { page: p1, problems: pr1 } = await browser.open('/test-results/snippet-html.html');
+  await waitWidget(p1, 'looplab-experiment', 'ready');
+  await p1.evaluate(() => document.querySelector('looplab-experiment').run());
+  await waitWidget(p1, 'looplab-experiment', 'done', RUN_TIMEOUT_MS);
+  assert.equal(await p1.evaluate(() => document.querySelector('looplab-experiment').result.config.lr_raw), 3e-4);
+  await assertClean(p1, pr1);
+  const { page: p2, problems: pr2 } = await browser.open('/test-results/snippet-iframe.html');
+  await p2.waitForFunction(() => document.querySelector('iframe').contentDocument?.querySelector('looplab-experiment')?.status === 'ready', null, { timeout: 30_000 });
+  assert.equal(await p2.evaluate(() => document.querySelector('iframe').contentDocument.querySelector('looplab-experiment').getAttribute('lr_raw')), '3e-4');
+  await assertClean(p2, pr2);
+});
+
+test('author page in dist/: the preset standalone file keeps the lesson settings from file://', { timeout: 120_000 }, async () => {
+  const { page, problems } = await browser.open('/dist/web/author.html');
+  await waitWidget(page, '#preview-widget', 'ready');
+  await page.fill('#param-lr_scaled', '0.3');
+  await page.waitForFunction(() => /lr_scaled="0.3"/.test(document.querySelector('[data-snippet=html] code').textContent));
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click('#download-standalone')]);
+  const saved = join(RESULTS, d.suggestedFilename());
+  await d.saveAs(saved);
+  assert.equal(d.suggestedFilename(), 'looplab-standalone.html'.replace('standalone', 'standardization'));
+  await assertClean(page, problems);
+  await page.goto(pathToFileURL(saved).href);
+  await waitWidget(page, 'looplab-experiment', 'ready');
+  assert.equal(await page.evaluate(() => document.querySelector('looplab-experiment').shadowRoot.querySelector('#param-lr_scaled').value), '0.3');
+  assert.equal(await page.evaluate(() => document.querySelector('looplab-experiment').getAttribute('controls')), 'lr_scaled');
 });
