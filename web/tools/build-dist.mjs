@@ -141,6 +141,25 @@ function size(files) {
   return `${bytes.toLocaleString('en-US')} B (gzip -9: ${gz.toLocaleString('en-US')} B)`;
 }
 
+/**
+ * What a host page downloads for one widget: looplab-widgets.js and everything it references, followed
+ * through static and dynamic imports and `new URL('…', import.meta.url)` (worker, styles, module, wasm).
+ */
+function hostFiles(entry = 'web/looplab-widgets.js') {
+  const seen = new Set();
+  const REF_RE = /(?:\bfrom\s*|\bimport\(\s*|new URL\(\s*)['"]([^'"]+\.(?:m?js|css|wasm))['"]/g;
+  const walk = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    if (!/\.m?js$/.test(file)) return;
+    for (const [, spec] of readFileSync(join(OUT, file), 'utf8').matchAll(REF_RE)) {
+      walk(relative(OUT, resolve(dirname(join(OUT, file)), spec)));
+    }
+  };
+  walk(entry);
+  return [...seen];
+}
+
 function main() {
   for (const f of [WASM_MJS, WASM_BIN, ...VENDOR.map((v) => join(ROOT, v))]) {
     try { statSync(f); } catch { fail(`missing ${relative(ROOT, f)}: run \`make build\` (wasm) and \`npm ci\` first`); }
@@ -150,6 +169,11 @@ function main() {
   console.log(`dist: ${relative(process.cwd(), OUT) || '.'}/`);
   console.log(`  looplab-standalone.html  ${size(['looplab-standalone.html'])}`);
   console.log(`  build/wasm module        ${size(['build/wasm/looplab.mjs', 'build/wasm/looplab.wasm'])}`);
+  const files = hostFiles();
+  const code = files.filter((f) => !f.startsWith('build/'));
+  console.log(`  a host page with widgets downloads ${files.length} files: ${size(files)}`);
+  console.log(`    of which widget script + imports + styles + worker (${code.length} files): ${size(code)}`);
+  if (process.env.VERBOSE) for (const f of files) console.log(`    ${f.padEnd(40)} ${size([f])}`);
 }
 
 main();
