@@ -134,6 +134,7 @@ export class LooplabExperiment extends HTMLElement {
     ui.progress = el('progress');
     ui.progress.max = 1;
     ui.progress.value = 0;
+    ui.progress.setAttribute('aria-label', 'Run progress');
     ui.status = el('p', 'status', 'idle');
     ui.status.setAttribute('role', 'status');
     ui.status.setAttribute('aria-live', 'polite');
@@ -168,7 +169,21 @@ export class LooplabExperiment extends HTMLElement {
     ui.body.setAttribute('part', 'widget');
     this.root.replaceChildren(...styles, ui.body);
     this.ui = ui;
+    this.revealWhenStyled(styles);
     this.wire();
+  }
+
+  /** Keeps the widget hidden until its stylesheets load (no flash of unstyled controls, no jump in height). */
+  revealWhenStyled(styles) {
+    const links = styles.filter((n) => n.tagName === 'LINK');
+    if (!links.length) return;
+    this.ui.body.hidden = true;
+    let pending = links.length;
+    const done = () => { if (--pending === 0) this.ui.body.hidden = false; };
+    for (const link of links) {
+      link.addEventListener('load', done, { once: true });
+      link.addEventListener('error', done, { once: true });   // unstyled beats invisible
+    }
   }
 
   wire() {
