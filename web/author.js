@@ -57,8 +57,8 @@ export function snippets(attrs, base) {
     { id: 'html', title: 'Plain HTML', text: html, note: 'Any page: the script once per page, then one element per widget.' },
     { id: 'myst', title: 'Jupyter Book / MyST', text: `\`\`\`{raw} html\n${html}\n\`\`\``, note: 'In a MyST Markdown page (Jupyter Book, Sphinx with myst-parser).' },
     { id: 'quarto', title: 'Quarto', text: `\`\`\`{=html}\n${html}\n\`\`\``, note: 'A raw HTML block in a .qmd page (HTML output formats).' },
-    { id: 'mkdocs', title: 'MkDocs', text: `# mkdocs.yml\nextra_javascript:\n  - path: ${base}looplab-widgets.js\n    type: module\n\n<!-- in the Markdown page -->\n${element}`, note: 'Python-Markdown passes the element through as raw HTML; the script goes in mkdocs.yml (MkDocs 1.5+ for type: module).' },
-    { id: 'reveal', title: 'reveal.js', text: `<!-- once, e.g. before </body> -->\n${script}\n\n<section>\n  <h2>Why does scaling help?</h2>\n  ${element}\n</section>`, note: 'A slide with the widget; it starts its worker when the slide is shown.' },
+    { id: 'mkdocs', title: 'MkDocs', text: html, note: 'Paste into the Markdown page: Python-Markdown passes raw HTML through. With MkDocs 1.5+ the script may instead go in mkdocs.yml (extra_javascript: - path: …/looplab-widgets.js, type: module).' },
+    { id: 'reveal', title: 'reveal.js', text: `<!-- once, e.g. before </body> -->\n${script}\n\n<section>\n  <h2>Why does scaling help?</h2>\n  ${element}\n</section>`, note: 'A slide with the widget; it starts its worker when the slide comes into view. Add compact to fit a slide.' },
     { id: 'lms-iframe', title: 'LMS (iframe)', text: `${iframe}\n\n${resize}`, note: 'Moodle, Canvas and others that allow only iframes: paste the iframe in the HTML editor. Add &parent-origin=https://your-lms.example to the URL to send messages to your LMS only. The script is optional.' },
   ];
 }
