@@ -82,6 +82,7 @@ export class LooplabExperiment extends HTMLElement {
     this.client?.worker.terminate();
     this.client = null;
     this.loaded = null;
+    this.loadedId = null;          // reconnected: load again with the new worker
     this.state.describe = null;
   }
 

@@ -152,6 +152,23 @@ test('attributes: bursts coalesce; an invalid value shows the CLI message; hosti
   await assertClean(page, problems);
 });
 
+test('autorun: a widget below the fold starts its worker and runs only when scrolled into view', { timeout: 120_000 }, async () => {
+  const { page, problems } = await browser.open('/tests/web/fixtures/autorun.html');
+  await page.waitForTimeout(1500);
+  assert.equal(await page.evaluate(() => document.querySelector('#later').status), 'idle', 'no worker before it is near the viewport');
+  await page.locator('#later').scrollIntoViewIfNeeded();
+  await waitWidget(page, '#later', 'done', RUN_TIMEOUT_MS);
+  assert.ok(await page.evaluate(() => document.querySelector('#later').result.runs.length) >= 2);
+
+  // Moved in the page (disconnected, connected again): a new worker, the same experiment.
+  await page.evaluate(() => { const w = document.querySelector('#later'); document.body.prepend(w); w.scrollIntoView(); });
+  await waitWidget(page, '#later', 'ready');
+  // An unknown experiment names the known ones.
+  await page.evaluate(() => document.querySelector('#later').setAttribute('experiment', 'nope'));
+  await page.waitForFunction(() => /^error: experiment: unknown experiment "nope"; one of .*standardization/.test(document.querySelector('#later').status));
+  await assertClean(page, problems);
+});
+
 test('iframe: embed.html with postMessage run, result and resize; wrong shapes ignored', { timeout: 180_000 }, async () => {
   const { page: probe } = await browser.open('/tests/web/fixtures/two-widgets.html');
   const origin = new URL(probe.url()).origin;
