@@ -323,6 +323,30 @@ test('360 px wide: no horizontal scrolling, controls usable; screenshot', { time
   await assertClean(page, problems);
 });
 
+test('prefers-color-scheme and prefers-reduced-motion: theme auto follows the reader; no live redraws', { timeout: 120_000 }, async () => {
+  const { page, problems } = await browser.open('/tests/web/fixtures/blank.html');
+  await page.emulateMedia({ colorScheme: 'dark', reducedMotion: 'reduce' });
+  await page.goto(new URL(HOST, page.url()).href);
+  await waitWidget(page, '#first', 'ready');
+  const ground = () => page.evaluate(() => getComputedStyle(document.querySelector('#first').shadowRoot.querySelector('.widget')).backgroundColor);
+  assert.equal(await ground(), 'rgb(21, 27, 36)', 'no theme attribute + a dark-scheme reader: dark');
+  await page.evaluate(() => document.querySelector('#first').setAttribute('theme', 'light'));
+  assert.equal(await ground(), 'rgb(255, 255, 255)', 'theme="light" wins');
+
+  // Reduced motion: the plot is drawn once, from the result, not redrawn on every progress message.
+  const counts = await page.evaluate(async () => {
+    const w = document.querySelector('#first');
+    const seen = [];
+    w.addEventListener('looplab-progress', () => seen.push(w.plots[0].plot.pointCount()));
+    w.run();
+    await new Promise((r) => w.addEventListener('looplab-result', r, { once: true }));
+    return { during: seen, after: w.plots[0].plot.pointCount() };
+  });
+  assert.ok(counts.during.length > 1 && counts.during.every((n) => n === 0), `points while running: ${counts.during.slice(0, 5)}`);
+  assert.ok(counts.after > 0, 'drawn at the end');
+  await assertClean(page, problems);
+});
+
 test('dist/: the static site serves the widget and embed.html; the standalone file runs from file://', { timeout: 180_000 }, async () => {
   assert.ok(existsSync(STANDALONE), 'dist/looplab-standalone.html exists (run `make dist`)');
   const { page: site, problems: siteProblems } = await browser.open('/dist/web/embed.html?experiment=standardization&controls=all');
