@@ -364,6 +364,10 @@ test('dist/: the static site serves the widget and embed.html; the standalone fi
   const scaled = result.runs.find((r) => r.variant === 'scaled');
   assert.ok(Math.abs(scaled.iterations_to_tolerance - 39) <= 2, `scaled reached tolerance at ${scaled.iterations_to_tolerance}`);
   assert.ok(await page.evaluate(() => document.querySelectorAll('#experiment option').length) >= 2, 'the picker lists the experiments');
+  const [png] = await Promise.all([page.waitForEvent('download'),
+    page.locator('looplab-experiment').getByRole('button', { name: 'Download chart' }).first().click()]);
+  assert.deepEqual([...readFileSync(await png.path()).subarray(1, 4)], [0x50, 0x4e, 0x47], 'a PNG from file:// too');
+  assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], 'its own meta CSP is not violated');
   assert.deepEqual(problems, []);
 });
 
