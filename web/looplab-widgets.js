@@ -39,6 +39,7 @@ export function configure(options) {
 }
 
 const WIDGET_ATTRS = new Set(['experiment', 'controls', 'autorun', 'compact', 'theme']);
+const STYLE_ATTRS = new Set(['compact', 'theme', 'autorun']);   // change how the widget looks or starts, not what runs
 // Attributes any element may carry; they are not experiment parameters and are never reported.
 const GLOBAL_ATTRS = new Set(['id', 'class', 'style', 'title', 'lang', 'dir', 'hidden', 'tabindex', 'slot', 'part',
   'role', 'is', 'nonce', 'inert', 'translate', 'draggable', 'spellcheck', 'autofocus', 'contenteditable']);
@@ -83,6 +84,7 @@ export class LooplabExperiment extends HTMLElement {
     this.client = null;
     this.loaded = null;
     this.loadedId = null;          // reconnected: load again with the new worker
+    this.appliedSignature = null;
     this.state.describe = null;
   }
 
@@ -211,6 +213,9 @@ export class LooplabExperiment extends HTMLElement {
     this.ui.explain.open = !this.hasAttribute('compact');
     const id = this.getAttribute('experiment') || 'standardization';
     const wanted = this.paramSignature();
+    // Only a change of what runs (experiment, parameters, controls) reconfigures; theme and compact are styling.
+    if (this.loadedId === id && wanted === this.appliedSignature) return this.loaded;
+    this.appliedSignature = wanted;
     if (this.state.active) this.stop();
     if (this.loadedId !== id) {
       this.loadedId = id;
@@ -222,7 +227,7 @@ export class LooplabExperiment extends HTMLElement {
   }
 
   paramSignature() {
-    return [...this.attributes].map((a) => `${a.name}=${a.value}`).join('\n');
+    return [...this.attributes].filter((a) => !STYLE_ATTRS.has(a.name)).map((a) => `${a.name}=${a.value}`).join('\n');
   }
 
   async load(id) {

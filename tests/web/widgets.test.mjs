@@ -332,16 +332,20 @@ test('prefers-color-scheme and prefers-reduced-motion: theme auto follows the re
   assert.equal(await ground(), 'rgb(21, 27, 36)', 'no theme attribute + a dark-scheme reader: dark');
   await page.evaluate(() => document.querySelector('#first').setAttribute('theme', 'light'));
   assert.equal(await ground(), 'rgb(255, 255, 255)', 'theme="light" wins');
+  await page.waitForTimeout(100);       // the coalesced update for theme has landed
+  const updates = await page.evaluate(() => document.querySelector('#first').updateCount);
 
   // Reduced motion: the plot is drawn once, from the result, not redrawn on every progress message.
   const counts = await page.evaluate(async () => {
     const w = document.querySelector('#first');
     const seen = [];
     w.addEventListener('looplab-progress', () => seen.push(w.plots[0].plot.pointCount()));
-    w.run();
-    await new Promise((r) => w.addEventListener('looplab-result', r, { once: true }));
-    return { during: seen, after: w.plots[0].plot.pointCount() };
+    setTimeout(() => w.setAttribute('compact', ''), 50);   // styling while it runs: the run goes on
+    await w.run();
+    return { during: seen, after: w.plots[0].plot.pointCount(), status: w.status };
   });
+  assert.equal(counts.status, 'done');
+  assert.equal(await page.evaluate(() => document.querySelector('#first').updateCount), updates + 1, 'compact during the run: one styling update, the run not stopped');
   assert.ok(counts.during.length > 1 && counts.during.every((n) => n === 0), `points while running: ${counts.during.slice(0, 5)}`);
   assert.ok(counts.after > 0, 'drawn at the end');
   await assertClean(page, problems);
