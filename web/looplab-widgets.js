@@ -79,7 +79,12 @@ export class LooplabExperiment extends HTMLElement {
     this.observer.disconnect();
     this.visibility?.disconnect();
     this.visibility = null;
-    this.state.active?.cancel();
+    if (this.state.active) {
+      // The worker is terminated below, so this run never settles: forget it and release the buttons.
+      this.state.active = null;
+      this.setRunning(false);
+      this.setStatus('stopped');
+    }
     this.client?.worker.terminate();
     this.client = null;
     this.loaded = null;
@@ -208,6 +213,7 @@ export class LooplabExperiment extends HTMLElement {
 
   /** Applies every attribute: loads the experiment if it changed, then the parameter values. */
   update() {
+    if (!this.client) return Promise.resolve();   // disconnected meanwhile; connecting again updates
     this.state.updates++;
     this.ui.body.classList.toggle('compact', this.hasAttribute('compact'));
     this.ui.explain.open = !this.hasAttribute('compact');

@@ -160,9 +160,13 @@ test('autorun: a widget below the fold starts its worker and runs only when scro
   await waitWidget(page, '#later', 'done', RUN_TIMEOUT_MS);
   assert.ok(await page.evaluate(() => document.querySelector('#later').result.runs.length) >= 2);
 
-  // Moved in the page (disconnected, connected again): a new worker, the same experiment.
+  // Moved in the page while running (disconnected, connected again): a new worker, and it runs again.
+  await page.evaluate(() => { const w = document.querySelector('#later'); w.run(); });
+  await page.waitForFunction(() => document.querySelector('#later').status === 'running');
   await page.evaluate(() => { const w = document.querySelector('#later'); document.body.prepend(w); w.scrollIntoView(); });
-  await waitWidget(page, '#later', 'ready');
+  await page.waitForFunction(() => document.querySelector('#later').status === 'ready');
+  await page.evaluate(() => document.querySelector('#later').run());
+  await waitWidget(page, '#later', 'done', RUN_TIMEOUT_MS);
   // An unknown experiment names the known ones.
   await page.evaluate(() => document.querySelector('#later').setAttribute('experiment', 'nope'));
   await page.waitForFunction(() => /^error: experiment: unknown experiment "nope"; one of .*standardization/.test(document.querySelector('#later').status));
