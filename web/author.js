@@ -51,7 +51,7 @@ export function snippets(attrs, base) {
   const query = new URLSearchParams(attrs).toString();
   const embedUrl = `${base}embed.html?${query}`;
   const origin = new URL(base).origin;
-  const iframe = `<iframe src="${escapeHtml(embedUrl)}"\n        title="looplab: ${escapeHtml(attrs.experiment)}" width="100%" height="900" loading="lazy"\n        data-looplab></iframe>`;
+  const iframe = `<iframe src="${escapeHtml(embedUrl)}"\n        title="looplab: ${escapeHtml(attrs.experiment)}" width="100%" height="900" loading="lazy"\n        allow="clipboard-write" data-looplab></iframe>`;
   const resize = `<script>\n  // Optional: size the iframe to the widget (it posts {type: 'looplab:resize', height}).\n  addEventListener('message', (e) => {\n    if (e.origin !== '${origin}' || e.data?.type !== 'looplab:resize') return;\n    document.querySelector('iframe[data-looplab]').height = e.data.height;\n  });\n</script>`;
   return [
     { id: 'html', title: 'Plain HTML', text: html, note: 'Any page: the script once per page, then one element per widget.' },
