@@ -5,7 +5,9 @@
 #   make test     build + ctest native, asan (sanitizers) and wasm + npm test (last: TAP summary)
 #   make serve    build + serve the repo root at http://127.0.0.1:$(PORT)/web/
 #   make bench    build + run the benchmark natively and as wasm under node
-#   make clean    remove build/ and test-results/ (node_modules stays; `make distclean` removes it)
+#   make dist     build-wasm + dist/: the static site (page, widgets, embed, authoring page) and
+#                 dist/looplab-standalone.html (one file, works from file://)
+#   make clean    remove build/, test-results/ and dist/ (node_modules stays; `make distclean` removes it)
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := build
@@ -19,7 +21,7 @@ PRESETS := native wasm asan
 CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 
 .PRECIOUS: build/%/.configured
-.PHONY: deps apt-deps build test serve bench clean distclean $(addprefix build-,$(PRESETS))
+.PHONY: deps apt-deps build test serve bench dist clean distclean $(addprefix build-,$(PRESETS))
 
 deps: apt-deps node_modules/.package-lock.json
 
@@ -61,7 +63,7 @@ $(addprefix build-,$(PRESETS)): build-%: build/%/.configured | deps
 # is for `make test` only.
 build: build-native build-wasm
 
-test: build build-asan
+test: build build-asan dist
 	ctest --preset native
 	ctest --preset asan
 	ctest --preset wasm
@@ -77,8 +79,12 @@ bench: build
 	build/native/looplab_bench 3
 	node --no-experimental-fetch build/wasm/looplab_bench.js 3
 
+# Static files only (no server code): deploy dist/ to any static host; the browser tests cover it.
+dist: build-wasm
+	node web/tools/build-dist.mjs dist
+
 clean:
-	rm -rf build test-results
+	rm -rf build test-results dist
 
 distclean: clean
 	rm -rf node_modules

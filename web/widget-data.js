@@ -1,0 +1,111 @@
+// What a widget offers for each chart besides the picture: a "show data" table (for screen readers and
+// for copying numbers) and a PNG of the chart. Both read the plot object's own data, so they show
+// exactly what is drawn. Text only; nothing is parsed as HTML.
+//
+//   details.append(dataTable(plot, spec, result));      // <table> with a caption
+//   const { name, blob } = await chartImage(plot, spec);  // PNG
+import { el, formatValue, humanize } from './format.js';
+
+const MAX_ROWS = 500;   // a longer table helps nobody; the CSV export has every point
+
+/** Columns of a chart: line plots (x, one column per series), bar plots (category, value). */
+function columnsOf(plot, spec, result) {
+  if (typeof plot.bars === 'function') {
+    const bars = plot.bars();
+    return { head: [humanize(spec.category || 'category'), spec.y_label || humanize(spec.value || 'value')],
+      rows: bars.map((b) => [b.label, b.value]) };
+  }
+  if (typeof plot.build === 'function') {
+    const [xs, ...ys] = plot.build();
+    return { head: [spec.x_label || spec.x, ...plot.names.map((n) => `${n}: ${spec.y_label || spec.y}`)],
+      rows: xs.map((x, i) => [x, ...ys.map((col) => col[i])]) };
+  }
+  // Other chart kinds: the records the chart is drawn from, when the spec names them.
+  const records = Array.isArray(result?.[spec.source]) ? result[spec.source] : [];
+  const keys = records.length ? Object.keys(records[0]) : [];
+  return { head: keys.map(humanize), rows: records.map((r) => keys.map((k) => r[k])) };
+}
+
+export function dataTable(plot, spec, result) {
+  const { head, rows } = columnsOf(plot, spec, result);
+  const table = el('table', 'data-table');
+  const shown = rows.slice(0, MAX_ROWS);
+  const more = rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${rows.length} rows; the CSV export has all)` : '';
+  table.append(el('caption', null, rows.length ? `${spec.title}${more}` : `${spec.title}: no data yet, press Run`));
+  const tr = el('tr');
+  for (const h of head) { const th = el('th', null, h); th.scope = 'col'; tr.append(th); }
+  const body = el('tbody');
+  for (const r of shown) {
+    const row = el('tr');
+    r.forEach((v, i) => row.append(el(i === 0 ? 'th' : 'td', typeof v === 'number' ? 'num' : null, formatValue(v))));
+    body.append(row);
+  }
+  table.append(el('thead', null, null, tr), body);
+  return table;
+}
+
+const SCALE = 2;   // PNGs at twice the CSS size read well on slides
+
+/** Title + the chart on a white canvas. Line plots copy uPlot's canvas; SVG charts are painted from their shapes. */
+export async function chartImage(plot, spec) {
+  const figure = plot.root;
+  const source = figure.querySelector('canvas');
+  const svg = figure.querySelector('svg');
+  if (!source && !svg) throw new Error('nothing drawn yet: press Run first');
+  const w = source ? source.width : svg.width.baseVal.value * SCALE;
+  const h = source ? source.height : svg.height.baseVal.value * SCALE;
+  const titleH = 28 * SCALE;
+  const canvas = document.createElement('canvas');
+  canvas.width = w;
+  canvas.height = h + titleH;
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.fillStyle = '#1d2330';
+  ctx.font = `600 ${14 * SCALE}px system-ui, sans-serif`;
+  ctx.textBaseline = 'middle';
+  ctx.fillText(spec.title, 8 * SCALE, titleH / 2);
+  ctx.translate(0, titleH);
+  if (source) ctx.drawImage(source, 0, 0);
+  else paintSvg(ctx, svg);
+  const blob = await new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('could not encode the PNG'))), 'image/png'));
+  return { name: `${spec.id}.png`, blob };
+}
+
+/**
+ * Paints the rect/line/text shapes of a chart SVG (bars.js draws only these) onto a canvas. Drawing the
+ * SVG as an <img> would need a blob: or data: image, which a host's strict CSP (img-src 'self') blocks.
+ */
+function paintSvg(ctx, svg) {
+  ctx.scale(SCALE, SCALE);
+  for (const node of svg.querySelectorAll('rect, line, text')) {
+    const style = getComputedStyle(node);
+    if (style.display === 'none') continue;
+    const num = (name) => Number(node.getAttribute(name)) || 0;
+    if (node.tagName === 'rect') {
+      ctx.fillStyle = node.getAttribute('fill') || style.fill;
+      ctx.fillRect(num('x'), num('y'), num('width'), num('height'));
+    } else if (node.tagName === 'line') {
+      ctx.strokeStyle = style.stroke === 'none' ? '#c9ced8' : style.stroke;
+      ctx.lineWidth = parseFloat(style.strokeWidth) || 1;
+      ctx.beginPath();
+      ctx.moveTo(num('x1'), num('y1'));
+      ctx.lineTo(num('x2'), num('y2'));
+      ctx.stroke();
+    } else {
+      paintText(ctx, node, style, num);
+    }
+  }
+}
+
+function paintText(ctx, node, style, num) {
+  ctx.save();
+  ctx.fillStyle = style.fill && style.fill !== 'none' ? style.fill : '#1d2330';
+  ctx.font = `${style.fontWeight} ${style.fontSize} system-ui, sans-serif`;
+  const anchor = node.getAttribute('text-anchor');
+  ctx.textAlign = anchor === 'end' ? 'right' : anchor === 'middle' ? 'center' : 'left';
+  ctx.textBaseline = node.getAttribute('dominant-baseline') === 'middle' ? 'middle' : 'alphabetic';
+  if (/rotate\(-90\)/.test(node.getAttribute('transform') || '')) ctx.rotate(-Math.PI / 2);
+  ctx.fillText(node.textContent, num('x'), num('y'));
+  ctx.restore();
+}
