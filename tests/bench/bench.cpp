@@ -13,6 +13,7 @@
 #include <string>
 
 #include "looplab/graph_trainer.hpp"
+#include "looplab/optim.hpp"
 #include "looplab/linear.hpp"
 #include "looplab/mlp_reference.hpp"
 #include "looplab/results.hpp"
@@ -35,6 +36,25 @@ double w1_ms(Mode mode) {
   return w.elapsed_ms();
 }
 
+// W1 traced with fusion on or off: what make_linear_trainer(Mode::Traced) does, with the option.
+double w1_traced_ms(bool fuse) {
+  const LinearData d = seed004_data();
+  LinearRegression model(1);
+  Sgd sgd(0.0);
+  CompileOptions options;
+  options.fuse = fuse;
+  GraphTrainer t(Mode::Traced, model, sgd, d.x.shape(), d.y.shape(), 1, true, Loss::Mse, options);
+  const float* xs[] = {d.x.data()};
+  const float* ys[] = {d.y.data()};
+  float loss = 0.0f;
+  const Stopwatch w;
+  for (int i = 0; i < 100000; ++i) {
+    sgd.set_learning_rate(1e-4f);
+    t.run(xs, ys, &loss);
+  }
+  return w.elapsed_ms();
+}
+
 struct MlpData {
   Tensor x{{100000, 1}}, y{{100000, 1}};
   MlpData() {
@@ -45,7 +65,7 @@ struct MlpData {
 };
 
 // W2 steps over the first 100 batches; unroll k for traced programs, 0 = reference loop.
-double w2_ms(const MlpData& d, Mode mode, int unroll) {
+double w2_ms(const MlpData& d, Mode mode, int unroll, bool fuse = true) {
   Rng init(2);
   Mlp mlp(1, {20}, 1, Activation::Tanh, init);
   const int steps = 10000;
@@ -56,7 +76,9 @@ double w2_ms(const MlpData& d, Mode mode, int unroll) {
     return w.elapsed_ms();
   }
   Adam adam(1e-3, mlp.parameters());
-  GraphTrainer t(mode, mlp, adam, {100, 1}, {100, 1}, unroll);
+  CompileOptions options;
+  options.fuse = fuse;
+  GraphTrainer t(mode, mlp, adam, {100, 1}, {100, 1}, unroll, true, Loss::Mse, options);
   std::vector<const float*> xs(static_cast<std::size_t>(unroll)), ys(xs.size());
   std::vector<float> losses(xs.size());
   const Stopwatch w;
@@ -92,21 +114,23 @@ int main(int argc, char** argv) {
 
   const double w1_ref = best_of(repeats, [] { return w1_ms(Mode::Reference); });
   const double w1_traced = best_of(repeats, [] { return w1_ms(Mode::Traced); });
+  const double w1_unfused = best_of(repeats, [] { return w1_traced_ms(false); });
   const double w1_eager = best_of(repeats, [] { return w1_ms(Mode::Eager); });
   const MlpData d;
   const double w2_ref = best_of(repeats, [&] { return w2_ms(d, Mode::Reference, 1); });
   const double w2_traced = best_of(repeats, [&] { return w2_ms(d, Mode::Traced, 1); });
+  const double w2_unfused = best_of(repeats, [&] { return w2_ms(d, Mode::Traced, 1, false); });
   const double w2_unrolled = best_of(repeats, [&] { return w2_ms(d, Mode::Traced, 5); });
   const double w2_eager = best_of(repeats, [&] { return w2_ms(d, Mode::Eager, 1); });
   const double compile_w2 = best_of(repeats, [] { return setup_ms(1); });
   const double compile_all = best_of(1, [] { return setup_ms(1000); });
 
-  std::printf("| workload | reference | traced | unrolled(5) | eager | traced / reference |\n");
-  std::printf("|---|---|---|---|---|---|\n");
-  std::printf("| W1 LR, 1e5 iterations | %.1f ms | %.1f ms | – | %.1f ms | %.2fx |\n", w1_ref, w1_traced, w1_eager,
-              w1_traced / w1_ref);
-  std::printf("| W2 MLP, 10,000 steps | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.2fx |\n", w2_ref, w2_traced, w2_unrolled,
-              w2_eager, w2_traced / w2_ref);
+  std::printf("| workload | reference | traced | traced, no fusion | unrolled(5) | eager | traced / reference | no fusion / reference |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  std::printf("| W1 LR, 1e5 iterations | %.1f ms | %.1f ms | %.1f ms | – | %.1f ms | %.2fx | %.2fx |\n", w1_ref, w1_traced,
+              w1_unfused, w1_eager, w1_traced / w1_ref, w1_unfused / w1_ref);
+  std::printf("| W2 MLP, 10,000 steps | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.2fx | %.2fx |\n", w2_ref, w2_traced,
+              w2_unfused, w2_unrolled, w2_eager, w2_traced / w2_ref, w2_unfused / w2_ref);
   std::printf("\n| one-time cost | measured | target |\n|---|---|---|\n");
   std::printf("| trace + compile, W2 step | %.3f ms | < 1 ms |\n", compile_w2);
   std::printf("| trace + compile, unroll all 1000 batches (N = 100,000) | %.1f ms | < 1000 ms |\n", compile_all);
