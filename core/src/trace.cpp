@@ -8,6 +8,9 @@
 #include "looplab/results.hpp"
 
 namespace looplab {
+namespace {
+constexpr std::size_t kTile = 512;  // floats per tile of a fused loop: a scratch tile is 2 KB and stays in L1
+}  // namespace
 
 void Tracer::on_leaf(Value v, const float* data, Tensor* writable, Tensor* owned) {
   leaf_ptr_.resize(static_cast<std::size_t>(v.id) + 1, nullptr);
@@ -58,6 +61,7 @@ struct Lowering {
   std::vector<BufferRequest> requests;
   std::vector<int> request_of;  // op index -> index into requests, or -1 (no buffer)
   std::vector<const float*> constant_copy;
+  std::vector<std::vector<int>> readers;  // op index -> the op nodes that read its data (once per input slot)
 
   Lowering(const Tracer& tracer, Program& program) : t(tracer), p(program) {}
 
@@ -84,6 +88,13 @@ struct Lowering {
     }
     for (Value r : roots)
       if (op_of[static_cast<std::size_t>(r.id)] >= 0) g[static_cast<std::size_t>(op_of[static_cast<std::size_t>(r.id)])].root = true;
+    readers.assign(g.size(), {});
+    for (std::size_t k = 0; k < g.size(); ++k) {
+      const LoopRole role = loop_role(g[k]);
+      for (int i = 0; i < kMaxArity; ++i)
+        if (g[k].in[static_cast<std::size_t>(i)] >= 0 && role.operand[static_cast<std::size_t>(i)] != LoopOperand::ShapeOnly)
+          readers[static_cast<std::size_t>(g[k].in[static_cast<std::size_t>(i)])].push_back(static_cast<int>(k));
+    }
     return g;
   }
 
@@ -188,35 +199,94 @@ struct Lowering {
     return ins;
   }
 
+  // Peepholes inside a loop (intermediates without buffers, so every reader is in the loop):
+  // a Square read only by a Mean/Sum/SumRows sink is folded into it (the sink sums squares);
+  bool square_into_sink(int k) const {
+    const auto& r = readers[static_cast<std::size_t>(k)];
+    if (plan_node_[static_cast<std::size_t>(k)].op != OpKind::Square || plan.materialized[static_cast<std::size_t>(k)] || r.size() != 1)
+      return false;
+    const FusionNode& sink = plan_node_[static_cast<std::size_t>(r[0])];
+    return loop_role(sink).sink && sink.op != OpKind::MatMul;
+  }
+  // a MeanGrad read only by Muls is d / N once per run, and the Muls become MulScalar by it.
+  // (c·x and x·c round alike: the results do not change.)
+  bool mean_grad_once(int k) const {
+    const auto& r = readers[static_cast<std::size_t>(k)];
+    if (plan_node_[static_cast<std::size_t>(k)].op != OpKind::MeanGrad || plan.materialized[static_cast<std::size_t>(k)] || r.empty())
+      return false;
+    for (int m : r) {
+      const FusionNode& mul = plan_node_[static_cast<std::size_t>(m)];
+      if (mul.op != OpKind::Mul || is_mean_grad(mul.in[0]) == is_mean_grad(mul.in[1])) return false;
+    }
+    return true;
+  }
+  bool is_mean_grad(int k) const { return k >= 0 && plan_node_[static_cast<std::size_t>(k)].op == OpKind::MeanGrad; }
+  // A Mul turned MulScalar has the MeanGrad as its second operand: were the node's inputs swapped?
+  bool swapped(const Program::LoopStep& st) const {
+    const FusionNode& n = plan_node_[static_cast<std::size_t>(st.node)];
+    return n.op == OpKind::Mul && st.op == OpKind::MulScalar && is_mean_grad(n.in[0]);
+  }
+
   Program::Loop loop(const FusionGroup& G, int& tiles) {
     Program::Loop L;
     std::vector<int> value_of_node(op_nodes.size(), -1);  // member op index -> value index
+    std::vector<int> squared(op_nodes.size(), -1);        // folded Square -> value index of its input
+    std::vector<std::array<int, 2>> constant_values;      // (value index, index into L.constants)
     auto value_for_input = [&](Value v, LoopOperand how) {
       const int k = op_of[static_cast<std::size_t>(v.id)];
       if (k >= 0 && value_of_node[static_cast<std::size_t>(k)] >= 0) return value_of_node[static_cast<std::size_t>(k)];
       L.values.push_back({how == LoopOperand::ShapeOnly ? nullptr : data_of(v), -1, how == LoopOperand::Vector});
       return static_cast<int>(L.values.size()) - 1;
     };
+    auto is_constant = [&](int value) {
+      for (const auto& c : constant_values)
+        if (c[0] == value) return true;
+      return false;
+    };
     for (int k : G.members) {
       const Node& n = t.node(Value{op_nodes[static_cast<std::size_t>(k)]});
       const LoopRole role = loop_role(plan_node_[static_cast<std::size_t>(k)]);
+      if (square_into_sink(k)) {  // (its sink notes the input's uses: see loop_input_uses)
+        squared[static_cast<std::size_t>(k)] = value_for_input(n.in[0], LoopOperand::Vector);
+        continue;
+      }
       Program::LoopStep st{p.defs_[static_cast<std::size_t>(k)], n.op, &p.attrs_[static_cast<std::size_t>(k)], {-1, -1}, role.operand, -1, -1, k};
-      for (int i = 0; i < p.defs_[static_cast<std::size_t>(k)]->arity; ++i)
-        st.in[static_cast<std::size_t>(i)] = value_for_input(n.in[i], role.operand[static_cast<std::size_t>(i)]);
+      bool square = false;
+      for (int i = 0; i < p.defs_[static_cast<std::size_t>(k)]->arity; ++i) {
+        const int producer = op_of[static_cast<std::size_t>(n.in[i].id)];
+        const bool folded = producer >= 0 && squared[static_cast<std::size_t>(producer)] >= 0;
+        square = square || folded;
+        st.in[static_cast<std::size_t>(i)] = folded ? squared[static_cast<std::size_t>(producer)]
+                                                    : value_for_input(n.in[i], role.operand[static_cast<std::size_t>(i)]);
+      }
+      if (n.op == OpKind::Mul && (is_constant(st.in[0]) || is_constant(st.in[1]))) {
+        if (is_constant(st.in[0])) std::swap(st.in[0], st.in[1]);
+        st.def = &op_def(OpKind::MulScalar);
+        st.op = OpKind::MulScalar;
+        st.how = {LoopOperand::Vector, LoopOperand::Scalar};
+      }
       float* buffer = data_of(Value{op_nodes[static_cast<std::size_t>(k)]});
       if (role.sink) {
         st.sink = static_cast<int>(L.sinks.size());
         Program::Sink s;
         s.op = n.op;
         s.node = k;
+        s.square = square;
         s.out = buffer;
         L.sinks.push_back(s);
+      } else if (mean_grad_once(k)) {
+        st.once = true;
+        L.values.push_back({nullptr, -1, false});
+        st.out = value_of_node[static_cast<std::size_t>(k)] = static_cast<int>(L.values.size()) - 1;
+        constant_values.push_back({st.out, static_cast<int>(L.constants.size())});
+        L.constants.push_back(0.0f);
       } else {
         L.values.push_back({buffer, buffer ? -1 : tiles++, true});
         st.out = value_of_node[static_cast<std::size_t>(k)] = static_cast<int>(L.values.size()) - 1;
       }
       L.steps.push_back(st);
     }
+    for (const auto& c : constant_values) L.values[static_cast<std::size_t>(c[0])].data = &L.constants[static_cast<std::size_t>(c[1])];
     L.at.assign(L.values.size(), nullptr);
     return L;
   }
@@ -238,7 +308,7 @@ struct Lowering {
       ins.nodes = G.members;
       p.code_.push_back(ins);
     }
-    p.scratch_.assign(static_cast<std::size_t>(max_tiles) * Program::kTile + Program::kTile, 0.0f);
+    p.scratch_.assign(static_cast<std::size_t>(max_tiles) * kTile + kTile, 0.0f);
     for (Program::Instruction& ins : p.code_) p.refresh_shapes(ins);
     record_input_uses();
   }
@@ -263,9 +333,12 @@ struct Lowering {
   void loop_input_uses(Program::Loop& L, Note& note) {
     for (const Program::LoopStep& st : L.steps) {
       const Node& n = t.node(Value{op_nodes[static_cast<std::size_t>(st.node)]});
-      for (int i = 0; i < st.def->arity; ++i)
-        if (st.how[static_cast<std::size_t>(i)] != LoopOperand::ShapeOnly)
-          note(n.in[i], &L.values[static_cast<std::size_t>(st.in[static_cast<std::size_t>(i)])].data);
+      const bool square = st.sink >= 0 && L.sinks[static_cast<std::size_t>(st.sink)].square;
+      for (int i = 0; i < st.def->arity; ++i) {
+        if (st.how[static_cast<std::size_t>(i)] == LoopOperand::ShapeOnly) continue;
+        const Value v = n.in[swapped(st) ? 1 - i : i];
+        note(square ? t.node(v).in[0] : v, &L.values[static_cast<std::size_t>(st.in[static_cast<std::size_t>(i)])].data);
+      }
     }
   }
   std::vector<FusionNode> plan_node_;
@@ -340,6 +413,10 @@ void Program::run_loop(Loop& L) {
     std::fill(std::begin(s.lane), std::end(s.lane), 0.0);
     s.tail = 0.0;
   }
+  for (const LoopStep& st : L.steps)  // d / N, as mean_grad_forward computes it
+    if (st.once)
+      *const_cast<float*>(L.values[static_cast<std::size_t>(st.out)].data) =
+          L.values[static_cast<std::size_t>(st.in[0])].data[0] / static_cast<float>(L.n);
   for (std::size_t base = 0; base < L.n; base += kTile) {
     const std::size_t m = std::min(kTile, L.n - base);
     for (std::size_t v = 0; v < L.values.size(); ++v) {
@@ -349,12 +426,15 @@ void Program::run_loop(Loop& L) {
     }
     const Shape tile{static_cast<int>(m), 1};
     for (const LoopStep& st : L.steps) {
+      if (st.once) continue;
       const float* a = L.at[static_cast<std::size_t>(st.in[0])];
       if (st.sink >= 0) {
         Sink& s = L.sinks[static_cast<std::size_t>(st.sink)];
         if (st.op == OpKind::MatMul) {
           const float* b = L.at[static_cast<std::size_t>(st.in[1])];
           accumulate(s.lane, s.tail, base, m, L.n, [&](std::size_t j) { return static_cast<double>(a[j]) * b[j]; });
+        } else if (s.square) {  // the float square of square_forward, then summed
+          accumulate(s.lane, s.tail, base, m, L.n, [&](std::size_t j) { return static_cast<double>(a[j] * a[j]); });
         } else {
           accumulate(s.lane, s.tail, base, m, L.n, [&](std::size_t j) { return static_cast<double>(a[j]); });
         }

@@ -315,6 +315,24 @@ TEST(FusedPrograms, LinearRegressionIsOneLoopAndMatchesUnfused) {
   EXPECT_LT(fa["arena_bytes"].get<long long>(), fb["arena_bytes"].get<long long>());
 }
 
+TEST(FusedPrograms, InputsReadByFoldedOpsAreStillRebound) {
+  // mean(x²) sums squares inside the sink, and MeanGrad · x becomes MulScalar: x is read by both.
+  Tensor a({9, 1}, 2.0f), b({9, 1}, 3.0f);
+  Tracer t;
+  const Value x = t.input(a, "x");
+  const Value m = t.mean(t.square(x));
+  const Value g = t.mul(t.apply(OpKind::MeanGrad, {t.constant(Tensor({1, 1}, 9.0f)), x}), x);
+  Program p = compile(t, {m, g}, {});
+  EXPECT_EQ(p.stats().nodes_after_fusion, 1);
+  p.run();
+  EXPECT_FLOAT_EQ(p.output(0), 4.0f);
+  EXPECT_FLOAT_EQ(p.output_data(1)[8], 2.0f);
+  p.bind_input(x, b.data());
+  p.run();
+  EXPECT_FLOAT_EQ(p.output(0), 9.0f);
+  EXPECT_FLOAT_EQ(p.output_data(1)[8], 3.0f);
+}
+
 TEST(FusedPrograms, MemoryPlanHasNoOverlappingLiveBuffers) {
   for (int unroll : {1, 4}) {
     Rng init(5);

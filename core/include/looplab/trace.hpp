@@ -119,12 +119,14 @@ class Program {
     std::array<int, kMaxArity> in{-1, -1};  // value indices
     std::array<LoopOperand, kMaxArity> how{};
     int out = -1;   // value index, or
-    int sink = -1;  // a reduction: index into sinks
-    int node = -1;  // the op node it computes
+    int sink = -1;      // a reduction: index into sinks
+    int node = -1;      // the op node it computes
+    bool once = false;  // a MeanGrad read only by Muls: d / N once per run into a constant
   };
   struct Sink {
     OpKind op = OpKind::Sum;  // Mean, Sum, SumRows or MatMul (a dot product)
     int node = -1;
+    bool square = false;  // sums squares of its input: a Square read only by this sink, folded in
     float* out = nullptr;
     double lane[8] = {};
     double tail = 0.0;
@@ -134,9 +136,9 @@ class Program {
     std::vector<LoopValue> values;
     std::vector<LoopStep> steps;
     std::vector<Sink> sinks;
-    std::vector<float*> at;  // where each value is in the current tile (sized once, at compile)
+    std::vector<float> constants;  // values computed once per run (the `once` steps' outputs)
+    std::vector<float*> at;        // where each value is in the current tile (sized once, at compile)
   };
-  static constexpr std::size_t kTile = 512;  // floats: a scratch tile is 2 KB, a few stay in L1
   void run_loop(Loop& loop);
   struct Update {
     float* dst;
