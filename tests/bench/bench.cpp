@@ -8,7 +8,9 @@
 //   build/native/looplab_bench [repeats]
 //   node build/wasm/looplab_bench.js [repeats]
 //   build/native/looplab_bench 1 w1-traced    one case alone (w1|w2 - reference|traced|unfused)
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -24,6 +26,26 @@
 
 namespace looplab {
 namespace {
+
+// NOTE: natively the process's CPU time, not wall time: on a shared machine (other builds running)
+// wall time mostly measures the scheduler. In WebAssembly there is no CPU clock: wall time there.
+class Stopwatch {
+ public:
+  Stopwatch() : start_(now_ms()) {}
+  double elapsed_ms() const { return now_ms() - start_; }
+
+ private:
+  static double now_ms() {
+#ifdef __EMSCRIPTEN__
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+#else
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+#endif
+  }
+  double start_;
+};
 
 double best_of(int repeats, const std::function<double()>& run) {
   double best = 1e300;
@@ -112,6 +134,11 @@ int main(int argc, char** argv) {
   using namespace looplab;
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 3;
   const json env = environment();
+#ifdef __EMSCRIPTEN__
+  std::printf("timings: wall clock\n");
+#else
+  std::printf("timings: process CPU time\n");
+#endif
   std::printf("build: %s, SIMD %s, compiler %s, best of %d\n\n", env["build"].get<std::string>().c_str(),
               env["simd_kind"].get<std::string>().c_str(), env["compiler"].get<std::string>().c_str(), repeats);
 
