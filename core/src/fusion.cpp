@@ -7,6 +7,11 @@ namespace looplab {
 namespace {
 
 constexpr std::size_t kMaxLoopMembers = 32;  // bounds the scratch tiles a loop needs (trace.cpp)
+// NOTE: a loop pays per run for its set-up and per step for a kernel call built on the fly; below
+// this length there is no memory traffic worth saving (a few cache lines), so short vectors such
+// as the optimizer's updates of small parameters stay one instruction per op. Measured: W2's
+// 20-element Adam updates were slower fused.
+constexpr std::size_t kMinLoopLength = 64;
 
 bool is_scalar(Shape s) { return s == Shape{1, 1}; }
 bool is_activation(OpKind op) { return op == OpKind::Tanh || op == OpKind::Relu || op == OpKind::Sigmoid; }
@@ -65,6 +70,7 @@ struct Pass {
     const LoopRole r = loop_role(v);
     if (!r.fusible) return false;
     const std::size_t n = loop_length(v, r);
+    if (n < kMinLoopLength) return false;
     for (int i = 0; i < kMaxArity; ++i) {  // join through an input that is a member
       const int p = v.in[static_cast<std::size_t>(i)];
       if (p >= 0 && r.operand[static_cast<std::size_t>(i)] != LoopOperand::None && loop_accepts(group_of(p), node, r, n)) {
