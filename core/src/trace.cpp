@@ -185,18 +185,35 @@ struct Lowering {
     return kn;
   }
 
-  // Single: the op. Dense: the matmul writes the last member's buffer; bias and activation follow in place.
+  // Single: the op. Dense: matmul, bias and activation ping-pong between the output buffer and a
+  // scratch area so that the last one writes the output. NOTE: never in place (in == out): clang's
+  // vectorized loops check that input and output do not overlap and run scalar code when they do,
+  // which made WebAssembly's fused tanh several times slower.
   Program::Instruction plain_instruction(const FusionGroup& G) {
     Program::Instruction ins;
     float* out = data_of(Value{op_nodes[static_cast<std::size_t>(G.members.back())]});
-    ins.op = kernel(static_cast<std::size_t>(G.members[0]), out);
+    float* other = p.scratch_.data();
+    float* at = G.members.size() % 2 == 1 ? out : other;  // where the matmul writes
+    ins.op = kernel(static_cast<std::size_t>(G.members[0]), at);
     for (std::size_t m = 1; m < G.members.size(); ++m) {
-      Program::Kernel e = kernel(static_cast<std::size_t>(G.members[m]), out);
-      e.args.in[0] = out;
+      float* next = at == out ? other : out;
+      Program::Kernel e = kernel(static_cast<std::size_t>(G.members[m]), next);
+      e.args.in[0] = at;
       ins.epilogue[static_cast<std::size_t>(ins.n_epilogue++)] = e;
+      at = next;
     }
     ins.nodes = G.members;
     return ins;
+  }
+
+  // Scratch shared by every loop's tiles and every Dense group's intermediate (they run one at a time).
+  std::size_t scratch_floats() const {
+    std::size_t need = 0;
+    for (const FusionGroup& G : plan.groups) {
+      if (G.kind == GroupKind::Loop) need = std::max(need, G.members.size() * kTile);
+      if (G.kind == GroupKind::Dense) need = std::max(need, plan_node_[static_cast<std::size_t>(G.members.back())].shape.size());
+    }
+    return need + kTile;
   }
 
   // Peepholes inside a loop (intermediates without buffers, so every reader is in the loop):
@@ -294,7 +311,7 @@ struct Lowering {
   void lower() {
     p.code_.reserve(plan.groups.size());  // the input pointers below point into code_ and loops_
     p.loops_.reserve(plan.groups.size());
-    int max_tiles = 0;
+    p.scratch_.assign(scratch_floats(), 0.0f);  // sized first: kernels point into it
     for (const FusionGroup& G : plan.groups) {
       if (G.kind != GroupKind::Loop) {
         p.code_.push_back(plain_instruction(G));
@@ -302,13 +319,11 @@ struct Lowering {
       }
       int tiles = 0;
       p.loops_.push_back(loop(G, tiles));
-      max_tiles = std::max(max_tiles, tiles);
       Program::Instruction ins;
       ins.loop = static_cast<int>(p.loops_.size()) - 1;
       ins.nodes = G.members;
       p.code_.push_back(ins);
     }
-    p.scratch_.assign(static_cast<std::size_t>(max_tiles) * kTile + kTile, 0.0f);
     for (Program::Instruction& ins : p.code_) p.refresh_shapes(ins);
     record_input_uses();
   }
@@ -391,16 +406,29 @@ namespace {
 // One tile of a reduction, in exactly the order of sum_double / dot_double (ops.cpp): element i
 // goes to lane i % 8 while a whole block of 8 remains, the rest to a tail sum; lanes are added to
 // the tail at the end. Tiles start at multiples of 8, so the tiled sum rounds like the whole one.
-template <class Term>
-void accumulate(double* lane, double& tail, std::size_t base, std::size_t m, std::size_t n, Term term) {
+// kind: 0 Σa, 1 Σa² (a folded Square: the float square, then summed), 2 Σ a·b in double.
+// NOTE: plain loops over local lanes, the form the compilers vectorize in sum_double.
+void accumulate(int kind, const float* a, const float* b, double* lane, double& tail, std::size_t base,
+                std::size_t m, std::size_t n) {
   const std::size_t blocks_end = n - n % 8;
   const std::size_t full = base < blocks_end ? std::min(m, blocks_end - base) : 0;
-  double acc[8];  // locals, so they stay in registers across the loop
-  std::copy(lane, lane + 8, acc);
-  for (std::size_t j = 0; j < full; j += 8)
-    for (std::size_t l = 0; l < 8; ++l) acc[l] += term(j + l);
-  std::copy(acc, acc + 8, lane);
-  for (std::size_t j = full; j < m; ++j) tail += term(j);
+  double acc[8];
+  for (std::size_t l = 0; l < 8; ++l) acc[l] = lane[l];
+  std::size_t j = 0;
+  if (kind == 0) {
+    for (; j < full; j += 8)
+      for (std::size_t l = 0; l < 8; ++l) acc[l] += a[j + l];
+    for (; j < m; ++j) tail += a[j];
+  } else if (kind == 1) {
+    for (; j < full; j += 8)
+      for (std::size_t l = 0; l < 8; ++l) acc[l] += a[j + l] * a[j + l];
+    for (; j < m; ++j) tail += a[j] * a[j];
+  } else {
+    for (; j < full; j += 8)
+      for (std::size_t l = 0; l < 8; ++l) acc[l] += static_cast<double>(a[j + l]) * b[j + l];
+    for (; j < m; ++j) tail += static_cast<double>(a[j]) * b[j];
+  }
+  for (std::size_t l = 0; l < 8; ++l) lane[l] = acc[l];
 }
 
 }  // namespace
@@ -430,14 +458,9 @@ void Program::run_loop(Loop& L) {
       const float* a = L.at[static_cast<std::size_t>(st.in[0])];
       if (st.sink >= 0) {
         Sink& s = L.sinks[static_cast<std::size_t>(st.sink)];
-        if (st.op == OpKind::MatMul) {
-          const float* b = L.at[static_cast<std::size_t>(st.in[1])];
-          accumulate(s.lane, s.tail, base, m, L.n, [&](std::size_t j) { return static_cast<double>(a[j]) * b[j]; });
-        } else if (s.square) {  // the float square of square_forward, then summed
-          accumulate(s.lane, s.tail, base, m, L.n, [&](std::size_t j) { return static_cast<double>(a[j] * a[j]); });
-        } else {
-          accumulate(s.lane, s.tail, base, m, L.n, [&](std::size_t j) { return static_cast<double>(a[j]); });
-        }
+        const bool dot = st.op == OpKind::MatMul;
+        accumulate(dot ? 2 : s.square ? 1 : 0, a, dot ? L.at[static_cast<std::size_t>(st.in[1])] : nullptr, s.lane, s.tail,
+                   base, m, L.n);
         continue;
       }
       float* out = L.at[static_cast<std::size_t>(st.out)];
