@@ -9,7 +9,7 @@
 
 namespace looplab {
 namespace {
-constexpr std::size_t kTile = 512;  // floats per tile of a fused loop: a scratch tile is 2 KB and stays in L1
+constexpr std::size_t kTile = 1024;  // floats per tile of a fused loop: a scratch tile is 4 KB and stays in L1
 }  // namespace
 
 void Tracer::on_leaf(Value v, const float* data, Tensor* writable, Tensor* owned) {
