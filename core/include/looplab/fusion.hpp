@@ -24,7 +24,11 @@
 //     result always does. Multi-consumer intermediates whose readers are all in the loop stay in
 //     the scratch tile;
 //   - a Dense group takes the bias and the activation only when the previous member has that one
-//     reader and is not a root.
+//     reader and is not a root;
+//   - a Loop needs vectors of at least 64 elements: below that there is no traffic to save and the
+//     loop's set-up costs more than it buys (the optimizer's updates of small parameters).
+// Lowering adds two peepholes inside a loop (trace.cpp): a Square read only by a Mean/Sum/SumRows
+// is folded into it, and a MeanGrad read only by Muls is computed once per run (Mul → MulScalar).
 //
 //   std::vector<FusionNode> g = {...};   // live op nodes in topological order
 //   FusionPlan plan = plan_fusion(g);     // plan.groups[k] becomes instruction k

@@ -100,13 +100,14 @@ class Program {
     KernelArgs args;
   };
   struct Instruction {
-    Kernel op;                       // a single op; in a Dense group the matmul, into the output buffer
-    std::array<Kernel, 2> epilogue;  // Dense: bias and activation, in place on op.args.out
+    Kernel op;                       // a single op, or a Dense group's matmul
+    std::array<Kernel, 2> epilogue;  // Dense: bias, activation; they alternate between the output
+                                     // buffer and scratch_ so that the last writes the output
     int n_epilogue = 0;
     int loop = -1;                   // else: runs loops_[loop]
     std::vector<int> nodes;          // the op nodes it computes (indices into node_*_), in order
   };
-  // A fused loop: its steps run tile by tile (kTile elements) with the ops' own kernels.
+  // A fused loop: its steps run tile by tile (kTile elements, trace.cpp) with the ops' own kernels.
   struct LoopValue {
     const float* data = nullptr;  // an input, or a buffer; nullptr: a scratch tile
     int tile = -1;                // the scratch tile of an intermediate that has no buffer
@@ -118,7 +119,7 @@ class Program {
     const OpAttrs* attrs = nullptr;
     std::array<int, kMaxArity> in{-1, -1};  // value indices
     std::array<LoopOperand, kMaxArity> how{};
-    int out = -1;   // value index, or
+    int out = -1;       // value index, or
     int sink = -1;      // a reduction: index into sinks
     int node = -1;      // the op node it computes
     bool once = false;  // a MeanGrad read only by Muls: d / N once per run into a constant
@@ -147,12 +148,12 @@ class Program {
   };
   struct Source {  // where a node's input comes from, to derive shapes again
     int node = -1;  // produced by this op node (an index in op-node order), or
-    int leaf = -1;         // a leaf (node id); its shape is leaf_shape_[leaf]
+    int leaf = -1;  // a leaf (node id); its shape is leaf_shape_[leaf]
   };
   void derive_shapes();
   void refresh_shapes(Instruction& ins);
   std::vector<float> arena_;
-  std::vector<float> scratch_;  // the loops' tiles, shared: loops run one after another
+  std::vector<float> scratch_;  // loop tiles and Dense intermediates, shared: groups run one at a time
   std::vector<std::unique_ptr<Tensor>> constants_;
   std::vector<OpAttrs> attrs_;  // per op node
   std::vector<Instruction> code_;
