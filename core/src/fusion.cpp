@@ -14,10 +14,14 @@ constexpr std::size_t kMaxLoopMembers = 32;  // bounds the scratch tiles a loop 
 constexpr std::size_t kMinLoopLength = 64;
 
 bool is_scalar(Shape s) { return s == Shape{1, 1}; }
-bool is_activation(OpKind op) { return op == OpKind::Tanh || op == OpKind::Relu || op == OpKind::Sigmoid; }
+bool is_activation(OpKind op) {
+  return op == OpKind::Tanh || op == OpKind::Relu || op == OpKind::Sigmoid;
+}
 
 // The vector length a Loop member runs over: its output's, or a sink's input's.
-std::size_t loop_length(const FusionNode& n, const LoopRole& r) { return r.sink ? n.in_shape[0].size() : n.shape.size(); }
+std::size_t loop_length(const FusionNode& n, const LoopRole& r) {
+  return r.sink ? n.in_shape[0].size() : n.shape.size();
+}
 
 struct Pass {
   const std::vector<FusionNode>& nodes;
@@ -52,8 +56,8 @@ struct Pass {
   // vector member (a sink's value exists only after the loop); a scalar read needs n == 1.
   bool loop_accepts(int g, int node, const LoopRole& r, std::size_t n) {
     const FusionGroup& G = group(g);
-    if (G.kind != GroupKind::Loop || closed[static_cast<std::size_t>(g)] || length[static_cast<std::size_t>(g)] != n ||
-        G.members.size() >= kMaxLoopMembers)
+    if (G.kind != GroupKind::Loop || closed[static_cast<std::size_t>(g)] ||
+        length[static_cast<std::size_t>(g)] != n || G.members.size() >= kMaxLoopMembers)
       return false;
     const FusionNode& v = nodes[static_cast<std::size_t>(node)];
     for (int i = 0; i < kMaxArity; ++i) {
@@ -73,7 +77,8 @@ struct Pass {
     if (n < kMinLoopLength) return false;
     for (int i = 0; i < kMaxArity; ++i) {  // join through an input that is a member
       const int p = v.in[static_cast<std::size_t>(i)];
-      if (p >= 0 && r.operand[static_cast<std::size_t>(i)] != LoopOperand::None && loop_accepts(group_of(p), node, r, n)) {
+      if (p >= 0 && r.operand[static_cast<std::size_t>(i)] != LoopOperand::None &&
+          loop_accepts(group_of(p), node, r, n)) {
         join(group_of(p), node);
         return true;
       }
@@ -90,8 +95,9 @@ struct Pass {
     const int g = group_of(p);
     const FusionGroup& G = group(g);
     const std::size_t want = v.op == OpKind::AddRow ? 1 : is_activation(v.op) ? 2 : 0;
-    if (want == 0 || G.kind != GroupKind::Dense || closed[static_cast<std::size_t>(g)] || G.members.size() != want ||
-        G.members.back() != p || readers[static_cast<std::size_t>(p)] != 1 || nodes[static_cast<std::size_t>(p)].root)
+    if (want == 0 || G.kind != GroupKind::Dense || closed[static_cast<std::size_t>(g)] ||
+        G.members.size() != want || G.members.back() != p ||
+        readers[static_cast<std::size_t>(p)] != 1 || nodes[static_cast<std::size_t>(p)].root)
       return false;
     join(g, node);
     return true;
@@ -129,13 +135,17 @@ struct Pass {
   void finish() {
     for (FusionGroup& G : plan.groups) {
       if (G.members.size() == 1) G.kind = GroupKind::Single;
-      if (G.kind != GroupKind::Loop) plan.materialized[static_cast<std::size_t>(G.members.back())] = true;
+      if (G.kind != GroupKind::Loop)
+        plan.materialized[static_cast<std::size_t>(G.members.back())] = true;
       if (G.members.size() > 1) ++plan.fused_groups;
     }
     std::stable_sort(plan.groups.begin(), plan.groups.end(),
-                     [](const FusionGroup& a, const FusionGroup& b) { return a.members.back() < b.members.back(); });
+                     [](const FusionGroup& a, const FusionGroup& b) {
+                       return a.members.back() < b.members.back();
+                     });
     for (std::size_t g = 0; g < plan.groups.size(); ++g)
-      for (int m : plan.groups[g].members) plan.group_of[static_cast<std::size_t>(m)] = static_cast<int>(g);
+      for (int m : plan.groups[g].members)
+        plan.group_of[static_cast<std::size_t>(m)] = static_cast<int>(g);
   }
 };
 
@@ -153,7 +163,8 @@ LoopRole loop_role(const FusionNode& n) {
     case OpKind::Sigmoid:
     case OpKind::Relu:
     case OpKind::Log:
-    case OpKind::Clip: return make(false, O::Vector);
+    case OpKind::Clip:
+      return make(false, O::Vector);
     case OpKind::Add:
     case OpKind::Sub:
     case OpKind::Mul:
@@ -161,23 +172,32 @@ LoopRole loop_role(const FusionNode& n) {
     case OpKind::TanhGrad:
     case OpKind::SigmoidGrad:
     case OpKind::ReluGrad:
-    case OpKind::ClipGrad: return make(false, O::Vector, O::Vector);
-    case OpKind::MulScalar: return make(false, O::Vector, O::Scalar);
+    case OpKind::ClipGrad:
+      return make(false, O::Vector, O::Vector);
+    case OpKind::MulScalar:
+      return make(false, O::Vector, O::Scalar);
     case OpKind::AddRow:  // a bias on a single column is a scalar
       return is_scalar(n.in_shape[1]) ? make(false, O::Vector, O::Scalar) : LoopRole{};
     case OpKind::MatMul:
       // A column times a [1 x 1] weight is elementwise; aᵀb of two columns is a dot product.
-      if (!n.attrs.transpose_a && n.in_shape[0].cols == 1 && is_scalar(n.in_shape[1])) return make(false, O::Vector, O::Scalar);
-      if (n.attrs.transpose_a && !n.attrs.transpose_b && n.in_shape[0].cols == 1 && n.in_shape[1].cols == 1)
+      if (!n.attrs.transpose_a && n.in_shape[0].cols == 1 && is_scalar(n.in_shape[1]))
+        return make(false, O::Vector, O::Scalar);
+      if (n.attrs.transpose_a && !n.attrs.transpose_b && n.in_shape[0].cols == 1 &&
+          n.in_shape[1].cols == 1)
         return make(true, O::Vector, O::Vector);
       return {};
     case OpKind::MeanGrad:
-    case OpKind::Fill: return make(false, O::Scalar, O::ShapeOnly);
-    case OpKind::RepeatRows: return is_scalar(n.in_shape[0]) ? make(false, O::Scalar, O::ShapeOnly) : LoopRole{};
+    case OpKind::Fill:
+      return make(false, O::Scalar, O::ShapeOnly);
+    case OpKind::RepeatRows:
+      return is_scalar(n.in_shape[0]) ? make(false, O::Scalar, O::ShapeOnly) : LoopRole{};
     case OpKind::Mean:
-    case OpKind::Sum: return make(true, O::Vector);
-    case OpKind::SumRows: return n.in_shape[0].cols == 1 ? make(true, O::Vector) : LoopRole{};
-    default: return {};
+    case OpKind::Sum:
+      return make(true, O::Vector);
+    case OpKind::SumRows:
+      return n.in_shape[0].cols == 1 ? make(true, O::Vector) : LoopRole{};
+    default:
+      return {};
   }
 }
 

@@ -9,7 +9,8 @@
 
 namespace looplab {
 namespace {
-constexpr std::size_t kTile = 1024;  // floats per tile of a fused loop: a scratch tile is 4 KB and stays in L1
+constexpr std::size_t kTile =
+    1024;  // floats per tile of a fused loop: a scratch tile is 4 KB and stays in L1
 }  // namespace
 
 void Tracer::on_leaf(Value v, const float* data, Tensor* writable, Tensor* owned) {
@@ -20,7 +21,8 @@ void Tracer::on_leaf(Value v, const float* data, Tensor* writable, Tensor* owned
     data = constants_.back()->data();
   }
   leaf_ptr_[static_cast<std::size_t>(v.id)] = data;
-  params_[static_cast<std::size_t>(v.id)] = writable;  // parameters and state: what updates may write
+  params_[static_cast<std::size_t>(v.id)] =
+      writable;  // parameters and state: what updates may write
 }
 
 void Tracer::on_op(Value v) {
@@ -54,19 +56,21 @@ std::vector<bool> live_nodes(const Builder& g, const std::vector<Value>& roots) 
 struct Lowering {
   const Tracer& t;
   Program& p;
-  std::vector<int> op_nodes;    // op index -> node id
-  std::vector<int> op_of;       // node id -> op index, or -1 for leaves and dead nodes
+  std::vector<int> op_nodes;  // op index -> node id
+  std::vector<int> op_of;     // node id -> op index, or -1 for leaves and dead nodes
   FusionPlan plan;
   MemoryPlan memory;
   std::vector<BufferRequest> requests;
   std::vector<int> request_of;  // op index -> index into requests, or -1 (no buffer)
   std::vector<const float*> constant_copy;
-  std::vector<std::vector<int>> readers;  // op index -> the op nodes that read its data (once per input slot)
+  std::vector<std::vector<int>>
+      readers;  // op index -> the op nodes that read its data (once per input slot)
 
   Lowering(const Tracer& tracer, Program& program) : t(tracer), p(program) {}
 
   // Pass 1 result → the fusion pass's view of the live op nodes.
-  std::vector<FusionNode> fusion_nodes(const std::vector<bool>& live, const std::vector<Value>& roots) {
+  std::vector<FusionNode> fusion_nodes(const std::vector<bool>& live,
+                                       const std::vector<Value>& roots) {
     op_of.assign(static_cast<std::size_t>(t.size()), -1);
     for (int id = 0; id < t.size(); ++id) {
       if (!live[static_cast<std::size_t>(id)]) continue;
@@ -87,13 +91,16 @@ struct Lowering {
       }
     }
     for (Value r : roots)
-      if (op_of[static_cast<std::size_t>(r.id)] >= 0) g[static_cast<std::size_t>(op_of[static_cast<std::size_t>(r.id)])].root = true;
+      if (op_of[static_cast<std::size_t>(r.id)] >= 0)
+        g[static_cast<std::size_t>(op_of[static_cast<std::size_t>(r.id)])].root = true;
     readers.assign(g.size(), {});
     for (std::size_t k = 0; k < g.size(); ++k) {
       const LoopRole role = loop_role(g[k]);
       for (int i = 0; i < kMaxArity; ++i)
-        if (g[k].in[static_cast<std::size_t>(i)] >= 0 && role.operand[static_cast<std::size_t>(i)] != LoopOperand::ShapeOnly)
-          readers[static_cast<std::size_t>(g[k].in[static_cast<std::size_t>(i)])].push_back(static_cast<int>(k));
+        if (g[k].in[static_cast<std::size_t>(i)] >= 0 &&
+            role.operand[static_cast<std::size_t>(i)] != LoopOperand::ShapeOnly)
+          readers[static_cast<std::size_t>(g[k].in[static_cast<std::size_t>(i)])].push_back(
+              static_cast<int>(k));
     }
     return g;
   }
@@ -122,7 +129,8 @@ struct Lowering {
     for (std::size_t k = 0; k < g.size(); ++k)
       for (int i : g[k].in)
         if (i >= 0 && request_of[static_cast<std::size_t>(i)] >= 0) {
-          BufferRequest& r = requests[static_cast<std::size_t>(request_of[static_cast<std::size_t>(i)])];
+          BufferRequest& r =
+              requests[static_cast<std::size_t>(request_of[static_cast<std::size_t>(i)])];
           r.last = std::max(r.last, plan.group_of[k]);
         }
     memory = plan_memory(requests);
@@ -135,12 +143,15 @@ struct Lowering {
     const int k = op_of[static_cast<std::size_t>(v.id)];
     if (k >= 0) {
       const int r = request_of[static_cast<std::size_t>(k)];
-      return r < 0 ? nullptr : p.arena_.data() + memory.offsets[static_cast<std::size_t>(r)] / sizeof(float);
+      return r < 0 ? nullptr
+                   : p.arena_.data() + memory.offsets[static_cast<std::size_t>(r)] / sizeof(float);
     }
-    if (t.node(v).leaf == LeafKind::Constant) {  // the program owns its constants: the tracer may go
+    if (t.node(v).leaf ==
+        LeafKind::Constant) {  // the program owns its constants: the tracer may go
       const float*& copy = constant_copy[static_cast<std::size_t>(v.id)];
       if (!copy) {
-        p.constants_.push_back(std::make_unique<Tensor>(t.shape(v), std::vector<float>(t.leaf_data(v), t.leaf_data(v) + t.shape(v).size())));
+        p.constants_.push_back(std::make_unique<Tensor>(
+            t.shape(v), std::vector<float>(t.leaf_data(v), t.leaf_data(v) + t.shape(v).size())));
         copy = p.constants_.back()->data();
       }
       return const_cast<float*>(copy);
@@ -154,7 +165,8 @@ struct Lowering {
     p.attrs_.reserve(op_nodes.size());  // kernels point into attrs_: no reallocation after this
     p.leaf_shape_.resize(static_cast<std::size_t>(t.size()));
     for (int id = 0; id < t.size(); ++id)
-      if (t.node(Value{id}).leaf != LeafKind::None) p.leaf_shape_[static_cast<std::size_t>(id)] = t.shape(Value{id});
+      if (t.node(Value{id}).leaf != LeafKind::None)
+        p.leaf_shape_[static_cast<std::size_t>(id)] = t.shape(Value{id});
     for (std::size_t k = 0; k < op_nodes.size(); ++k) {
       const Node& n = t.node(Value{op_nodes[k]});
       const OpDef& def = op_def(n.op);
@@ -162,7 +174,9 @@ struct Lowering {
       std::array<Shape, kMaxArity> shapes{};
       for (int i = 0; i < def.arity; ++i) {
         const int producer = op_of[static_cast<std::size_t>(n.in[i].id)];
-        (producer >= 0 ? src[static_cast<std::size_t>(i)].node : src[static_cast<std::size_t>(i)].leaf) = producer >= 0 ? producer : n.in[i].id;
+        (producer >= 0 ? src[static_cast<std::size_t>(i)].node
+                       : src[static_cast<std::size_t>(i)].leaf) =
+            producer >= 0 ? producer : n.in[i].id;
         shapes[static_cast<std::size_t>(i)] = t.shape(n.in[i]);
       }
       p.attrs_.push_back(n.attrs);
@@ -179,7 +193,8 @@ struct Lowering {
   Program::Kernel kernel(std::size_t k, float* out) {
     const Node& n = t.node(Value{op_nodes[k]});
     Program::Kernel kn{p.defs_[k]->forward, {}};
-    for (int i = 0; i < p.defs_[k]->arity; ++i) kn.args.in[static_cast<std::size_t>(i)] = data_of(n.in[i]);
+    for (int i = 0; i < p.defs_[k]->arity; ++i)
+      kn.args.in[static_cast<std::size_t>(i)] = data_of(n.in[i]);
     kn.args.out = out;
     kn.args.attrs = &p.attrs_[k];
     return kn;
@@ -206,12 +221,14 @@ struct Lowering {
     return ins;
   }
 
-  // Scratch shared by every loop's tiles and every Dense group's intermediate (they run one at a time).
+  // Scratch shared by every loop's tiles and every Dense group's intermediate (they run one at a
+  // time).
   std::size_t scratch_floats() const {
     std::size_t need = 0;
     for (const FusionGroup& G : plan.groups) {
       if (G.kind == GroupKind::Loop) need = std::max(need, G.members.size() * kTile);
-      if (G.kind == GroupKind::Dense) need = std::max(need, plan_node_[static_cast<std::size_t>(G.members.back())].shape.size());
+      if (G.kind == GroupKind::Dense)
+        need = std::max(need, plan_node_[static_cast<std::size_t>(G.members.back())].shape.size());
     }
     return need + kTile;
   }
@@ -220,7 +237,8 @@ struct Lowering {
   // a Square read only by a Mean/Sum/SumRows sink is folded into it (the sink sums squares);
   bool square_into_sink(int k) const {
     const auto& r = readers[static_cast<std::size_t>(k)];
-    if (plan_node_[static_cast<std::size_t>(k)].op != OpKind::Square || plan.materialized[static_cast<std::size_t>(k)] || r.size() != 1)
+    if (plan_node_[static_cast<std::size_t>(k)].op != OpKind::Square ||
+        plan.materialized[static_cast<std::size_t>(k)] || r.size() != 1)
       return false;
     const FusionNode& sink = plan_node_[static_cast<std::size_t>(r[0])];
     return loop_role(sink).sink && sink.op != OpKind::MatMul;
@@ -229,7 +247,8 @@ struct Lowering {
   // (c·x and x·c round alike: the results do not change.)
   bool mean_grad_once(int k) const {
     const auto& r = readers[static_cast<std::size_t>(k)];
-    if (plan_node_[static_cast<std::size_t>(k)].op != OpKind::MeanGrad || plan.materialized[static_cast<std::size_t>(k)] || r.empty())
+    if (plan_node_[static_cast<std::size_t>(k)].op != OpKind::MeanGrad ||
+        plan.materialized[static_cast<std::size_t>(k)] || r.empty())
       return false;
     for (int m : r) {
       const FusionNode& mul = plan_node_[static_cast<std::size_t>(m)];
@@ -237,7 +256,9 @@ struct Lowering {
     }
     return true;
   }
-  bool is_mean_grad(int k) const { return k >= 0 && plan_node_[static_cast<std::size_t>(k)].op == OpKind::MeanGrad; }
+  bool is_mean_grad(int k) const {
+    return k >= 0 && plan_node_[static_cast<std::size_t>(k)].op == OpKind::MeanGrad;
+  }
   // A Mul turned MulScalar has the MeanGrad as its second operand: were the node's inputs swapped?
   bool swapped(const Program::LoopStep& st) const {
     const FusionNode& n = plan_node_[static_cast<std::size_t>(st.node)];
@@ -247,12 +268,14 @@ struct Lowering {
   Program::Loop loop(const FusionGroup& G, int& tiles) {
     Program::Loop L;
     std::vector<int> value_of_node(op_nodes.size(), -1);  // member op index -> value index
-    std::vector<int> squared(op_nodes.size(), -1);        // folded Square -> value index of its input
-    std::vector<std::array<int, 2>> constant_values;      // (value index, index into L.constants)
+    std::vector<int> squared(op_nodes.size(), -1);    // folded Square -> value index of its input
+    std::vector<std::array<int, 2>> constant_values;  // (value index, index into L.constants)
     auto value_for_input = [&](Value v, LoopOperand how) {
       const int k = op_of[static_cast<std::size_t>(v.id)];
-      if (k >= 0 && value_of_node[static_cast<std::size_t>(k)] >= 0) return value_of_node[static_cast<std::size_t>(k)];
-      L.values.push_back({how == LoopOperand::ShapeOnly ? nullptr : data_of(v), -1, how == LoopOperand::Vector});
+      if (k >= 0 && value_of_node[static_cast<std::size_t>(k)] >= 0)
+        return value_of_node[static_cast<std::size_t>(k)];
+      L.values.push_back(
+          {how == LoopOperand::ShapeOnly ? nullptr : data_of(v), -1, how == LoopOperand::Vector});
       return static_cast<int>(L.values.size()) - 1;
     };
     auto is_constant = [&](int value) {
@@ -267,14 +290,22 @@ struct Lowering {
         squared[static_cast<std::size_t>(k)] = value_for_input(n.in[0], LoopOperand::Vector);
         continue;
       }
-      Program::LoopStep st{p.defs_[static_cast<std::size_t>(k)], n.op, &p.attrs_[static_cast<std::size_t>(k)], {-1, -1}, role.operand, -1, -1, k};
+      Program::LoopStep st{p.defs_[static_cast<std::size_t>(k)],
+                           n.op,
+                           &p.attrs_[static_cast<std::size_t>(k)],
+                           {-1, -1},
+                           role.operand,
+                           -1,
+                           -1,
+                           k};
       bool square = false;
       for (int i = 0; i < p.defs_[static_cast<std::size_t>(k)]->arity; ++i) {
         const int producer = op_of[static_cast<std::size_t>(n.in[i].id)];
         const bool folded = producer >= 0 && squared[static_cast<std::size_t>(producer)] >= 0;
         square = square || folded;
-        st.in[static_cast<std::size_t>(i)] = folded ? squared[static_cast<std::size_t>(producer)]
-                                                    : value_for_input(n.in[i], role.operand[static_cast<std::size_t>(i)]);
+        st.in[static_cast<std::size_t>(i)] =
+            folded ? squared[static_cast<std::size_t>(producer)]
+                   : value_for_input(n.in[i], role.operand[static_cast<std::size_t>(i)]);
       }
       if (n.op == OpKind::Mul && (is_constant(st.in[0]) || is_constant(st.in[1]))) {
         if (is_constant(st.in[0])) std::swap(st.in[0], st.in[1]);
@@ -303,7 +334,8 @@ struct Lowering {
       }
       L.steps.push_back(st);
     }
-    for (const auto& c : constant_values) L.values[static_cast<std::size_t>(c[0])].data = &L.constants[static_cast<std::size_t>(c[1])];
+    for (const auto& c : constant_values)
+      L.values[static_cast<std::size_t>(c[0])].data = &L.constants[static_cast<std::size_t>(c[1])];
     L.at.assign(L.values.size(), nullptr);
     return L;
   }
@@ -339,7 +371,8 @@ struct Lowering {
       for (std::size_t m = 0; m < ins.nodes.size(); ++m) {
         const Node& n = t.node(Value{op_nodes[static_cast<std::size_t>(ins.nodes[m])]});
         Program::Kernel& kn = m == 0 ? ins.op : ins.epilogue[m - 1];
-        for (int i = m == 0 ? 0 : 1; i < op_def(n.op).arity; ++i) note(n.in[i], &kn.args.in[static_cast<std::size_t>(i)]);
+        for (int i = m == 0 ? 0 : 1; i < op_def(n.op).arity; ++i)
+          note(n.in[i], &kn.args.in[static_cast<std::size_t>(i)]);
       }
     }
     for (Program::Loop& L : p.loops_) loop_input_uses(L, note);
@@ -352,15 +385,16 @@ struct Lowering {
       for (int i = 0; i < st.def->arity; ++i) {
         if (st.how[static_cast<std::size_t>(i)] == LoopOperand::ShapeOnly) continue;
         const Value v = n.in[swapped(st) ? 1 - i : i];
-        note(square ? t.node(v).in[0] : v, &L.values[static_cast<std::size_t>(st.in[static_cast<std::size_t>(i)])].data);
+        note(square ? t.node(v).in[0] : v,
+             &L.values[static_cast<std::size_t>(st.in[static_cast<std::size_t>(i)])].data);
       }
     }
   }
   std::vector<FusionNode> plan_node_;
 };
 
-Program compile(const Tracer& t, const std::vector<Value>& outputs, const std::vector<Assign>& updates,
-                const CompileOptions& options) {
+Program compile(const Tracer& t, const std::vector<Value>& outputs,
+                const std::vector<Assign>& updates, const CompileOptions& options) {
   const Stopwatch watch;
   Program p;
   p.stats_.nodes_traced = t.size();
@@ -369,14 +403,17 @@ Program compile(const Tracer& t, const std::vector<Value>& outputs, const std::v
 
   Lowering low(t, p);  // pass 1: dead-node removal; pass 2: fusion
   low.plan_node_ = low.fusion_nodes(live_nodes(t, roots), roots);
-  low.plan = options.fuse ? plan_fusion(low.plan_node_) : Lowering::one_op_per_group(low.plan_node_.size());
+  low.plan = options.fuse ? plan_fusion(low.plan_node_)
+                          : Lowering::one_op_per_group(low.plan_node_.size());
   low.constant_copy.assign(static_cast<std::size_t>(t.size()), nullptr);
   low.plan_buffers(low.plan_node_);  // pass 3: memory plan
   low.describe_nodes();
   low.lower();  // pass 4: instructions with resolved pointers
 
   for (Value o : outputs) p.outputs_.push_back(low.data_of(o));
-  for (const Assign& a : updates) p.updates_.push_back({t.parameter_data(a.target), low.data_of(a.value), t.shape(a.target).size()});
+  for (const Assign& a : updates)
+    p.updates_.push_back(
+        {t.parameter_data(a.target), low.data_of(a.value), t.shape(a.target).size()});
   p.stats_.nodes_before_fusion = static_cast<int>(low.op_nodes.size());
   p.stats_.nodes_after_fusion = p.stats_.instructions = static_cast<int>(p.code_.size());
   p.stats_.fused_groups = low.plan.fused_groups;
@@ -395,7 +432,9 @@ void Program::run(int steps) {
         continue;
       }
       ins.op.forward(ins.op.args);
-      for (int e = 0; e < ins.n_epilogue; ++e) ins.epilogue[static_cast<std::size_t>(e)].forward(ins.epilogue[static_cast<std::size_t>(e)].args);
+      for (int e = 0; e < ins.n_epilogue; ++e)
+        ins.epilogue[static_cast<std::size_t>(e)].forward(
+            ins.epilogue[static_cast<std::size_t>(e)].args);
     }
     for (const Update& u : updates_) std::copy(u.src, u.src + u.n, u.dst);
   }
@@ -408,8 +447,8 @@ namespace {
 // the tail at the end. Tiles start at multiples of 8, so the tiled sum rounds like the whole one.
 // kind: 0 Σa, 1 Σa² (a folded Square: the float square, then summed), 2 Σ a·b in double.
 // NOTE: plain loops over local lanes, the form the compilers vectorize in sum_double.
-void accumulate(int kind, const float* a, const float* b, double* lane, double& tail, std::size_t base,
-                std::size_t m, std::size_t n) {
+void accumulate(int kind, const float* a, const float* b, double* lane, double& tail,
+                std::size_t base, std::size_t m, std::size_t n) {
   const std::size_t blocks_end = n - n % 8;
   const std::size_t full = base < blocks_end ? std::min(m, blocks_end - base) : 0;
   double acc[8];
@@ -459,7 +498,10 @@ void Program::run_loop(Loop& L) {
       if (st.sink >= 0) {
         Sink& s = L.sinks[static_cast<std::size_t>(st.sink)];
         const bool dot = st.op == OpKind::MatMul;
-        accumulate(dot ? 2 : s.square ? 1 : 0, a, dot ? L.at[static_cast<std::size_t>(st.in[1])] : nullptr, s.lane, s.tail,
+        accumulate(dot        ? 2
+                   : s.square ? 1
+                              : 0,
+                   a, dot ? L.at[static_cast<std::size_t>(st.in[1])] : nullptr, s.lane, s.tail,
                    base, m, L.n);
         continue;
       }
@@ -470,8 +512,10 @@ void Program::run_loop(Loop& L) {
       }
       KernelArgs k;
       for (int i = 0; i < st.def->arity; ++i) {
-        k.in[static_cast<std::size_t>(i)] = L.at[static_cast<std::size_t>(st.in[static_cast<std::size_t>(i)])];
-        k.in_shape[static_cast<std::size_t>(i)] = st.how[static_cast<std::size_t>(i)] == LoopOperand::Scalar ? Shape{1, 1} : tile;
+        k.in[static_cast<std::size_t>(i)] =
+            L.at[static_cast<std::size_t>(st.in[static_cast<std::size_t>(i)])];
+        k.in_shape[static_cast<std::size_t>(i)] =
+            st.how[static_cast<std::size_t>(i)] == LoopOperand::Scalar ? Shape{1, 1} : tile;
       }
       k.out = out;
       k.out_shape = tile;
@@ -499,16 +543,21 @@ void Program::bind_input(Value input, const float* data, Shape shape) {
 void Program::refresh_shapes(Instruction& ins) {
   auto in_shape = [&](int k, int i) {
     const Source& src = sources_[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)];
-    return src.node >= 0 ? node_shape_[static_cast<std::size_t>(src.node)] : leaf_shape_[static_cast<std::size_t>(src.leaf)];
+    return src.node >= 0 ? node_shape_[static_cast<std::size_t>(src.node)]
+                         : leaf_shape_[static_cast<std::size_t>(src.leaf)];
   };
   if (ins.loop >= 0) {  // every vector of a loop has one length; the shape rules keep it so
     Loop& L = loops_[static_cast<std::size_t>(ins.loop)];
     const LoopStep& first = L.steps.front();
-    L.n = first.sink >= 0 ? in_shape(first.node, 0).size() : node_shape_[static_cast<std::size_t>(first.node)].size();
+    L.n = first.sink >= 0 ? in_shape(first.node, 0).size()
+                          : node_shape_[static_cast<std::size_t>(first.node)].size();
     for (const LoopStep& st : L.steps) {
-      const std::size_t n = st.sink >= 0 ? in_shape(st.node, 0).size() : node_shape_[static_cast<std::size_t>(st.node)].size();
-      if (n != L.n) throw CapacityError("fused loop: " + std::string(defs_[static_cast<std::size_t>(st.node)]->name) +
-                                        " no longer has the loop's length " + std::to_string(L.n));
+      const std::size_t n = st.sink >= 0 ? in_shape(st.node, 0).size()
+                                         : node_shape_[static_cast<std::size_t>(st.node)].size();
+      if (n != L.n)
+        throw CapacityError(
+            "fused loop: " + std::string(defs_[static_cast<std::size_t>(st.node)]->name) +
+            " no longer has the loop's length " + std::to_string(L.n));
     }
     return;
   }
@@ -516,7 +565,8 @@ void Program::refresh_shapes(Instruction& ins) {
   for (std::size_t m = 0; m < ins.nodes.size(); ++m) {
     const int k = ins.nodes[m];
     KernelArgs& a = kernels[m]->args;
-    for (int i = 0; i < defs_[static_cast<std::size_t>(k)]->arity; ++i) a.in_shape[static_cast<std::size_t>(i)] = in_shape(k, i);
+    for (int i = 0; i < defs_[static_cast<std::size_t>(k)]->arity; ++i)
+      a.in_shape[static_cast<std::size_t>(i)] = in_shape(k, i);
     a.out_shape = node_shape_[static_cast<std::size_t>(k)];
   }
 }
@@ -527,11 +577,14 @@ void Program::derive_shapes() {
     std::array<Shape, kMaxArity> in{};
     for (int i = 0; i < defs_[k]->arity; ++i) {
       const Source& src = sources_[k][static_cast<std::size_t>(i)];
-      in[static_cast<std::size_t>(i)] = src.node >= 0 ? node_shape_[static_cast<std::size_t>(src.node)] : leaf_shape_[static_cast<std::size_t>(src.leaf)];
+      in[static_cast<std::size_t>(i)] = src.node >= 0
+                                            ? node_shape_[static_cast<std::size_t>(src.node)]
+                                            : leaf_shape_[static_cast<std::size_t>(src.leaf)];
     }
     node_shape_[k] = defs_[k]->shape(in, attrs_[k]);
     if (capacity_[k] > 0 && node_shape_[k].size() * sizeof(float) > capacity_[k])
-      throw CapacityError(std::string(defs_[k]->name) + " needs " + std::to_string(node_shape_[k].size() * sizeof(float)) +
+      throw CapacityError(std::string(defs_[k]->name) + " needs " +
+                          std::to_string(node_shape_[k].size() * sizeof(float)) +
                           " bytes, the program was planned for " + std::to_string(capacity_[k]));
   }
   for (Instruction& ins : code_) refresh_shapes(ins);

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "looplab/graph_trainer.hpp"
-#include "looplab/optim.hpp"
 #include "looplab/linear.hpp"
 #include "looplab/mlp_reference.hpp"
+#include "looplab/optim.hpp"
 #include "looplab/results.hpp"
 #include "looplab/train.hpp"
 
@@ -108,7 +108,8 @@ double w2_ms(const MlpData& d, Mode mode, int unroll, bool fuse = true) {
   if (mode == Mode::Reference) {
     ReferenceMlp ref(mlp, 100, 1e-3);
     const Stopwatch w;
-    for (int s = 0; s < steps; ++s) ref.step(d.x.data() + (s % 100) * 100, d.y.data() + (s % 100) * 100);
+    for (int s = 0; s < steps; ++s)
+      ref.step(d.x.data() + (s % 100) * 100, d.y.data() + (s % 100) * 100);
     return w.elapsed_ms();
   }
   Adam adam(1e-3, mlp.parameters());
@@ -146,12 +147,15 @@ json program_info(int workload, bool fuse) {
     const LinearData d = seed004_data();
     LinearRegression model(1);
     Sgd sgd(1e-4);
-    return GraphTrainer(Mode::Traced, model, sgd, d.x.shape(), d.y.shape(), 1, true, Loss::Mse, options).setup_info();
+    return GraphTrainer(Mode::Traced, model, sgd, d.x.shape(), d.y.shape(), 1, true, Loss::Mse,
+                        options)
+        .setup_info();
   }
   Rng init(2);
   Mlp mlp(1, {20}, 1, Activation::Tanh, init);
   Adam adam(1e-3, mlp.parameters());
-  return GraphTrainer(Mode::Traced, mlp, adam, {100, 1}, {100, 1}, 1, true, Loss::Mse, options).setup_info();
+  return GraphTrainer(Mode::Traced, mlp, adam, {100, 1}, {100, 1}, 1, true, Loss::Mse, options)
+      .setup_info();
 }
 
 }  // namespace
@@ -162,8 +166,9 @@ int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 3;
   const json env = environment();
   std::printf("timings: process CPU time\n");
-  std::printf("build: %s, SIMD %s, compiler %s, best of %d\n\n", env["build"].get<std::string>().c_str(),
-              env["simd_kind"].get<std::string>().c_str(), env["compiler"].get<std::string>().c_str(), repeats);
+  std::printf("build: %s, SIMD %s, compiler %s, best of %d\n\n",
+              env["build"].get<std::string>().c_str(), env["simd_kind"].get<std::string>().c_str(),
+              env["compiler"].get<std::string>().c_str(), repeats);
 
   if (argc > 2) {  // one case alone, e.g. under `perf stat` to count its instructions
     const std::string only = argv[2];
@@ -192,21 +197,31 @@ int main(int argc, char** argv) {
   const double compile_w2 = best_of(repeats, [] { return setup_ms(1); });
   const double compile_all = best_of(1, [] { return setup_ms(1000); });
 
-  std::printf("| workload | reference | traced | traced, no fusion | unrolled(5) | eager | traced / reference | no fusion / reference |\n");
+  std::printf(
+      "| workload | reference | traced | traced, no fusion | unrolled(5) | eager | traced / "
+      "reference | no fusion / reference |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
-  std::printf("| W1 LR, 1e5 iterations | %.1f ms | %.1f ms | %.1f ms | – | %.1f ms | %.2fx | %.2fx |\n", w1_ref, w1_traced,
-              w1_unfused, w1_eager, w1_traced / w1_ref, w1_unfused / w1_ref);
-  std::printf("| W2 MLP, 10,000 steps | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.2fx | %.2fx |\n", w2_ref, w2_traced,
-              w2_unfused, w2_unrolled, w2_eager, w2_traced / w2_ref, w2_unfused / w2_ref);
-  std::printf("\n| program (fused / unfused) | ops | instructions | fused groups | arena bytes |\n|---|---|---|---|---|\n");
+  std::printf(
+      "| W1 LR, 1e5 iterations | %.1f ms | %.1f ms | %.1f ms | – | %.1f ms | %.2fx | %.2fx |\n",
+      w1_ref, w1_traced, w1_unfused, w1_eager, w1_traced / w1_ref, w1_unfused / w1_ref);
+  std::printf(
+      "| W2 MLP, 10,000 steps | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.2fx | %.2fx "
+      "|\n",
+      w2_ref, w2_traced, w2_unfused, w2_unrolled, w2_eager, w2_traced / w2_ref,
+      w2_unfused / w2_ref);
+  std::printf(
+      "\n| program (fused / unfused) | ops | instructions | fused groups | arena bytes "
+      "|\n|---|---|---|---|---|\n");
   for (int w = 1; w <= 2; ++w) {
     const json f = program_info(w, true), u = program_info(w, false);
-    std::printf("| W%d step | %d | %d / %d | %d | %d / %d |\n", w, f["nodes_before_fusion"].get<int>(),
-                f["nodes_after_fusion"].get<int>(), u["nodes_after_fusion"].get<int>(), f["fused_groups"].get<int>(),
+    std::printf("| W%d step | %d | %d / %d | %d | %d / %d |\n", w,
+                f["nodes_before_fusion"].get<int>(), f["nodes_after_fusion"].get<int>(),
+                u["nodes_after_fusion"].get<int>(), f["fused_groups"].get<int>(),
                 f["arena_bytes"].get<int>(), u["arena_bytes"].get<int>());
   }
   std::printf("\n| one-time cost | measured | target |\n|---|---|---|\n");
   std::printf("| trace + compile, W2 step | %.3f ms | < 1 ms |\n", compile_w2);
-  std::printf("| trace + compile, unroll all 1000 batches (N = 100,000) | %.1f ms | < 1000 ms |\n", compile_all);
+  std::printf("| trace + compile, unroll all 1000 batches (N = 100,000) | %.1f ms | < 1000 ms |\n",
+              compile_all);
   return 0;
 }

@@ -1,10 +1,12 @@
 // fusion_test.cpp — the fusion pass on synthetic graphs (what fuses, what must not), and fused
-// programs against unfused ones: the same numbers bit for bit, fewer instructions, a sound memory plan.
+// programs against unfused ones: the same numbers bit for bit, fewer instructions, a sound memory
+// plan.
+#include "looplab/fusion.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "looplab/fusion.hpp"
 #include "looplab/graph_trainer.hpp"
 #include "looplab/linear.hpp"
 #include "looplab/model.hpp"
@@ -14,10 +16,12 @@
 namespace looplab {
 namespace {
 
-// A synthetic graph: nodes are appended in topological order; inputs are node indices or -1 (a leaf).
+// A synthetic graph: nodes are appended in topological order; inputs are node indices or -1 (a
+// leaf).
 struct G {
   std::vector<FusionNode> nodes;
-  int op(OpKind k, Shape out, int a = -1, Shape sa = {}, int b = -1, Shape sb = {}, OpAttrs attrs = {}) {
+  int op(OpKind k, Shape out, int a = -1, Shape sa = {}, int b = -1, Shape sb = {},
+         OpAttrs attrs = {}) {
     FusionNode n;
     n.op = k;
     n.in = {a, b};
@@ -100,7 +104,8 @@ TEST(Fusion, AMultiConsumerIntermediateReadOutsideKeepsItsBuffer) {
   EXPECT_TRUE(p.materialized[static_cast<std::size_t>(a)]);
   EXPECT_EQ(p.group_of[static_cast<std::size_t>(a)], p.group_of[static_cast<std::size_t>(t)]);
   EXPECT_LT(p.group_of[static_cast<std::size_t>(a)], p.group_of[static_cast<std::size_t>(s)]);
-  EXPECT_EQ(p.groups[static_cast<std::size_t>(p.group_of[static_cast<std::size_t>(s)])].kind, GroupKind::Single);
+  EXPECT_EQ(p.groups[static_cast<std::size_t>(p.group_of[static_cast<std::size_t>(s)])].kind,
+            GroupKind::Single);
 }
 
 TEST(Fusion, ProgramOutputsInsideAChainKeepTheirBuffers) {
@@ -152,7 +157,8 @@ TEST(Fusion, MatMulBiasActivationIsOneDenseGroup) {
   const int use = g.op(OpKind::TanhGrad, h, t, h, -1, h);
   g.root(use);
   const FusionPlan p = plan_fusion(g.nodes);
-  const FusionGroup& dense = p.groups[static_cast<std::size_t>(p.group_of[static_cast<std::size_t>(mm)])];
+  const FusionGroup& dense =
+      p.groups[static_cast<std::size_t>(p.group_of[static_cast<std::size_t>(mm)])];
   EXPECT_EQ(dense.kind, GroupKind::Dense);
   EXPECT_EQ(dense.members, (std::vector<int>{mm, ab, t}));
   EXPECT_FALSE(p.materialized[static_cast<std::size_t>(mm)]);
@@ -186,7 +192,8 @@ TEST(Fusion, DenseStopsWhereAnIntermediateHasAnotherReader) {
 TEST(Fusion, AGroupReadFromOutsideTakesNoLaterMembers) {
   G g;
   const int a = g.op(OpKind::Square, kVec, -1, kVec);
-  const int outside = g.op(OpKind::MatMul, {256, 3}, a, kVec, -1, {1, 3});  // reads a: a's loop must run first
+  const int outside =
+      g.op(OpKind::MatMul, {256, 3}, a, kVec, -1, {1, 3});  // reads a: a's loop must run first
   const int late = g.op(OpKind::Add, kVec, a, kVec, -1, kVec);
   g.root(outside);
   g.root(late);
@@ -201,21 +208,27 @@ TEST(Fusion, RandomGraphsGiveValidSchedules) {
   for (int trial = 0; trial < 300; ++trial) {
     G g;
     std::vector<int> vecs{-1}, scalars{-1};  // -1: a leaf
-    auto pick = [&](const std::vector<int>& from) { return from[static_cast<std::size_t>(rng.uniform() * static_cast<double>(from.size()))]; };
+    auto pick = [&](const std::vector<int>& from) {
+      return from[static_cast<std::size_t>(rng.uniform() * static_cast<double>(from.size()))];
+    };
     const int n = 2 + static_cast<int>(rng.uniform() * 30);
     for (int k = 0; k < n; ++k) {
       const int kind = static_cast<int>(rng.uniform() * 7);
       if (kind == 0) vecs.push_back(g.op(OpKind::Add, kVec, pick(vecs), kVec, pick(vecs), kVec));
       if (kind == 1) vecs.push_back(g.op(OpKind::Tanh, kVec, pick(vecs), kVec));
-      if (kind == 2) vecs.push_back(g.op(OpKind::MulScalar, kVec, pick(vecs), kVec, pick(scalars), kOne));
+      if (kind == 2)
+        vecs.push_back(g.op(OpKind::MulScalar, kVec, pick(vecs), kVec, pick(scalars), kOne));
       if (kind == 3) scalars.push_back(g.op(OpKind::Mean, kOne, pick(vecs), kVec));
-      if (kind == 4) scalars.push_back(g.op(OpKind::MatMul, kOne, pick(vecs), kVec, pick(vecs), kVec, [] {
-        OpAttrs a;
-        a.transpose_a = true;
-        return a;
-      }()));
-      if (kind == 5) vecs.push_back(g.op(OpKind::MeanGrad, kVec, pick(scalars), kOne, pick(vecs), kVec));
-      if (kind == 6) {  // not fusible: a column times a row; it reads a vector and so closes that vector's loop
+      if (kind == 4)
+        scalars.push_back(g.op(OpKind::MatMul, kOne, pick(vecs), kVec, pick(vecs), kVec, [] {
+          OpAttrs a;
+          a.transpose_a = true;
+          return a;
+        }()));
+      if (kind == 5)
+        vecs.push_back(g.op(OpKind::MeanGrad, kVec, pick(scalars), kOne, pick(vecs), kVec));
+      if (kind == 6) {  // not fusible: a column times a row; it reads a vector and so closes that
+                        // vector's loop
         const int wide = g.op(OpKind::MatMul, {256, 2}, pick(vecs), kVec, -1, {1, 2});
         vecs.push_back(g.op(OpKind::Sub, kVec, pick(vecs), kVec, pick(vecs), kVec));
         g.root(wide);
@@ -236,15 +249,18 @@ TEST(Fusion, RandomGraphsGiveValidSchedules) {
         const int src = v.in[static_cast<std::size_t>(i)];
         if (src < 0) continue;
         const int gs = p.group_of[static_cast<std::size_t>(src)], gv = p.group_of[k];
-        const bool shape_only = role.operand[static_cast<std::size_t>(i)] == LoopOperand::ShapeOnly;  // no data read
+        const bool shape_only =
+            role.operand[static_cast<std::size_t>(i)] == LoopOperand::ShapeOnly;  // no data read
         if (gs == gv) {
           EXPECT_FALSE(loop_role(g.nodes[static_cast<std::size_t>(src)]).sink && !shape_only)
               << "trial " << trial << ": a sink is read inside its loop";
           continue;
         }
         if (shape_only) continue;
-        EXPECT_LT(gs, gv) << "trial " << trial << ": node " << src << " must be computed before node " << k;
-        EXPECT_TRUE(p.materialized[static_cast<std::size_t>(src)]) << "trial " << trial << ": read across groups";
+        EXPECT_LT(gs, gv) << "trial " << trial << ": node " << src
+                          << " must be computed before node " << k;
+        EXPECT_TRUE(p.materialized[static_cast<std::size_t>(src)])
+            << "trial " << trial << ": read across groups";
       }
     }
   }
@@ -259,7 +275,8 @@ CompileOptions fused(bool on) {
 }
 
 // Loss curves of GraphTrainer runs, fused or not, for one model set-up.
-std::vector<float> mlp_losses(bool fuse, Activation act, Loss loss, int batch, int unroll, int steps, int rows = -1) {
+std::vector<float> mlp_losses(bool fuse, Activation act, Loss loss, int batch, int unroll,
+                              int steps, int rows = -1) {
   Rng init(5);
   Mlp mlp(1, {7}, 1, act, init);
   Adam adam(1e-2, mlp.parameters());
@@ -268,7 +285,8 @@ std::vector<float> mlp_losses(bool fuse, Activation act, Loss loss, int batch, i
   Tensor x({batch * unroll, 1}), y({batch * unroll, 1});
   for (std::size_t i = 0; i < x.size(); ++i) {
     x[i] = static_cast<float>(data.normal());
-    y[i] = loss == Loss::Bce ? (data.uniform() < 0.5 ? 0.0f : 1.0f) : static_cast<float>(data.normal());
+    y[i] = loss == Loss::Bce ? (data.uniform() < 0.5 ? 0.0f : 1.0f)
+                             : static_cast<float>(data.normal());
   }
   std::vector<const float*> xs, ys;
   for (int j = 0; j < unroll; ++j) {
@@ -284,21 +302,27 @@ std::vector<float> mlp_losses(bool fuse, Activation act, Loss loss, int batch, i
 }
 
 TEST(FusedPrograms, EqualUnfusedBitForBit) {
-  // 1037 rows: two full tiles and a part, and a length that is not a multiple of 8 (the reductions' lanes).
-  for (Activation act : {Activation::Tanh, Activation::Relu, Activation::Sigmoid, Activation::Linear})
+  // 1037 rows: two full tiles and a part, and a length that is not a multiple of 8 (the reductions'
+  // lanes).
+  for (Activation act :
+       {Activation::Tanh, Activation::Relu, Activation::Sigmoid, Activation::Linear})
     for (Loss loss : {Loss::Mse, Loss::Bce})
       for (int batch : {5, 64, 1037}) {
-        const auto a = mlp_losses(true, act, loss, batch, 1, 30), b = mlp_losses(false, act, loss, batch, 1, 30);
-        ASSERT_EQ(a, b) << "activation " << static_cast<int>(act) << ", loss " << static_cast<int>(loss) << ", batch " << batch;
+        const auto a = mlp_losses(true, act, loss, batch, 1, 30),
+                   b = mlp_losses(false, act, loss, batch, 1, 30);
+        ASSERT_EQ(a, b) << "activation " << static_cast<int>(act) << ", loss "
+                        << static_cast<int>(loss) << ", batch " << batch;
       }
 }
 
 TEST(FusedPrograms, EqualUnfusedWhenUnrolledAndWithARelaxedBatch) {
-  EXPECT_EQ(mlp_losses(true, Activation::Tanh, Loss::Mse, 80, 3, 20), mlp_losses(false, Activation::Tanh, Loss::Mse, 80, 3, 20));
+  EXPECT_EQ(mlp_losses(true, Activation::Tanh, Loss::Mse, 80, 3, 20),
+            mlp_losses(false, Activation::Tanh, Loss::Mse, 80, 3, 20));
   // Traced for 1037 rows, run on 523: every loop re-derives its length.
   const auto a = mlp_losses(true, Activation::Tanh, Loss::Mse, 1037, 1, 20, 523);
   EXPECT_EQ(a, mlp_losses(false, Activation::Tanh, Loss::Mse, 1037, 1, 20, 523));
-  EXPECT_NE(a, mlp_losses(true, Activation::Tanh, Loss::Mse, 1037, 1, 20)) << "the rows argument had no effect";
+  EXPECT_NE(a, mlp_losses(true, Activation::Tanh, Loss::Mse, 1037, 1, 20))
+      << "the rows argument had no effect";
 }
 
 TEST(FusedPrograms, LinearRegressionIsOneLoopAndMatchesUnfused) {
@@ -319,7 +343,8 @@ TEST(FusedPrograms, LinearRegressionIsOneLoopAndMatchesUnfused) {
   EXPECT_EQ(m1.weights().b, m2.weights().b);
   const json fa = a.setup_info(), fb = b.setup_info();
   EXPECT_EQ(fa["nodes_before_fusion"], fb["nodes_before_fusion"]);
-  EXPECT_EQ(fb["nodes_after_fusion"], fb["nodes_before_fusion"]);  // unfused: one instruction per op
+  EXPECT_EQ(fb["nodes_after_fusion"],
+            fb["nodes_before_fusion"]);  // unfused: one instruction per op
   // Forward, loss and all three reductions of the gradient in one loop over the 1000 points; the
   // two SGD updates of [1 x 1] parameters after it, two ops each (too short to be worth a loop).
   EXPECT_EQ(fa["nodes_after_fusion"].get<int>(), 5);
@@ -363,7 +388,8 @@ TEST(FusedPrograms, MemoryPlanHasNoOverlappingLiveBuffers) {
       losses.push_back(loss);
     }
     std::vector<Assign> updates;
-    for (std::size_t i = 0; i < params.size(); ++i) updates.push_back({start.params[i], s.params[i]});
+    for (std::size_t i = 0; i < params.size(); ++i)
+      updates.push_back({start.params[i], s.params[i]});
     const Program p = compile(t, losses, updates);
     EXPECT_FALSE(plan_has_conflict(p.buffer_requests(), p.memory_plan())) << "unroll " << unroll;
     EXPECT_LT(p.stats().nodes_after_fusion, p.stats().nodes_before_fusion);

@@ -4,11 +4,12 @@
 // writes a whole buffer back. Fusion groups them so fewer buffers are written and read:
 //   Dense  MatMul → AddRow (bias) → Tanh | Relu | Sigmoid: the matmul writes the group's one output
 //          buffer and bias and activation are applied in place, while it is hot in the cache;
-//   Loop   ops over vectors of one length n (elementwise ops, ops with a [1 x 1] scalar operand such
+//   Loop   ops over vectors of one length n (elementwise ops, ops with a [1 x 1] scalar operand
+//   such
 //          as MulScalar, AddConst, a bias on one column, a column times a scalar) run as ONE loop
-//          over tiles of the data: intermediates live in a small scratch tile in the L1 cache, not in
-//          arena buffers, and reductions of the loop's values (Mean, Sum, SumRows of one column, the
-//          dot product MatMul(aᵀ, b)) accumulate tile by tile as the loop goes ("sinks");
+//          over tiles of the data: intermediates live in a small scratch tile in the L1 cache, not
+//          in arena buffers, and reductions of the loop's values (Mean, Sum, SumRows of one column,
+//          the dot product MatMul(aᵀ, b)) accumulate tile by tile as the loop goes ("sinks");
 //   Single everything else, one op as before.
 // The pass only decides; trace.cpp lowers each group to one instruction that runs the ops' own
 // kernels (ops.cpp), so there is still one op vocabulary and fused == unfused bit for bit.

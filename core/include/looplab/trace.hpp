@@ -56,8 +56,8 @@ struct CompileStats {
   int nodes_traced = 0;         // everything the tracer recorded, autodiff and optimizer included
   int nodes_live = 0;           // after dead-node removal (leaves included)
   int nodes_before_fusion = 0;  // live op nodes: one instruction each without fusion
-  int nodes_after_fusion = 0;   // what is left after fusion: each group counts once (= instructions)
-  int fused_groups = 0;         // groups of more than one op (Dense groups and Loops)
+  int nodes_after_fusion = 0;  // what is left after fusion: each group counts once (= instructions)
+  int fused_groups = 0;        // groups of more than one op (Dense groups and Loops)
   int instructions = 0;
   std::size_t arena_bytes = 0;
   std::size_t unplanned_bytes = 0;  // what one buffer per node would have taken
@@ -93,7 +93,8 @@ class Program {
   const MemoryPlan& memory_plan() const { return memory_; }
 
  private:
-  friend Program compile(const Tracer&, const std::vector<Value>&, const std::vector<Assign>&, const CompileOptions&);
+  friend Program compile(const Tracer&, const std::vector<Value>&, const std::vector<Assign>&,
+                         const CompileOptions&);
   friend struct Lowering;
   struct Kernel {
     void (*forward)(const KernelArgs&) = nullptr;
@@ -104,8 +105,8 @@ class Program {
     std::array<Kernel, 2> epilogue;  // Dense: bias, activation; they alternate between the output
                                      // buffer and scratch_ so that the last writes the output
     int n_epilogue = 0;
-    int loop = -1;                   // else: runs loops_[loop]
-    std::vector<int> nodes;          // the op nodes it computes (indices into node_*_), in order
+    int loop = -1;           // else: runs loops_[loop]
+    std::vector<int> nodes;  // the op nodes it computes (indices into node_*_), in order
   };
   // A fused loop: its steps run tile by tile (kTile elements, trace.cpp) with the ops' own kernels.
   struct LoopValue {
@@ -138,7 +139,7 @@ class Program {
     std::vector<LoopStep> steps;
     std::vector<Sink> sinks;
     std::vector<float> constants;  // values computed once per run (the `once` steps' outputs)
-    std::vector<float*> at;        // where each value is in the current tile (sized once, at compile)
+    std::vector<float*> at;  // where each value is in the current tile (sized once, at compile)
   };
   void run_loop(Loop& loop);
   struct Update {
@@ -146,21 +147,22 @@ class Program {
     const float* src;
     std::size_t n;
   };
-  struct Source {  // where a node's input comes from, to derive shapes again
+  struct Source {   // where a node's input comes from, to derive shapes again
     int node = -1;  // produced by this op node (an index in op-node order), or
     int leaf = -1;  // a leaf (node id); its shape is leaf_shape_[leaf]
   };
   void derive_shapes();
   void refresh_shapes(Instruction& ins);
   std::vector<float> arena_;
-  std::vector<float> scratch_;  // loop tiles and Dense intermediates, shared: groups run one at a time
+  std::vector<float> scratch_;  // loop tiles and Dense intermediates (groups run one at a time)
   std::vector<std::unique_ptr<Tensor>> constants_;
   std::vector<OpAttrs> attrs_;  // per op node
   std::vector<Instruction> code_;
   std::vector<Loop> loops_;
   std::vector<Update> updates_;
   std::vector<const float*> outputs_;
-  std::vector<std::vector<const float**>> input_uses_;  // node id of an input -> the pointers that read it
+  std::vector<std::vector<const float**>>
+      input_uses_;  // node id of an input -> the pointers that read it
   // Per op node (in node order), to derive every shape again for a new batch size:
   std::vector<const OpDef*> defs_;
   std::vector<std::array<Source, kMaxArity>> sources_;
@@ -173,7 +175,7 @@ class Program {
   CompileStats stats_;
 };
 
-Program compile(const Tracer& tracer, const std::vector<Value>& outputs, const std::vector<Assign>& updates,
-                const CompileOptions& options = {});
+Program compile(const Tracer& tracer, const std::vector<Value>& outputs,
+                const std::vector<Assign>& updates, const CompileOptions& options = {});
 
 }  // namespace looplab
