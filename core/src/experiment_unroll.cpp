@@ -74,7 +74,9 @@ class UnrollRun final : public ExperimentRun {
           {"value", with_commas(first["instructions"].get<long long>()) + " → " + with_commas(last["instructions"].get<long long>()) +
                         " instructions"},
           {"note", "arena " + with_commas(first["arena_bytes"].get<long long>()) + " → " +
-                       with_commas(last["arena_bytes"].get<long long>()) + " bytes"}}});
+                       with_commas(last["arena_bytes"].get<long long>()) + " bytes; fusion at k = 1: " +
+                       with_commas(first["nodes_before_fusion"].get<long long>()) + " ops → " +
+                       with_commas(first["nodes_after_fusion"].get<long long>()) + " instructions"}}});
     s["reading"] = "Unrolling all " + std::to_string(factors_.back()) + " batches made the program " +
                    format_sig(last["instructions"].get<double>() / first["instructions"].get<double>(), 3) +
                    "× longer and its trace + compile " + format_sig(last["setup_ms"].get<double>(), 3) +

@@ -10,7 +10,7 @@
 namespace looplab {
 
 GraphTrainer::GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch, int unroll,
-                           bool training, Loss loss)
+                           bool training, Loss loss, CompileOptions options)
     : mode_(mode),
       model_(model),
       opt_(optimizer),
@@ -18,7 +18,8 @@ GraphTrainer::GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape 
       y_shape_(y_batch),
       unroll_(unroll),
       training_(training),
-      loss_(loss) {
+      loss_(loss),
+      options_(options) {
   if (mode == Mode::Reference) throw ShapeError("GraphTrainer: the reference loop is hand-written, not a graph");
   if (unroll < 1 || (unroll > 1 && mode != Mode::Traced)) throw ShapeError("GraphTrainer: unroll needs traced mode");
   opt_.reserve_steps(unroll_);
@@ -43,13 +44,13 @@ void GraphTrainer::trace() {
   std::vector<Assign> updates;
   if (!training_) {
     trace_ms_ = watch.elapsed_ms();
-    program_ = compile(t, losses, updates);
+    program_ = compile(t, losses, updates, options_);
     return;
   }
   for (std::size_t i = 0; i < params.size(); ++i) updates.push_back({start.params[i], s.params[i]});
   for (std::size_t i = 0; i < start.slots.size(); ++i) updates.push_back({start.slots[i], s.slots[i]});
   trace_ms_ = watch.elapsed_ms();
-  program_ = compile(t, losses, updates);
+  program_ = compile(t, losses, updates, options_);
 }
 
 void GraphTrainer::run_eager(const float* x, const float* y, float* loss, int rows) {
@@ -91,6 +92,9 @@ json GraphTrainer::setup_info() const {
           {"compile_ms", s.compile_ms},
           {"nodes_traced", s.nodes_traced},
           {"nodes_live", s.nodes_live},
+          {"nodes_before_fusion", s.nodes_before_fusion},
+          {"nodes_after_fusion", s.nodes_after_fusion},
+          {"fused_groups", s.fused_groups},
           {"instructions", s.instructions},
           {"arena_bytes", s.arena_bytes},
           {"unplanned_bytes", s.unplanned_bytes},

@@ -70,7 +70,8 @@ void matmul_loops(const KernelArgs& k, int m, int depth, int n) {
   const float* b = k.in[1];
   if (depth == 1) {  // an outer product: one rounding per element, no sum
     if (n == 1 && ai == 1) {  // a column times a scalar: contiguous, vectorizable
-      for (int i = 0; i < m; ++i) k.out[i] = a[i] * b[0];
+      const float s = b[0];   // NOTE: a local, or the compiler must reload it (out might alias b)
+      for (int i = 0; i < m; ++i) k.out[i] = a[i] * s;
       return;
     }
     for (int i = 0; i < m; ++i)
@@ -136,7 +137,8 @@ void add_row_forward(const KernelArgs& k) {
   const float* a = k.in[0];
   const float* r = k.in[1];
   if (cols == 1) {
-    for (int i = 0; i < rows; ++i) k.out[i] = a[i] + r[0];
+    const float r0 = r[0];  // a local, so the loop vectorizes without an aliasing check
+    for (int i = 0; i < rows; ++i) k.out[i] = a[i] + r0;
     return;
   }
   for (int i = 0; i < rows; ++i)

@@ -7,19 +7,56 @@
 //
 //   build/native/looplab_bench [repeats]
 //   node build/wasm/looplab_bench.js [repeats]
+//   build/native/looplab_bench 1 w1-traced    one case alone (w1|w2 - reference|traced|unfused)
 #include <cstdio>
+#include <ctime>
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "looplab/graph_trainer.hpp"
 #include "looplab/linear.hpp"
 #include "looplab/mlp_reference.hpp"
+#include "looplab/optim.hpp"
 #include "looplab/results.hpp"
 #include "looplab/train.hpp"
 
 namespace looplab {
 namespace {
+
+#ifdef __EMSCRIPTEN__
+// Node's CPU time of this process (the bench runs under node only, never on the page).
+EM_JS(double, node_cpu_ms, (), {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+});
+#endif
+
+// NOTE: the process's CPU time, not wall time: on a shared machine (other builds running) wall
+// time mostly measures the scheduler. Under node it includes V8's own threads (compilation, GC),
+// which after the first run are idle.
+class Stopwatch {
+ public:
+  Stopwatch() : start_(now_ms()) {}
+  double elapsed_ms() const { return now_ms() - start_; }
+
+ private:
+  static double now_ms() {
+#ifdef __EMSCRIPTEN__
+    return node_cpu_ms();
+#else
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+#endif
+  }
+  double start_;
+};
 
 double best_of(int repeats, const std::function<double()>& run) {
   double best = 1e300;
@@ -35,6 +72,25 @@ double w1_ms(Mode mode) {
   return w.elapsed_ms();
 }
 
+// W1 traced with fusion on or off: what make_linear_trainer(Mode::Traced) does, with the option.
+double w1_traced_ms(bool fuse) {
+  const LinearData d = seed004_data();
+  LinearRegression model(1);
+  Sgd sgd(0.0);
+  CompileOptions options;
+  options.fuse = fuse;
+  GraphTrainer t(Mode::Traced, model, sgd, d.x.shape(), d.y.shape(), 1, true, Loss::Mse, options);
+  const float* xs[] = {d.x.data()};
+  const float* ys[] = {d.y.data()};
+  float loss = 0.0f;
+  const Stopwatch w;
+  for (int i = 0; i < 100000; ++i) {
+    sgd.set_learning_rate(1e-4f);
+    t.run(xs, ys, &loss);
+  }
+  return w.elapsed_ms();
+}
+
 struct MlpData {
   Tensor x{{100000, 1}}, y{{100000, 1}};
   MlpData() {
@@ -45,18 +101,21 @@ struct MlpData {
 };
 
 // W2 steps over the first 100 batches; unroll k for traced programs, 0 = reference loop.
-double w2_ms(const MlpData& d, Mode mode, int unroll) {
+double w2_ms(const MlpData& d, Mode mode, int unroll, bool fuse = true) {
   Rng init(2);
   Mlp mlp(1, {20}, 1, Activation::Tanh, init);
   const int steps = 10000;
   if (mode == Mode::Reference) {
     ReferenceMlp ref(mlp, 100, 1e-3);
     const Stopwatch w;
-    for (int s = 0; s < steps; ++s) ref.step(d.x.data() + (s % 100) * 100, d.y.data() + (s % 100) * 100);
+    for (int s = 0; s < steps; ++s)
+      ref.step(d.x.data() + (s % 100) * 100, d.y.data() + (s % 100) * 100);
     return w.elapsed_ms();
   }
   Adam adam(1e-3, mlp.parameters());
-  GraphTrainer t(mode, mlp, adam, {100, 1}, {100, 1}, unroll);
+  CompileOptions options;
+  options.fuse = fuse;
+  GraphTrainer t(mode, mlp, adam, {100, 1}, {100, 1}, unroll, true, Loss::Mse, options);
   std::vector<const float*> xs(static_cast<std::size_t>(unroll)), ys(xs.size());
   std::vector<float> losses(xs.size());
   const Stopwatch w;
@@ -80,6 +139,25 @@ double setup_ms(int unroll) {
   return w.elapsed_ms();
 }
 
+// Compile statistics of the W1 or W2 step program.
+json program_info(int workload, bool fuse) {
+  CompileOptions options;
+  options.fuse = fuse;
+  if (workload == 1) {
+    const LinearData d = seed004_data();
+    LinearRegression model(1);
+    Sgd sgd(1e-4);
+    return GraphTrainer(Mode::Traced, model, sgd, d.x.shape(), d.y.shape(), 1, true, Loss::Mse,
+                        options)
+        .setup_info();
+  }
+  Rng init(2);
+  Mlp mlp(1, {20}, 1, Activation::Tanh, init);
+  Adam adam(1e-3, mlp.parameters());
+  return GraphTrainer(Mode::Traced, mlp, adam, {100, 1}, {100, 1}, 1, true, Loss::Mse, options)
+      .setup_info();
+}
+
 }  // namespace
 }  // namespace looplab
 
@@ -87,28 +165,63 @@ int main(int argc, char** argv) {
   using namespace looplab;
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 3;
   const json env = environment();
-  std::printf("build: %s, SIMD %s, compiler %s, best of %d\n\n", env["build"].get<std::string>().c_str(),
-              env["simd_kind"].get<std::string>().c_str(), env["compiler"].get<std::string>().c_str(), repeats);
+  std::printf("timings: process CPU time\n");
+  std::printf("build: %s, SIMD %s, compiler %s, best of %d\n\n",
+              env["build"].get<std::string>().c_str(), env["simd_kind"].get<std::string>().c_str(),
+              env["compiler"].get<std::string>().c_str(), repeats);
 
+  if (argc > 2) {  // one case alone, e.g. under `perf stat` to count its instructions
+    const std::string only = argv[2];
+    const MlpData d;
+    const std::vector<std::pair<std::string, std::function<double()>>> cases = {
+        {"w1-reference", [] { return w1_ms(Mode::Reference); }},
+        {"w1-traced", [] { return w1_traced_ms(true); }},
+        {"w1-unfused", [] { return w1_traced_ms(false); }},
+        {"w2-reference", [&] { return w2_ms(d, Mode::Reference, 1); }},
+        {"w2-traced", [&] { return w2_ms(d, Mode::Traced, 1); }},
+        {"w2-unfused", [&] { return w2_ms(d, Mode::Traced, 1, false); }}};
+    for (const auto& [name, run] : cases)
+      if (name == only) std::printf("%s: %.1f ms\n", name.c_str(), best_of(repeats, run));
+    return 0;
+  }
   const double w1_ref = best_of(repeats, [] { return w1_ms(Mode::Reference); });
   const double w1_traced = best_of(repeats, [] { return w1_ms(Mode::Traced); });
+  const double w1_unfused = best_of(repeats, [] { return w1_traced_ms(false); });
   const double w1_eager = best_of(repeats, [] { return w1_ms(Mode::Eager); });
   const MlpData d;
   const double w2_ref = best_of(repeats, [&] { return w2_ms(d, Mode::Reference, 1); });
   const double w2_traced = best_of(repeats, [&] { return w2_ms(d, Mode::Traced, 1); });
+  const double w2_unfused = best_of(repeats, [&] { return w2_ms(d, Mode::Traced, 1, false); });
   const double w2_unrolled = best_of(repeats, [&] { return w2_ms(d, Mode::Traced, 5); });
   const double w2_eager = best_of(repeats, [&] { return w2_ms(d, Mode::Eager, 1); });
   const double compile_w2 = best_of(repeats, [] { return setup_ms(1); });
   const double compile_all = best_of(1, [] { return setup_ms(1000); });
 
-  std::printf("| workload | reference | traced | unrolled(5) | eager | traced / reference |\n");
-  std::printf("|---|---|---|---|---|---|\n");
-  std::printf("| W1 LR, 1e5 iterations | %.1f ms | %.1f ms | – | %.1f ms | %.2fx |\n", w1_ref, w1_traced, w1_eager,
-              w1_traced / w1_ref);
-  std::printf("| W2 MLP, 10,000 steps | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.2fx |\n", w2_ref, w2_traced, w2_unrolled,
-              w2_eager, w2_traced / w2_ref);
+  std::printf(
+      "| workload | reference | traced | traced, no fusion | unrolled(5) | eager | traced / "
+      "reference | no fusion / reference |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| W1 LR, 1e5 iterations | %.1f ms | %.1f ms | %.1f ms | – | %.1f ms | %.2fx | %.2fx |\n",
+      w1_ref, w1_traced, w1_unfused, w1_eager, w1_traced / w1_ref, w1_unfused / w1_ref);
+  std::printf(
+      "| W2 MLP, 10,000 steps | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.2fx | %.2fx "
+      "|\n",
+      w2_ref, w2_traced, w2_unfused, w2_unrolled, w2_eager, w2_traced / w2_ref,
+      w2_unfused / w2_ref);
+  std::printf(
+      "\n| program (fused / unfused) | ops | instructions | fused groups | arena bytes "
+      "|\n|---|---|---|---|---|\n");
+  for (int w = 1; w <= 2; ++w) {
+    const json f = program_info(w, true), u = program_info(w, false);
+    std::printf("| W%d step | %d | %d / %d | %d | %d / %d |\n", w,
+                f["nodes_before_fusion"].get<int>(), f["nodes_after_fusion"].get<int>(),
+                u["nodes_after_fusion"].get<int>(), f["fused_groups"].get<int>(),
+                f["arena_bytes"].get<int>(), u["arena_bytes"].get<int>());
+  }
   std::printf("\n| one-time cost | measured | target |\n|---|---|---|\n");
   std::printf("| trace + compile, W2 step | %.3f ms | < 1 ms |\n", compile_w2);
-  std::printf("| trace + compile, unroll all 1000 batches (N = 100,000) | %.1f ms | < 1000 ms |\n", compile_all);
+  std::printf("| trace + compile, unroll all 1000 batches (N = 100,000) | %.1f ms | < 1000 ms |\n",
+              compile_all);
   return 0;
 }

@@ -8,6 +8,9 @@
 #include <new>
 
 #include "looplab/eager.hpp"
+#include "looplab/graph_trainer.hpp"
+#include "looplab/model.hpp"
+#include "looplab/optim.hpp"
 #include "looplab/linear.hpp"
 #include "looplab/memory_plan.hpp"
 #include "looplab/rng.hpp"
@@ -130,6 +133,23 @@ TEST(Traced, StepsAllocateNothing) {
   const long eager_before = g_allocations.load();
   eager->step(1e-4f);
   EXPECT_GT(g_allocations.load() - eager_before, 10);
+}
+
+TEST(Traced, FusedMlpStepsAllocateNothing) {
+  // Dense groups and fused loops (Adam's updates, the loss and its gradient), with a relaxed batch.
+  Rng init(3);
+  Mlp mlp(1, {20}, 1, Activation::Tanh, init);
+  Adam adam(1e-3, mlp.parameters());
+  GraphTrainer t(Mode::Traced, mlp, adam, {100, 1}, {100, 1});
+  ASSERT_GT(t.setup_info()["fused_groups"].get<int>(), 0);
+  Tensor x({100, 1}, 0.3f), y({100, 1}, -0.2f);
+  const float* xs[] = {x.data()};
+  const float* ys[] = {y.data()};
+  float loss = 0.0f;
+  t.run(xs, ys, &loss);
+  const long before = g_allocations.load();
+  for (int i = 0; i < 200; ++i) t.run(xs, ys, &loss, i % 2 ? 100 : 37);  // every other call: 37 rows
+  EXPECT_EQ(g_allocations.load() - before, 0) << "a fused traced step allocated";
 }
 
 TEST(Traced, BindInputSwitchesDataWithoutRetracing) {

@@ -29,7 +29,7 @@ class GraphTrainer {
   // mode is Eager or Traced; unroll > 1 needs Traced. training = false: the loss only, no update
   // (an evaluation step: a different program, as a static argument makes it in a framework).
   GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch, int unroll = 1,
-               bool training = true, Loss loss = Loss::Mse);
+               bool training = true, Loss loss = Loss::Mse, CompileOptions options = {});
   int steps_per_call() const { return unroll_; }
   // Runs steps_per_call() steps on batches xs[j], ys[j]; losses[j] is step j's loss before its update.
   // rows: the batch rows of this call; a traced program re-derives its shapes for it (at most the
@@ -49,6 +49,7 @@ class GraphTrainer {
   int unroll_;
   bool training_;
   Loss loss_;
+  CompileOptions options_;
   std::optional<Program> program_;
   std::vector<Value> x_inputs_, y_inputs_;
   double trace_ms_ = 0.0;

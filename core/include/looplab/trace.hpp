@@ -3,8 +3,10 @@
 // The Tracer is a Builder that only records: the same model, loss, autodiff and optimizer code
 // that runs eagerly produces a graph here. compile() turns the graph into a Program:
 //   1. dead-node removal  — keep only what the outputs and parameter updates need;
-//   2. memory planning    — every intermediate gets a place in one arena (memory_plan.hpp);
-//   3. lowering           — a flat list of (kernel, resolved pointers) instructions.
+//   2. fusion             — ops that can run together become one instruction (fusion.hpp);
+//   3. memory planning    — every value that still needs a buffer gets a place in one arena
+//                           (memory_plan.hpp); fused intermediates need none;
+//   4. lowering           — a flat list of (kernel, resolved pointers) instructions.
 // Program::run() then executes the instructions and copies the new parameter values back:
 // no allocation, no graph walk, no shape checks per step. What changes between steps (the
 // learning rate, the batch) is a program input: a leaf whose data the caller updates or rebinds.
@@ -20,6 +22,8 @@
 #include <vector>
 
 #include "looplab/builder.hpp"
+#include "looplab/fusion.hpp"
+#include "looplab/memory_plan.hpp"
 
 namespace looplab {
 
@@ -49,13 +53,20 @@ struct Assign {
 };
 
 struct CompileStats {
-  int nodes_traced = 0;    // everything the tracer recorded, autodiff and optimizer included
-  int nodes_live = 0;      // after dead-node removal
+  int nodes_traced = 0;         // everything the tracer recorded, autodiff and optimizer included
+  int nodes_live = 0;           // after dead-node removal (leaves included)
+  int nodes_before_fusion = 0;  // live op nodes: one instruction each without fusion
+  int nodes_after_fusion = 0;  // what is left after fusion: each group counts once (= instructions)
+  int fused_groups = 0;        // groups of more than one op (Dense groups and Loops)
   int instructions = 0;
   std::size_t arena_bytes = 0;
   std::size_t unplanned_bytes = 0;  // what one buffer per node would have taken
   double flops_per_step = 0.0;
   double compile_ms = 0.0;
+};
+
+struct CompileOptions {
+  bool fuse = true;  // false: one instruction per op (to measure what fusion buys, and to test it)
 };
 
 class Program {
@@ -77,41 +88,94 @@ class Program {
   // outgrow the bytes the memory plan gave it (the shapes seen when tracing are the capacity).
   void bind_input(Value input, const float* data, Shape shape);
   const CompileStats& stats() const { return stats_; }
+  // The buffers the memory plan placed (instruction indices as steps) and where: for tests.
+  const std::vector<BufferRequest>& buffer_requests() const { return requests_; }
+  const MemoryPlan& memory_plan() const { return memory_; }
 
  private:
-  friend Program compile(const Tracer&, const std::vector<Value>&, const std::vector<Assign>&);
-  struct Instruction {
-    void (*forward)(const KernelArgs&);
+  friend Program compile(const Tracer&, const std::vector<Value>&, const std::vector<Assign>&,
+                         const CompileOptions&);
+  friend struct Lowering;
+  struct Kernel {
+    void (*forward)(const KernelArgs&) = nullptr;
     KernelArgs args;
   };
+  struct Instruction {
+    Kernel op;                       // a single op, or a Dense group's matmul
+    std::array<Kernel, 2> epilogue;  // Dense: bias, activation; they alternate between the output
+                                     // buffer and scratch_ so that the last writes the output
+    int n_epilogue = 0;
+    int loop = -1;           // else: runs loops_[loop]
+    std::vector<int> nodes;  // the op nodes it computes (indices into node_*_), in order
+  };
+  // A fused loop: its steps run tile by tile (kTile elements, trace.cpp) with the ops' own kernels.
+  struct LoopValue {
+    const float* data = nullptr;  // an input, or a buffer; nullptr: a scratch tile
+    int tile = -1;                // the scratch tile of an intermediate that has no buffer
+    bool vector = true;           // false: read as a [1 x 1] scalar (or only for its shape)
+  };
+  struct LoopStep {
+    const OpDef* def = nullptr;
+    OpKind op = OpKind::Add;
+    const OpAttrs* attrs = nullptr;
+    std::array<int, kMaxArity> in{-1, -1};  // value indices
+    std::array<LoopOperand, kMaxArity> how{};
+    int out = -1;       // value index, or
+    int sink = -1;      // a reduction: index into sinks
+    int node = -1;      // the op node it computes
+    bool once = false;  // a MeanGrad read only by Muls: d / N once per run into a constant
+  };
+  struct Sink {
+    OpKind op = OpKind::Sum;  // Mean, Sum, SumRows or MatMul (a dot product)
+    int node = -1;
+    bool square = false;  // sums squares of its input: a Square read only by this sink, folded in
+    float* out = nullptr;
+    double lane[8] = {};
+    double tail = 0.0;
+  };
+  struct Loop {
+    std::size_t n = 0;  // vector length
+    std::vector<LoopValue> values;
+    std::vector<LoopStep> steps;
+    std::vector<Sink> sinks;
+    std::vector<float> constants;  // values computed once per run (the `once` steps' outputs)
+    std::vector<float*> at;  // where each value is in the current tile (sized once, at compile)
+  };
+  void run_loop(Loop& loop);
   struct Update {
     float* dst;
     const float* src;
     std::size_t n;
   };
-  struct InputUse {
-    int instruction, slot;
-  };
-  struct Source {  // where an instruction's input comes from, to derive shapes again
-    int instruction = -1;  // produced by this instruction, or
-    int leaf = -1;         // a leaf (node id); its shape is leaf_shape_[leaf]
+  struct Source {   // where a node's input comes from, to derive shapes again
+    int node = -1;  // produced by this op node (an index in op-node order), or
+    int leaf = -1;  // a leaf (node id); its shape is leaf_shape_[leaf]
   };
   void derive_shapes();
+  void refresh_shapes(Instruction& ins);
   std::vector<float> arena_;
+  std::vector<float> scratch_;  // loop tiles and Dense intermediates (groups run one at a time)
   std::vector<std::unique_ptr<Tensor>> constants_;
-  std::vector<OpAttrs> attrs_;
+  std::vector<OpAttrs> attrs_;  // per op node
   std::vector<Instruction> code_;
+  std::vector<Loop> loops_;
   std::vector<Update> updates_;
   std::vector<const float*> outputs_;
-  std::vector<std::vector<InputUse>> input_uses_;  // node id of an input -> where it is read
+  std::vector<std::vector<const float**>>
+      input_uses_;  // node id of an input -> the pointers that read it
+  // Per op node (in node order), to derive every shape again for a new batch size:
   std::vector<const OpDef*> defs_;
   std::vector<std::array<Source, kMaxArity>> sources_;
-  std::vector<std::size_t> capacity_;  // bytes planned for each instruction's output
+  std::vector<Shape> node_shape_;
+  std::vector<std::size_t> capacity_;  // bytes planned for the node's buffer (0: it has none)
   std::vector<Shape> leaf_shape_;      // node id -> current shape of a leaf
+  std::vector<BufferRequest> requests_;
+  MemoryPlan memory_;
   bool shapes_dirty_ = false;
   CompileStats stats_;
 };
 
-Program compile(const Tracer& tracer, const std::vector<Value>& outputs, const std::vector<Assign>& updates);
+Program compile(const Tracer& tracer, const std::vector<Value>& outputs,
+                const std::vector<Assign>& updates, const CompileOptions& options = {});
 
 }  // namespace looplab
