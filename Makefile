@@ -5,6 +5,7 @@
 #   make test     build + ctest native, asan (sanitizers) and wasm + npm test (last: TAP summary)
 #   make serve    build + serve the repo root at http://127.0.0.1:$(PORT)/web/
 #   make bench    build + run the benchmark natively and as wasm under node
+#   make fuzz     build the libFuzzer targets (clang) and run each for FUZZ_SECONDS (default 60)
 #   make clean    remove build/ and test-results/ (node_modules stays; `make distclean` removes it)
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -12,14 +13,17 @@ SHELL := /bin/bash
 
 PORT ?= 8080
 APT_PACKAGES := emscripten libeigen3-dev nlohmann-json3-dev libgtest-dev googletest chromium \
-                cmake g++ python3
-PRESETS := native wasm asan
+                cmake g++ python3 clang libclang-rt-14-dev
+PRESETS := native wasm asan fuzz
+FUZZ_TARGETS := config run
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 15
 # cmake/ctest run their own make with -j2: keep this make's flags (and its "Entering directory"
 # chatter) out of them.
 CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 
 .PRECIOUS: build/%/.configured
-.PHONY: deps apt-deps build test serve bench clean distclean $(addprefix build-,$(PRESETS))
+.PHONY: deps apt-deps build test serve bench fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
 
 deps: apt-deps node_modules/.package-lock.json
 
@@ -61,9 +65,10 @@ $(addprefix build-,$(PRESETS)): build-%: build/%/.configured | deps
 # is for `make test` only.
 build: build-native build-wasm
 
-test: build build-asan
+test: build build-asan build-fuzz
 	ctest --preset native
 	ctest --preset asan
+	$(MAKE) --no-print-directory fuzz-smoke
 	ctest --preset wasm
 	npm test
 
@@ -76,6 +81,27 @@ bench: build
 	$(CLEAN_ENV) cmake --build --preset wasm --target looplab_bench
 	build/native/looplab_bench 3
 	node --no-experimental-fetch build/wasm/looplab_bench.js 3
+
+# Each target starts from its seed corpus (tests/fuzz/corpus/<target>, never written to) plus what
+# earlier runs found (build/fuzz/corpus/<target>); a crash leaves its input in test-results/fuzz/.
+define run-fuzzers
+	@mkdir -p test-results/fuzz
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build/fuzz/corpus/$$t; \
+	  echo "fuzz_$$t: $(1) s"; \
+	  build/fuzz/fuzz_$$t build/fuzz/corpus/$$t tests/fuzz/corpus/$$t -max_total_time=$(1) -timeout=20 \
+	    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=test-results/fuzz/$$t- \
+	    2> test-results/fuzz/$$t.log \
+	    || { tail -n 60 test-results/fuzz/$$t.log; exit 1; }; \
+	  grep -E '^stat::number_of_executed_units|^Done [0-9]+ runs' test-results/fuzz/$$t.log || true; \
+	done
+endef
+
+fuzz: build-fuzz
+	$(call run-fuzzers,$(FUZZ_SECONDS))
+
+fuzz-smoke: build-fuzz
+	$(call run-fuzzers,$(FUZZ_SMOKE_SECONDS))
 
 clean:
 	rm -rf build test-results
