@@ -195,7 +195,7 @@ Experiment make_retracing_experiment() {
     const double calls = std::ceil(n / batch) * static_cast<double>(p.integer("epochs")) + std::ceil(n / second) + 1.0;
     // Up to four cached programs (full and partial batch, second batch, evaluation), each with one
     // step's buffers for the largest batch; one event per call.
-    const double step_bytes = std::max(batch, second) * (hidden + 1.0) * 4.0 * 16.0 + hidden * 4.0 * 64.0 + 64e3;
+    const double step_bytes = std::max(batch, second) * (hidden + 1.0) * 4.0 * 8.0 + hidden * 4.0 * 64.0 + 64e3;
     return Estimate{2e6 + n * 4.0 * 3.0 + 4.0 * step_bytes + calls * 256.0, calls, "n, batch, second_batch, hidden and epochs"};
   };
   e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<RetracingRun>(p); };

@@ -15,8 +15,10 @@
 namespace looplab {
 namespace {
 
-// As in experiment_execution_modes.cpp: floats one step keeps per (batch row × hidden unit).
-constexpr double kStepFloatsPerUnit = 16.0;
+// As in experiment_execution_modes.cpp: floats one step keeps per (batch row × hidden unit), and
+// the bytes each unrolled step adds to a program (instructions, batch pointers).
+constexpr double kStepFloatsPerUnit = 8.0;
+constexpr double kBytesPerUnrolledStep = 32e3;
 
 class UnrollRun final : public ExperimentRun {
  public:
@@ -225,10 +227,10 @@ Experiment make_unroll_experiment() {
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")), batch = static_cast<double>(p.integer("batch"));
     const double hidden = static_cast<double>(p.integer("hidden")), batches = std::floor(n / batch);
-    // One program at a time; the largest is k = all batches: every step's buffers in one arena,
-    // plus its instructions. Steps: every k trains `epochs` epochs (at most 6 values of k).
+    // One program at a time; the largest is k = all batches: one step's arena (reused across the
+    // steps) and every step's instructions. Steps: every k trains `epochs` epochs (at most 6 k's).
     const double step_bytes = batch * (hidden + 1.0) * 4.0 * kStepFloatsPerUnit + hidden * 4.0 * 64.0 + 64e3;
-    return Estimate{2e6 + n * 4.0 * 3.0 + step_bytes * (batches + 1.0),
+    return Estimate{2e6 + n * 4.0 * 3.0 + step_bytes * 2.0 + (batches + 1.0) * (kBytesPerUnrolledStep + hidden * 32.0),
                     6.0 * batches * static_cast<double>(p.integer("epochs")), "n, batch, hidden and epochs"};
   };
   e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<UnrollRun>(p); };

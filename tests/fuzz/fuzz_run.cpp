@@ -25,9 +25,9 @@ using looplab::json;
 using looplab::ParamSpec;
 using looplab::ParamType;
 
-constexpr double kMaxSteps = 20'000;    // estimated steps per run
+constexpr double kMaxSteps = 5'000;     // estimated steps per run
 constexpr double kMaxBytes = 64e6;      // estimated bytes per run
-constexpr double kMaxWallMs = 1'000.0;  // then the run is dropped (cancel = stop advancing)
+constexpr double kMaxWallMs = 300.0;    // then the run is dropped (cancel = stop advancing)
 
 #define FUZZ_CHECK(cond) \
   do {                   \

@@ -92,7 +92,7 @@ function withoutTimings(value) {
   if (value === null || typeof value !== 'object') return value;
   const out = {};
   for (const [k, v] of Object.entries(value)) {
-    if (/(^|_)(ms|us)$|^environment$|^headline$|^reading$|wall|speedup/.test(k)) continue;
+    if (/(^|_)(ms|us)(_|$)|^environment$|^headline$|^reading$|wall|speedup/.test(k)) continue;
     out[k] = withoutTimings(v);
   }
   return out;
