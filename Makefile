@@ -82,14 +82,16 @@ bench: build
 	build/native/looplab_bench 3
 	node --no-experimental-fetch build/wasm/looplab_bench.js 3
 
-# Each target starts from its seed corpus (tests/fuzz/corpus/<target>, never written to) plus what
-# earlier runs found (build/fuzz/corpus/<target>); a crash leaves its input in test-results/fuzz/.
+# Each target starts from its seed corpus (tests/fuzz/corpus/<target>, never written to) plus, for
+# `make fuzz`, what earlier runs found (build/fuzz/corpus/<target>); the smoke run starts from the
+# seeds only, so its time does not grow with that corpus. A crash leaves its input in test-results/fuzz/.
+# $(1) = seconds per target, $(2) = the writable corpus directory.
 define run-fuzzers
 	@mkdir -p test-results/fuzz
 	@for t in $(FUZZ_TARGETS); do \
-	  mkdir -p build/fuzz/corpus/$$t; \
+	  mkdir -p $(2)/$$t; \
 	  echo "fuzz_$$t: $(1) s"; \
-	  build/fuzz/fuzz_$$t build/fuzz/corpus/$$t tests/fuzz/corpus/$$t -max_total_time=$(1) -timeout=20 \
+	  build/fuzz/fuzz_$$t $(2)/$$t tests/fuzz/corpus/$$t -max_total_time=$(1) -timeout=20 \
 	    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=test-results/fuzz/$$t- \
 	    2> test-results/fuzz/$$t.log \
 	    || { tail -n 60 test-results/fuzz/$$t.log; exit 1; }; \
@@ -98,10 +100,11 @@ define run-fuzzers
 endef
 
 fuzz: build-fuzz
-	$(call run-fuzzers,$(FUZZ_SECONDS))
+	$(call run-fuzzers,$(FUZZ_SECONDS),build/fuzz/corpus)
 
 fuzz-smoke: build-fuzz
-	$(call run-fuzzers,$(FUZZ_SMOKE_SECONDS))
+	rm -rf build/fuzz/smoke
+	$(call run-fuzzers,$(FUZZ_SMOKE_SECONDS),build/fuzz/smoke)
 
 clean:
 	rm -rf build test-results
