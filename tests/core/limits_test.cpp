@@ -5,7 +5,16 @@
 
 #include <algorithm>
 
-#if defined(__EMSCRIPTEN__) || (defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__))
+// Under AddressSanitizer (g++ defines __SANITIZE_ADDRESS__, clang has the feature test) malloc is
+// ASan's, and glibc's mallinfo2() does not see it: no measurement there.
+#if defined(__SANITIZE_ADDRESS__)
+#define LOOPLAB_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LOOPLAB_ASAN 1
+#endif
+#endif
+#if defined(__EMSCRIPTEN__) || (defined(__GLIBC__) && !defined(LOOPLAB_ASAN))
 #include <malloc.h>
 #define LOOPLAB_CAN_MEASURE_HEAP 1
 #endif
