@@ -2,11 +2,12 @@
 #
 #   make deps     install missing Debian packages (apt) and node_modules (npm ci)
 #   make build    deps + configure/build the native and wasm presets
-#   make test     build + ctest native, asan (sanitizers) and wasm + npm test (last: TAP summary)
+#   make test     build + ctest native, asan (sanitizers), fuzz smoke, ctest wasm, dist + npm test
 #   make serve    build + serve the repo root at http://127.0.0.1:$(PORT)/web/
 #   make bench    build + run the benchmark natively and as wasm under node
 #   make dist     build-wasm + dist/: the static site (page, widgets, embed, authoring page) and
 #                 dist/looplab-standalone.html (one file, works from file://)
+#   make fuzz     build the libFuzzer targets (clang) and run each for FUZZ_SECONDS (default 60)
 #   make clean    remove build/, test-results/ and dist/ (node_modules stays; `make distclean` removes it)
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -14,14 +15,17 @@ SHELL := /bin/bash
 
 PORT ?= 8080
 APT_PACKAGES := emscripten libeigen3-dev nlohmann-json3-dev libgtest-dev googletest chromium \
-                cmake g++ python3
-PRESETS := native wasm asan
+                cmake g++ python3 clang libclang-rt-14-dev
+PRESETS := native wasm asan fuzz
+FUZZ_TARGETS := config run
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 15
 # cmake/ctest run their own make with -j2: keep this make's flags (and its "Entering directory"
 # chatter) out of them.
 CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 
 .PRECIOUS: build/%/.configured
-.PHONY: deps apt-deps build test serve bench dist clean distclean $(addprefix build-,$(PRESETS))
+.PHONY: deps apt-deps build test serve bench dist fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
 
 deps: apt-deps node_modules/.package-lock.json
 
@@ -63,9 +67,10 @@ $(addprefix build-,$(PRESETS)): build-%: build/%/.configured | deps
 # is for `make test` only.
 build: build-native build-wasm
 
-test: build build-asan dist
+test: build build-asan build-fuzz dist
 	ctest --preset native
 	ctest --preset asan
+	$(MAKE) --no-print-directory fuzz-smoke
 	ctest --preset wasm
 	npm test
 
@@ -82,6 +87,30 @@ bench: build
 # Static files only (no server code): deploy dist/ to any static host; the browser tests cover it.
 dist: build-wasm
 	node web/tools/build-dist.mjs dist
+
+# Each target starts from its seed corpus (tests/fuzz/corpus/<target>, never written to) plus, for
+# `make fuzz`, what earlier runs found (build/fuzz/corpus/<target>); the smoke run starts from the
+# seeds only, so its time does not grow with that corpus. A crash leaves its input in test-results/fuzz/.
+# $(1) = seconds per target, $(2) = the writable corpus directory.
+define run-fuzzers
+	@mkdir -p test-results/fuzz
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(2)/$$t; \
+	  echo "fuzz_$$t: $(1) s"; \
+	  build/fuzz/fuzz_$$t $(2)/$$t tests/fuzz/corpus/$$t -max_total_time=$(1) -timeout=20 \
+	    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=test-results/fuzz/$$t- \
+	    2> test-results/fuzz/$$t.log \
+	    || { tail -n 60 test-results/fuzz/$$t.log; exit 1; }; \
+	  grep -E '^stat::number_of_executed_units|^Done [0-9]+ runs' test-results/fuzz/$$t.log || true; \
+	done
+endef
+
+fuzz: build-fuzz
+	$(call run-fuzzers,$(FUZZ_SECONDS),build/fuzz/corpus)
+
+fuzz-smoke: build-fuzz
+	rm -rf build/fuzz/smoke
+	$(call run-fuzzers,$(FUZZ_SMOKE_SECONDS),build/fuzz/smoke)
 
 clean:
 	rm -rf build test-results dist

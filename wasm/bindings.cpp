@@ -15,12 +15,16 @@
 // looplab::ConfigError (bad user input) comes back with name "ConfigError", anything else with
 // name "Error".
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <exception>
+#include <new>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "looplab/api.hpp"
 
@@ -41,6 +45,10 @@ val result_or_error(F&& f) {
     return val(f());
   } catch (const looplab::ConfigError& e) {
     return make_error("ConfigError", e.what());
+  } catch (const std::bad_alloc&) {  // malloc returned null at -sMAXIMUM_MEMORY (ABORTING_MALLOC=0)
+    return make_error("OutOfMemory", "out of memory: the run needed more than the " +
+                                         std::to_string(emscripten_get_heap_max() >> 20) +
+                                         " MB this WebAssembly module may use; try smaller parameters");
   } catch (const std::exception& e) {
     return make_error("Error", e.what());
   } catch (...) {
@@ -54,6 +62,11 @@ class Run {
   explicit Run(std::unique_ptr<looplab::ExperimentRun> run) : run_(std::move(run)) {}
 
   val advance(double budget_ms) {
+#ifdef LOOPLAB_TEST_HOOKS
+    // Test builds only (looplab-test.mjs): a deliberate trap, as a crashed module would raise,
+    // armed from the worker by tests/web/reliability.test.mjs. The shipped module has no such path.
+    if (val::global("__looplabTrapOnAdvance").isTrue()) __builtin_trap();
+#endif
     return result_or_error([&] { return run_->advance(budget_ms); });
   }
   bool done() const { return run_->done(); }
@@ -84,6 +97,31 @@ val environment() {
   return result_or_error([] { return looplab::environment_json(); });
 }
 
+// {"heap_bytes": size of wasm memory, "used_bytes": bytes malloc has handed out}: the long-session
+// test checks both stay flat over 1,000 runs.
+val heap_stats() {
+  const struct mallinfo info = mallinfo();
+  val out = val::object();
+  out.set("heap_bytes", static_cast<double>(emscripten_get_heap_size()));
+  out.set("used_bytes", static_cast<double>(info.uordblks));
+  out.set("max_bytes", static_cast<double>(emscripten_get_heap_max()));
+  return out;
+}
+
+#ifdef LOOPLAB_TEST_HOOKS
+// Test builds only: allocates `mb` megabytes, as a run that outgrew its estimate would, to check
+// that reaching -sMAXIMUM_MEMORY comes back as an OutOfMemory Error and the module keeps working.
+val test_allocate(double mb) {
+  static std::vector<char> block;  // static, so the allocation cannot be optimized away
+  return result_or_error([&] {
+    block.assign(static_cast<std::size_t>(mb * 1048576.0), 1);
+    const double got = static_cast<double>(block.size());
+    std::vector<char>().swap(block);
+    return got;
+  });
+}
+#endif
+
 val create_run(const std::string& config_json) {
   return result_or_error([&] { return Run(looplab::ExperimentRun::create(config_json)); });
 }
@@ -105,4 +143,8 @@ EMSCRIPTEN_BINDINGS(looplab) {
   function("validateConfig", &validate_config);
   function("environment", &environment);
   function("createRun", &create_run);
+  function("heapStats", &heap_stats);
+#ifdef LOOPLAB_TEST_HOOKS
+  function("testAllocate", &test_allocate);
+#endif
 }

@@ -249,6 +249,8 @@ async function main() {
   state.pageClockNs = measureClockStepNs();
   setStatus('loading the WebAssembly module');
   state.client = new LooplabClient(new URL('./worker.js', import.meta.url));
+  // A crashed worker is replaced by the client; say so even when no run was waiting on it.
+  state.client.onRestart = (err) => { if (!state.active) fail(err); };
   const env = await state.client.ready;
   state.environment = env;
   renderEnvironment(env);

@@ -6,23 +6,53 @@
 //   const run = client.run(config, (progress) => plot(progress.series));
 //   run.cancel();                       // resolves run.done with {cancelled: true}
 //   const { result, cancelled } = await run.done;
+//   client.onRestart = (err) => show(err.message);   // the module crashed; a fresh worker is running
+//
+// Faults: if the module traps (worker.js reports 'fatal') or the worker raises an uncaught error
+// after it was ready, every pending request is rejected with an Error saying what happened, the
+// worker is terminated and a fresh one started, so the next request works. A worker that never
+// became ready (missing build, syntax error) is not restarted: that would only fail again.
 
 export class LooplabClient {
   constructor(workerUrl) {
+    this.workerUrl = workerUrl;
     this.nextId = 1;
     this.pending = new Map();  // id -> {resolve, reject, onProgress}
-    this.worker = new Worker(workerUrl, { type: 'module' });
+    this.restarts = 0;
+    this.onRestart = null;
+    this.start();
+  }
+
+  start() {
+    this.wasReady = false;
+    this.worker = new Worker(this.workerUrl, { type: 'module' });
     this.ready = new Promise((resolve, reject) => { this.readyHandlers = { resolve, reject }; });
+    if (this.restarts > 0) this.ready.catch(() => {});  // nobody awaits a restarted worker's ready
     this.worker.onmessage = ({ data }) => this.dispatch(data);
     this.worker.onerror = (e) => {
       e.preventDefault();
-      this.failAll(new Error(`worker failed: ${e.message || 'could not start worker.js'}`));
+      if (this.wasReady) this.restart(`the worker failed (${e.message || 'uncaught error'})`);
+      else this.failAll(new Error(`worker failed: ${e.message || 'could not start worker.js'}`));
     };
   }
 
+  /** Rejects everything pending with `what`, replaces the worker, then tells onRestart. */
+  restart(what) {
+    const err = new Error(`${what}; a fresh worker was started, so you can run again`);
+    err.name = 'WorkerCrash';
+    this.worker.onmessage = null;
+    this.worker.onerror = null;
+    this.worker.terminate();
+    this.failAll(err);
+    this.restarts += 1;
+    this.start();
+    this.onRestart?.(err);
+  }
+
   dispatch(msg) {
-    if (msg.type === 'ready') { this.readyHandlers.resolve(msg.environment); return; }
+    if (msg.type === 'ready') { this.wasReady = true; this.readyHandlers.resolve(msg.environment); return; }
     if (msg.type === 'error' && msg.id == null) { this.failAll(new Error(msg.message)); return; }
+    if (msg.type === 'fatal') { this.restart(msg.message); return; }
     const p = this.pending.get(msg.id);
     if (!p) return;                                    // a late message for a settled request
     switch (msg.type) {
@@ -62,6 +92,7 @@ export class LooplabClient {
   /** Starts a run; returns {done: Promise<{result, cancelled}>, cancel()}. */
   run(config, onProgress) {
     const { id, promise } = this.request({ type: 'run', config: JSON.stringify(config) }, onProgress);
-    return { done: promise, cancel: () => this.worker.postMessage({ type: 'cancel', id }) };
+    const worker = this.worker;                        // a cancel after a restart goes nowhere
+    return { done: promise, cancel: () => worker.postMessage({ type: 'cancel', id }) };
   }
 }

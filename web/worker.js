@@ -8,6 +8,8 @@
 //                   {type:'result', id, result}                run finished
 //                   {type:'cancelled', id}                     run stopped by a cancel request
 //                   {type:'error', id, message}                any request failed (id null: module failed to load)
+//                   {type:'fatal', id, message}                the module trapped: this worker is unusable, the
+//                                                              page terminates it and starts a fresh one
 // A run advances in ~50 ms chunks and yields to the event loop between chunks, so 'cancel' (and
 // 'validate') messages are handled while it runs.
 import { wrap } from './looplab-api.js';
@@ -30,6 +32,15 @@ const channel = new MessageChannel();
 const waiting = [];
 channel.port1.onmessage = () => waiting.shift()?.();
 const nextTurn = () => new Promise((resolve) => { waiting.push(resolve); channel.port2.postMessage(0); });
+
+/**
+ * A trap (RuntimeError: unreachable, out-of-bounds access, an emscripten abort) or a stack overflow
+ * unwinds out of the module and leaves its memory and stack pointer in an unknown state: no later
+ * call can be trusted, so the page must replace this worker. Errors the module *returns* are not fatal.
+ */
+function isFatal(e) {
+  return e instanceof WebAssembly.RuntimeError || e instanceof RangeError;
+}
 
 /** Runs that are in progress, by request id: {cancelled}. */
 const active = new Map();
@@ -72,7 +83,8 @@ self.onmessage = async ({ data: msg }) => {
       default: throw new Error(`unknown request type "${type}"`);
     }
   } catch (e) {
-    post({ type: 'error', id, message: e instanceof Error ? e.message : String(e) });
+    if (isFatal(e)) post({ type: 'fatal', id, message: `the WebAssembly module crashed (${e.name}: ${e.message})` });
+    else post({ type: 'error', id, message: e instanceof Error ? e.message : String(e) });
   } finally {
     if (state) active.delete(id);
   }

@@ -26,7 +26,8 @@ constexpr int kBadInput = 2;
 const char* kUsage =
     "usage: looplab list\n"
     "       looplab describe <experiment>\n"
-    "       looplab run <experiment> [--set name=value ...] [--config file.json] [--json out.json] [--csv out.csv]\n";
+    "       looplab run <experiment> [--set name=value ...] [--config file.json] [--json out.json] [--csv out.csv]\n"
+    "       looplab run --config file.json [--json out.json] [--csv out.csv]   (the file names the experiment)\n";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -105,18 +106,18 @@ json build_config(const std::string& id, const std::string& config_path, const s
   if (!config_path.empty()) {
     try {
       config = json::parse(read_file(config_path));
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, or out_of_range for a literal like 1e400
       throw ConfigError("--config: " + config_path + " is not valid JSON (" + e.what() + ")");
     }
     if (!config.is_object()) throw ConfigError("--config: " + config_path + " must hold a JSON object");
     if (config.contains("experiment") && config["experiment"] != id)
-      throw ConfigError("--config: the file is for experiment " + config["experiment"].dump() + ", not " + id);
+      throw ConfigError("--config: the file is for experiment " + shown_value(config["experiment"]) + ", not " + id);
   }
   config["experiment"] = id;
   const Experiment& e = find_experiment(id);
   for (const auto& s : sets) {
     const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) throw ConfigError("--set: expected name=value, got \"" + s + "\"");
+    if (eq == std::string::npos || eq == 0) throw ConfigError("--set: expected name=value, got " + shown_value(json(s)));
     const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
     const ParamSpec* spec = nullptr;
     for (const auto& p : e.params)
@@ -176,10 +177,13 @@ void print_result(const json& r) {
 
 int cmd_run(const std::vector<std::string>& args) {
   if (args.empty()) throw UsageError("run: which experiment? (see `looplab list`)");
-  const std::string id = args[0];
+  // `run --config file.json` alone: the file's text goes to the core unchanged, so its messages
+  // are exactly those the page and the wasm module give for the same text.
+  const bool id_in_file = args[0].rfind("--", 0) == 0;
+  const std::string id = id_in_file ? "" : args[0];
   std::string config_path, json_path, csv_path;
   std::vector<std::string> sets;
-  for (std::size_t i = 1; i < args.size(); ++i) {
+  for (std::size_t i = id_in_file ? 0 : 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
       if (i + 1 >= args.size()) throw UsageError(a + ": needs a value");
@@ -191,7 +195,11 @@ int cmd_run(const std::vector<std::string>& args) {
     else if (a == "--csv") csv_path = value();
     else throw UsageError("run: unknown option " + a);
   }
-  auto run = ExperimentRun::create(build_config(id, config_path, sets).dump());
+  if (id_in_file && (config_path.empty() || !sets.empty()))
+    throw UsageError("run: which experiment? (--set needs `looplab run <experiment>`)");
+  // Text from --set is stored as given; invalid UTF-8 becomes U+FFFD so validation can name it.
+  auto run = ExperimentRun::create(id_in_file ? read_file(config_path)
+                                              : build_config(id, config_path, sets).dump(-1, ' ', false, json::error_handler_t::replace));
   const bool tty = isatty(fileno(stderr));
   while (!run->advance(200.0)) {
     const json p = json::parse(run->progress_json());

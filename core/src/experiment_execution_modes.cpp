@@ -20,6 +20,13 @@ namespace {
 
 const char* const kModes[] = {"eager", "traced", "unrolled", "reference"};
 
+// Floats one training step keeps per (batch row × hidden unit). Measured: the traced arena is 3
+// (arena_bytes ≈ 12·batch·hidden), eager's tape holds about 5; 8 leaves room (limits_test.cpp).
+constexpr double kStepFloatsPerUnit = 8.0;
+// Bytes each unrolled step adds to a program: instructions and batch pointers (the arena is reused
+// across steps: unroll = 100 grew it by a third).
+constexpr double kBytesPerUnrolledStep = 32e3;
+
 struct ModeRun {
   std::string name;
   std::unique_ptr<Mlp> model;
@@ -28,7 +35,8 @@ struct ModeRun {
   std::unique_ptr<ReferenceMlp> reference;
   int steps_per_call = 1;
   long long steps = 0;
-  bool finished = false, diverged = false;
+  std::optional<long long> diverged_at;  // the first step whose loss was NaN or Inf
+  bool finished = false;
   double setup_ms = 0.0, first_call_ms = 0.0, total_ms = 0.0;
   std::vector<double> chunk_us_per_step;
   float last_loss = 0.0f;
@@ -133,8 +141,9 @@ class ExecutionModesRun final : public ExperimentRun {
   void record(ModeRun& r, const float* losses) {
     for (int j = 0; j < r.steps_per_call; ++j) {
       const long long step = r.steps + j;
-      if (!std::isfinite(losses[j])) {
-        r.diverged = r.finished = true;
+      if (!std::isfinite(losses[j])) {  // stop this mode; last_loss keeps the last finite value
+        r.diverged_at = step;
+        r.finished = true;
         return;
       }
       if (step % record_every_ == 0 || step + 1 == total_steps_) r.series.add({static_cast<double>(step), losses[j]});
@@ -174,8 +183,10 @@ class ExecutionModesRun final : public ExperimentRun {
               {"steady_step_us", median(r.chunk_us_per_step)},
               {"total_ms", r.total_ms},
               {"steps", r.steps},
-              {"final_loss", r.diverged ? json(nullptr) : json(r.last_loss)},
-              {"diverged", r.diverged}};
+              {"final_loss", r.diverged_at ? json(nullptr) : json(r.last_loss)},
+              {"diverged", r.diverged_at.has_value()},
+              {"diverged_at", r.diverged_at ? json(*r.diverged_at) : json(nullptr)},
+              {"last_finite_loss", r.last_loss}};
     if (r.graph) {
       const json info = r.graph->setup_info();
       for (const auto& [k, v] : info.items()) j[k] = v;
@@ -212,10 +223,15 @@ class ExecutionModesRun final : public ExperimentRun {
                         {"value", format_sig(ref.last_loss, 6)},
                         {"note", "modes differ by at most " + format_sig(max_gap, 2) + " relative"}});
     s["headline"] = headline;
+    std::string diverged;
+    for (const auto& r : runs_)
+      if (r->diverged_at)
+        diverged += " " + r->name + " diverged at step " + with_commas(*r->diverged_at) + " (last finite loss " +
+                    format_sig(r->last_loss, 4) + ").";
     s["reading"] = "Per step, eager paid " + format_sig(e, 3) + " µs, traced " + format_sig(t, 3) + " µs and unrolled(" +
                    std::to_string(unrolled.steps_per_call) + ") " + format_sig(u, 3) + " µs against " + format_sig(f, 3) +
                    " µs for the hand-written loop; tracing cost " + format_sig(traced.first_call_ms, 3) +
-                   " ms once, and all modes ended at the same loss.";
+                   " ms once, and " + (diverged.empty() ? "all modes ended at the same loss." : "the loss stopped being finite:" + diverged);
     return s;
   }
 
@@ -300,6 +316,15 @@ Experiment make_execution_modes_experiment() {
     if (static_cast<double>(n) * static_cast<double>(p.integer("hidden")) > 64e6)
       throw ConfigError("hidden: n x hidden must be at most 64,000,000 (memory), got " +
                         with_commas(n * p.integer("hidden")));
+  };
+  e.estimate = [](const Params& p) {
+    const double n = static_cast<double>(p.integer("n")), batch = static_cast<double>(p.integer("batch"));
+    const double hidden = static_cast<double>(p.integer("hidden")), unroll = static_cast<double>(p.integer("unroll"));
+    // All four modes stay alive to the end, each with one step's buffers; the unrolled program
+    // also grows with k.
+    const double step_bytes = batch * (hidden + 1.0) * 4.0 * kStepFloatsPerUnit + hidden * 4.0 * 64.0 + 64e3;
+    return Estimate{2e6 + n * 4.0 * 3.0 + step_bytes * 4.0 + unroll * (kBytesPerUnrolledStep + hidden * 32.0),
+                    4.0 * std::floor(n / batch) * static_cast<double>(p.integer("epochs")), "n, batch, hidden, epochs and unroll"};
   };
   e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<ExecutionModesRun>(p); };
   return e;

@@ -6,6 +6,8 @@
 // or traced, and every trace says why. Two fixes can be switched on: drop_remainder (no partial
 // batch) and relaxed_batch (one program for every batch size).
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 #include "looplab/experiment.hpp"
 #include "looplab/linear.hpp"
@@ -33,13 +35,15 @@ class RetracingRun final : public ExperimentRun {
     if (p.flag("evaluate")) plan_.push_back({0, std::min(batch, n_), false});
   }
 
-  bool done() const override { return next_ >= plan_.size(); }
+  bool done() const override { return next_ >= plan_.size() || diverged_at_; }
 
   bool advance(double budget_ms) override {
     const Stopwatch budget;
     while (!done() && budget.elapsed_ms() < budget_ms) {
       const Call& c = plan_[next_++];
-      cache_->call(data_.x.data() + c.offset, data_.y.data() + c.offset, c.rows, c.training);
+      const float loss = cache_->call(data_.x.data() + c.offset, data_.y.data() + c.offset, c.rows, c.training);
+      if (std::isfinite(loss)) last_finite_loss_ = loss;
+      else diverged_at_ = next_ - 1;  // the script stops at the first NaN/Inf loss
       const TraceEvent& e = cache_->events().back();
       (e.traced ? traced_ : replayed_).add({static_cast<double>(e.call), e.ms});
     }
@@ -73,6 +77,8 @@ class RetracingRun final : public ExperimentRun {
     const double replay_each = replays ? replay_ms / replays : 0.0;
     json s;
     s["traces"] = cache_->traces();
+    s["diverged_at"] = diverged_at_ ? json(*diverged_at_) : json(nullptr);
+    s["last_finite_loss"] = last_finite_loss_;
     s["calls"] = cache_->events().size();
     s["trace_ms"] = trace_ms;
     s["replay_each_ms"] = replay_each;
@@ -89,7 +95,10 @@ class RetracingRun final : public ExperimentRun {
                    " calls traced a new program (" + reasons + "); each cost " +
                    format_sig(trace_ms / std::max(1, cache_->traces()), 3) + " ms against " +
                    format_sig(replay_each * 1000.0, 3) + " µs for a replay." +
-                   (params_.flag("relaxed_batch") ? "" : " Try relaxed_batch or drop_remainder.");
+                   (params_.flag("relaxed_batch") ? "" : " Try relaxed_batch or drop_remainder.") +
+                   (diverged_at_ ? " The loss diverged at call " + std::to_string(*diverged_at_) + " (last finite loss " +
+                                       format_sig(last_finite_loss_, 4) + "); the script stopped there."
+                                 : "");
     json config = params_.values();
     config["experiment"] = "retracing";
     return json{{"experiment", "retracing"},
@@ -125,6 +134,8 @@ class RetracingRun final : public ExperimentRun {
   std::unique_ptr<TraceCache> cache_;
   std::vector<Call> plan_;
   std::size_t next_ = 0;
+  std::optional<std::size_t> diverged_at_;  // index of the first call whose loss was NaN or Inf
+  float last_finite_loss_ = 0.0f;
   Series replayed_{{"call", "ms"}}, traced_{{"call", "ms"}};
 };
 
@@ -177,6 +188,15 @@ Experiment make_retracing_experiment() {
     if (static_cast<double>(p.integer("n")) / static_cast<double>(std::min(p.integer("batch"), p.integer("second_batch"))) *
             static_cast<double>(p.integer("epochs") + 1) > 200000.0)
       throw ConfigError("epochs: the script would make more than 200,000 calls; use fewer epochs or larger batches");
+  };
+  e.estimate = [](const Params& p) {
+    const double n = static_cast<double>(p.integer("n")), hidden = static_cast<double>(p.integer("hidden"));
+    const double batch = static_cast<double>(p.integer("batch")), second = static_cast<double>(p.integer("second_batch"));
+    const double calls = std::ceil(n / batch) * static_cast<double>(p.integer("epochs")) + std::ceil(n / second) + 1.0;
+    // Up to four cached programs (full and partial batch, second batch, evaluation), each with one
+    // step's buffers for the largest batch; one event per call.
+    const double step_bytes = std::max(batch, second) * (hidden + 1.0) * 4.0 * 8.0 + hidden * 4.0 * 64.0 + 64e3;
+    return Estimate{2e6 + n * 4.0 * 3.0 + 4.0 * step_bytes + calls * 256.0, calls, "n, batch, second_batch, hidden and epochs"};
   };
   e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<RetracingRun>(p); };
   return e;

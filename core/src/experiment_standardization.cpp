@@ -352,6 +352,12 @@ Experiment make_standardization_experiment() {
       throw ConfigError("x_max: must be greater than x_min (" + format_number(p.number("x_min")) + "), got " +
                         format_number(p.number("x_max")));
   };
+  e.estimate = [](const Params& p) {
+    const double n = p.choice("data") == "synthetic" ? static_cast<double>(p.integer("n")) : 1000.0;
+    // x and y, each variant's own x, its trainer's buffers (eager allocates a few n-sized tensors
+    // per step): a few dozen floats per point; the iterations of both variants.
+    return Estimate{1e6 + n * 4.0 * 48.0, 2.0 * static_cast<double>(p.integer("max_iterations") + 1), "n and max_iterations"};
+  };
   e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<StandardizationRun>(p); };
   return e;
 }

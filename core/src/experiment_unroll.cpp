@@ -5,6 +5,7 @@
 // compiling cost, how big the program is, and the steady time per step.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "looplab/experiment.hpp"
 #include "looplab/graph_trainer.hpp"
@@ -13,6 +14,11 @@
 
 namespace looplab {
 namespace {
+
+// As in experiment_execution_modes.cpp: floats one step keeps per (batch row × hidden unit), and
+// the bytes each unrolled step adds to a program (instructions, batch pointers).
+constexpr double kStepFloatsPerUnit = 8.0;
+constexpr double kBytesPerUnrolledStep = 32e3;
 
 class UnrollRun final : public ExperimentRun {
  public:
@@ -37,14 +43,14 @@ class UnrollRun final : public ExperimentRun {
       if (!trainer_) start_factor();
       const Stopwatch chunk;
       long long steps = 0;
-      while (done_steps_ < steps_ && (steps == 0 || chunk.elapsed_ms() < 2.0)) {
+      while (done_steps_ < steps_ && !diverged_at_ && (steps == 0 || chunk.elapsed_ms() < 2.0)) {
         call();
         steps += k();
       }
       const double ms = chunk.elapsed_ms();
       total_ms_ += ms;
       chunk_us_.push_back(ms * 1000.0 / static_cast<double>(steps));
-      if (done_steps_ >= steps_) finish_factor();
+      if (done_steps_ >= steps_ || diverged_at_) finish_factor();
     }
     return done();
   }
@@ -82,7 +88,7 @@ class UnrollRun final : public ExperimentRun {
                    "× longer and its trace + compile " + format_sig(last["setup_ms"].get<double>(), 3) +
                    " ms, while the steady step went from " + format_sig(first["steady_step_us"].get<double>(), 3) +
                    " to " + format_sig(last["steady_step_us"].get<double>(), 3) +
-                   " µs: here a call costs little, so unrolling has little to remove.";
+                   " µs: here a call costs little, so unrolling has little to remove." + diverged_;
     json config = params_.values();
     config["experiment"] = "unroll";
     return json{{"experiment", "unroll"}, {"config", config}, {"environment", environment()},
@@ -105,6 +111,7 @@ class UnrollRun final : public ExperimentRun {
     losses_.assign(xs_.size(), 0.0f);
     setup_ms_ = w.elapsed_ms();
     done_steps_ = 0;
+    last_finite_loss_ = 0.0f;
     total_ms_ = 0.0;
     chunk_us_.clear();
   }
@@ -116,19 +123,32 @@ class UnrollRun final : public ExperimentRun {
       ys_[static_cast<std::size_t>(j)] = data_.y.data() + b * batch_;
     }
     trainer_->run(xs_.data(), ys_.data(), losses_.data());
+    for (int j = 0; j < k(); ++j) {  // checked per call: a NaN stops this k at its first bad step
+      const float loss = losses_[static_cast<std::size_t>(j)];
+      if (!std::isfinite(loss)) {
+        diverged_at_ = done_steps_ + j;
+        break;
+      }
+      last_finite_loss_ = loss;
+    }
     done_steps_ += k();
   }
 
   void finish_factor() {
     const double steady = median(chunk_us_);
     json r = {{"k", k()}, {"setup_ms", setup_ms_}, {"steady_step_us", steady}, {"total_ms", total_ms_ + setup_ms_},
-              {"final_loss", losses_.back()}};
+              {"final_loss", diverged_at_ ? json(nullptr) : json(last_finite_loss_)},
+              {"diverged_at", diverged_at_ ? json(*diverged_at_) : json(nullptr)},
+              {"last_finite_loss", last_finite_loss_}};
+    if (diverged_at_) diverged_ += " k = " + std::to_string(k()) + " diverged at step " + with_commas(*diverged_at_) +
+                                   " (last finite loss " + format_sig(last_finite_loss_, 4) + ").";
     const json info = trainer_->setup_info();
     for (const auto& [key, value] : info.items()) r[key] = value;
     runs_.push_back(r);
     compile_.add({static_cast<double>(k()), setup_ms_});
     step_.add({static_cast<double>(k()), steady});
     trainer_.reset();
+    diverged_at_.reset();
     ++current_;
   }
 
@@ -142,6 +162,9 @@ class UnrollRun final : public ExperimentRun {
   std::unique_ptr<Adam> adam_;
   std::unique_ptr<GraphTrainer> trainer_;
   long long done_steps_ = 0;
+  std::optional<long long> diverged_at_;  // of the current k
+  float last_finite_loss_ = 0.0f;
+  std::string diverged_;                  // one sentence per k that diverged, for the reading
   double setup_ms_ = 0.0, total_ms_ = 0.0;
   std::vector<double> chunk_us_;
   std::vector<const float*> xs_, ys_;
@@ -202,6 +225,15 @@ Experiment make_unroll_experiment() {
     if (p.integer("n") / p.integer("batch") > 5000)
       throw ConfigError("batch: at most 5,000 batches per epoch can be unrolled, got " +
                         with_commas(p.integer("n") / p.integer("batch")));
+  };
+  e.estimate = [](const Params& p) {
+    const double n = static_cast<double>(p.integer("n")), batch = static_cast<double>(p.integer("batch"));
+    const double hidden = static_cast<double>(p.integer("hidden")), batches = std::floor(n / batch);
+    // One program at a time; the largest is k = all batches: one step's arena (reused across the
+    // steps) and every step's instructions. Steps: every k trains `epochs` epochs (at most 6 k's).
+    const double step_bytes = batch * (hidden + 1.0) * 4.0 * kStepFloatsPerUnit + hidden * 4.0 * 64.0 + 64e3;
+    return Estimate{2e6 + n * 4.0 * 3.0 + step_bytes * 2.0 + (batches + 1.0) * (kBytesPerUnrolledStep + hidden * 32.0),
+                    6.0 * batches * static_cast<double>(p.integer("epochs")), "n, batch, hidden and epochs"};
   };
   e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<UnrollRun>(p); };
   return e;

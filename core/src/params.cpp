@@ -19,6 +19,19 @@ std::string format_number(double v) {
   return buf;
 }
 
+std::string shown_value(const json& v) {
+  if (v.is_array()) return v.empty() ? "[]" : "an array";
+  if (v.is_object()) return v.empty() ? "{}" : "an object";
+  if (v.is_number()) return format_number(v.get<double>());
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 40) {
+    std::size_t cut = 37;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+    s = s.substr(0, cut) + "...";
+  }
+  return s;
+}
+
 namespace {
 
 std::string join(const std::vector<std::string>& items, const char* sep) {
@@ -27,12 +40,7 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
   return out;
 }
 
-// What the user gave, shortened for a one-line message.
-std::string shown(const json& v) {
-  std::string s = v.is_number() ? format_number(v.get<double>()) : v.dump();
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
-}
+std::string shown(const json& v) { return shown_value(v); }
 
 [[noreturn]] void reject(const ParamSpec& spec, const json& got) {
   throw ConfigError(spec.name + ": must be " + spec.allowed() + ", got " + shown(got));
@@ -152,7 +160,7 @@ Params validate_params(const std::string& experiment, const std::vector<ParamSpe
     if (!spec) {
       std::vector<std::string> names;
       for (const auto& s : specs) names.push_back(s.name);
-      throw ConfigError("unknown parameter \"" + (key.size() > 40 ? key.substr(0, 37) + "..." : key) + "\" for " +
+      throw ConfigError("unknown parameter " + shown_value(json(key)) + " for " +
                         experiment + "; parameters are " + join(names, ", "));
     }
     values[key] = check_value(*spec, value);
@@ -176,8 +184,7 @@ json parse_param_text(const ParamSpec& spec, const std::string& text) {
       break;
     }
   }
-  throw ConfigError(spec.name + ": must be " + spec.allowed() + ", got \"" +
-                    (text.size() > 40 ? text.substr(0, 37) + "..." : text) + "\"");
+  throw ConfigError(spec.name + ": must be " + spec.allowed() + ", got " + shown_value(json(text)));
 }
 
 }  // namespace looplab

@@ -72,4 +72,9 @@ json parse_param_text(const ParamSpec& spec, const std::string& text);
 // A short, exact rendering of a number for messages: 0.0001 -> "0.0001", 1e+07 -> "10000000".
 std::string format_number(double v);
 
+// What the user gave, for a one-line message: numbers via format_number, strings quoted and cut to
+// 40 characters (invalid UTF-8 shown as U+FFFD), arrays and objects by kind only — never dumped,
+// so a deeply nested or huge value cannot overflow the stack or flood the message.
+std::string shown_value(const json& v);
+
 }  // namespace looplab

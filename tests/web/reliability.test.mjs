@@ -1,0 +1,138 @@
+// Reliability of the page (issue 6): worker faults, Stop latency, hostile URL parameters, and a
+// sample of tests/bad-inputs/cases.json shown in the form with the same message as the CLI.
+//
+//   node --test tests/web/reliability.test.mjs    (needs the wasm build, incl. looplab-test.mjs)
+//
+// The trap test swaps the shipped module for build/wasm/looplab-test.mjs (bindings.cpp with
+// LOOPLAB_TEST_HOOKS) by intercepting the worker's request: the page itself never loads it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, RUN_TIMEOUT_MS, assertClean, status, useBrowser, waitForStatus } from './harness.mjs';
+
+const browser = useBrowser();
+const cases = JSON.parse(readFileSync(join(ROOT, 'tests', 'bad-inputs', 'cases.json'), 'utf8')).cases;
+
+/** Serves looplab-test.mjs (with the trap hook) whenever the worker asks for looplab.mjs. */
+async function useTestModule(page) {
+  const body = readFileSync(join(ROOT, 'build', 'wasm', 'looplab-test.mjs'));
+  await page.route(/\/build\/wasm\/looplab\.mjs$/, (route) => route.fulfill({
+    status: 200, contentType: 'text/javascript', body,
+    headers: { 'Cross-Origin-Resource-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
+  }));
+}
+
+const workers = (page) => page.workers();
+
+/** Clicks Run on a long standardization run and waits until progress arrives. */
+async function startLongRun(page) {
+  await page.click('#run');
+  await waitForStatus(page, 'running');
+  await page.waitForFunction(() => /iteration [1-9]/.test(document.getElementById('progress-message').textContent),
+    null, { timeout: 30_000, polling: 20 });
+}
+
+async function runToDone(page) {
+  await page.click('#run');
+  // The status may still show the previous error until validation finishes and the run starts.
+  await page.waitForFunction(() => /^(running|done)/.test(window.__looplab.status), null, { timeout: 30_000, polling: 20 });
+  await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
+}
+
+const LONG_RUN = '/web/?experiment=standardization&max_iterations=10000000&tolerance=1e-12&mode=eager';
+const SHORT_QUERY = 'experiment=standardization&max_iterations=2000';
+
+test('a trapping module: the page says so, starts a fresh worker, and the next run works', { timeout: 180_000 }, async () => {
+  const { page, problems } = await browser.open(`/web/?${SHORT_QUERY}`);
+  const origin = new URL(page.url()).origin;
+  await useTestModule(page);
+  await page.goto(`${origin}${LONG_RUN}`);               // a fresh worker, which gets the test module
+  await waitForStatus(page, 'ready');
+  await startLongRun(page);
+  const [first] = workers(page);
+  assert.ok(first, 'a worker is running');
+  await first.evaluate(() => { globalThis.__looplabTrapOnAdvance = true; });   // the next advance() traps
+  await page.waitForFunction(() => (window.__looplab?.status ?? '').startsWith('error'), null, { timeout: 30_000 });
+  const s = await status(page);
+  assert.match(s, /^error: the WebAssembly module crashed \(RuntimeError: unreachable\); a fresh worker was started/);
+  assert.equal(await page.isDisabled('#run'), false, 'Run is enabled again');
+  // The fresh worker has no trap armed: a short run completes.
+  await page.fill('#param-max_iterations', '2000');
+  await page.fill('#param-tolerance', '1e-6');
+  await runToDone(page);
+  assert.equal(workers(page).length, 1, 'the trapped worker was terminated');
+  // Allowed: the trap itself, and fetches aborted by the navigation and by terminating the worker.
+  assert.equal(problems.filter((p) => !/unreachable|crashed|net::ERR_ABORTED/.test(p)).length, 0, problems.join('\n'));
+});
+
+test('a worker that dies with an uncaught error is replaced and the next run works', { timeout: 180_000 }, async () => {
+  const { page } = await browser.open(`/web/?${SHORT_QUERY}`);
+  await waitForStatus(page, 'ready');
+  await runToDone(page);
+  const [w] = workers(page);
+  await w.evaluate(() => { setTimeout(() => { throw new Error('worker killed by the test'); }, 0); });
+  await page.waitForFunction(() => (window.__looplab?.status ?? '').startsWith('error'), null, { timeout: 30_000 });
+  assert.match(await status(page), /the worker failed \(.*worker killed by the test.*\); a fresh worker was started/);
+  await runToDone(page);
+  const result = await page.evaluate(() => window.__looplab.lastResult);
+  assert.equal(result.experiment, 'standardization');
+});
+
+test('Stop ends a long run within 100 ms (measured from the click to the stopped status)', { timeout: 180_000 }, async () => {
+  const { page, problems } = await browser.open(LONG_RUN);
+  await waitForStatus(page, 'ready');
+  const latencies = [];
+  for (let i = 0; i < 5; i++) {
+    await startLongRun(page);
+    await page.waitForTimeout(200 + 37 * i);   // stop at different points of a chunk
+    latencies.push(await page.evaluate(() => new Promise((resolve) => {
+      const statusEl = document.getElementById('status');
+      const t0 = performance.now();
+      const obs = new MutationObserver(() => {
+        if (window.__looplab.status === 'stopped') { obs.disconnect(); resolve(performance.now() - t0); }
+      });
+      obs.observe(statusEl, { childList: true, characterData: true, subtree: true });
+      document.getElementById('stop').click();
+    })));
+  }
+  const sorted = [...latencies].sort((a, b) => a - b);
+  console.log(`  Stop latency over ${latencies.length} runs: median ${sorted[2].toFixed(1)} ms, max ${sorted[4].toFixed(1)} ms `
+    + `(${latencies.map((x) => x.toFixed(1)).join(', ')})`);
+  assert.ok(sorted[4] < 100, `Stop took ${sorted[4].toFixed(1)} ms`);
+  await assertClean(page, problems);
+});
+
+test('markup in URL parameters and the experiment id creates no element and runs no script', { timeout: 120_000 }, async () => {
+  const payload = '<img src=x onerror="window.__pwned=1">';
+  const q = encodeURIComponent(payload);
+  for (const path of [`/web/?experiment=${q}`, `/web/?experiment=standardization&mode=${q}&${q}=1&lr_raw=${q}`]) {
+    const { page } = await browser.open(path);
+    await waitForStatus(page, 'ready');
+    await page.waitForTimeout(300);            // validation of URL values is asynchronous
+    const seen = await page.evaluate(() => ({
+      imgs: document.querySelectorAll('img').length,
+      pwned: window.__pwned,
+      text: document.body.innerText,
+    }));
+    assert.equal(seen.imgs, 0, `${path}: an <img> element was created`);
+    assert.equal(seen.pwned, undefined, `${path}: the onerror handler ran`);
+    assert.ok(seen.text.includes('<img src=x onerror='), `${path}: the markup is shown as text`);
+  }
+});
+
+test('bad inputs from the list show the same message in the form as in the CLI', { timeout: 180_000 }, async () => {
+  const sample = cases.filter((c) => c.page_query);
+  assert.ok(sample.length >= 8, `${sample.length} page cases`);
+  const { page } = await browser.open('/web/');
+  for (const c of sample) {
+    await page.goto(page.url().replace(/\/web\/.*$/, `/web/?${c.page_query}`));
+    await waitForStatus(page, 'ready');
+    const want = c.message_wasm ?? c.message;
+    await page.waitForFunction((w) => [...document.querySelectorAll('.field-error, #form-error')]
+      .some((e) => !e.hidden && e.textContent === w), want, { timeout: 10_000 }).catch(() => {});
+    const shown = await page.evaluate(() => [...document.querySelectorAll('.field-error, #form-error')]
+      .filter((e) => !e.hidden && e.textContent).map((e) => e.textContent));
+    assert.deepEqual(shown, [want], c.name);
+  }
+});
