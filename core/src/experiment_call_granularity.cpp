@@ -61,7 +61,10 @@ class CallGranularityRun final : public ExperimentRun {
     }
   }
 
-  bool done() const override { return variants_.back()->epochs_done >= epochs_ || variants_.back()->diverged; }
+  bool done() const override {
+    return std::all_of(variants_.begin(), variants_.end(),
+                       [&](const auto& v) { return v->epochs_done >= epochs_ || v->diverged; });
+  }
 
   bool advance(double budget_ms) override {
     const Stopwatch budget;
@@ -94,10 +97,13 @@ class CallGranularityRun final : public ExperimentRun {
   }
 
  private:
+  // The variants take turns, one epoch each, so a change in machine load (another process, a
+  // browser tab) hits both alike instead of biasing whichever ran during it.
   Variant& current() {
+    Variant* next = nullptr;  // the unfinished variant with the fewest epochs, the first on a tie
     for (auto& v : variants_)
-      if (v->epochs_done < epochs_ && !v->diverged) return *v;
-    return *variants_.back();
+      if (v->epochs_done < epochs_ && !v->diverged && (!next || v->epochs_done < next->epochs_done)) next = v.get();
+    return next ? *next : *variants_.back();
   }
 
   // One epoch of the variant; the first epoch (it includes the trace) is reported apart, the others
