@@ -47,10 +47,27 @@ export async function addJsVariants(api, result, ctx) {
   }
 }
 
+/**
+ * Calls step() for about WARM_MS, untimed. NOTE: V8 runs new JS (embind's glue included) in its
+ * baseline tiers first; the first few hundred calls cost 10-20x the steady ones. The core's
+ * warm_up_engines() does the same for the wasm side.
+ */
+const WARM_MS = 30;
+function warmUp(step) {
+  const t0 = performance.now();
+  for (let i = 0; i < 5000 && performance.now() - t0 < WARM_MS; i++) step();
+}
+
 async function callGranularity(m, result, ctx) {
   const config = JSON.stringify(result.config);
   const { batch, epochs, chunk_ms: chunkMs } = result.config;
   const data = check(m.sessionData(config));
+  const warm = check(m.createSession(config));   // a throwaway session: the measured one starts fresh
+  try {
+    warmUp(() => check(warm.trainOnBatch(data.x.subarray(0, batch), data.y.subarray(0, batch))));
+  } finally {
+    warm.delete();
+  }
   const session = check(m.createSession(config));
   const fit = result.runs.find((r) => r.variant === 'fit');
   const fitLoss = new Map(result.series.fit.step.map((s, i) => [s, result.series.fit.loss[i]]));
@@ -139,6 +156,13 @@ async function overhead(m, result, ctx) {
   const { lr, chunk_ms: chunkMs, repeats } = result.config;
   const ns = result.series.reference.n;
   const series = { n: [], us_per_step: [] };
+  const warmData = check(m.overheadData(ns[0]));
+  const warm = check(m.createLinearSession('reference', ns[0]));
+  try {
+    warmUp(() => check(warm.step(warmData.x, warmData.y, lr)));
+  } finally {
+    warm.delete();
+  }
   let diverged = false;
   for (const n of ns) {
     if (ctx.cancelled()) return null;
