@@ -3,7 +3,7 @@
 //    unit: 'µs', scale: 'log' | 'linear' | 'diverging'}
 // Rows and columns keep the order in which their labels first appear. Colour scales are colour-blind
 // safe: viridis for magnitudes ('log' or 'linear'), purple–white–orange (ColorBrewer PuOr) around zero
-// for signed values ('diverging': + purple, − orange). Every cell carries its number as an SVG text node
+// for signed values ('diverging': + purple, − orange, on a signed log scale). Every cell carries its number as an SVG text node
 // (dark or light by the cell's luminance), so the numbers are readable without the colours, by screen
 // readers and by tests; nothing is parsed as HTML.
 //
@@ -50,8 +50,10 @@ export function colorScale(values, scale) {
   const finite = values.filter((v) => Number.isFinite(v) && (scale !== 'log' || v > 0));
   if (!finite.length) return () => '#dddddd';
   if (scale === 'diverging') {
-    const m = Math.max(...finite.map(Math.abs)) || 1;
-    return (v) => ramp(PUOR, 0.5 + v / (2 * m));
+    // Signed log: +50% and +5,000% both stay visible; one outlier does not wash out the rest.
+    const slog = (v) => Math.sign(v) * Math.log10(1 + Math.abs(v) / 10);
+    const m = Math.max(...finite.map((v) => Math.abs(slog(v)))) || 1;
+    return (v) => ramp(PUOR, 0.5 + slog(v) / (2 * m));
   }
   const f = scale === 'log' ? Math.log10 : (v) => v;
   const lo = f(Math.min(...finite)), hi = f(Math.max(...finite));
@@ -151,7 +153,7 @@ export class HeatmapPlot {
       chart.append(g);
     }
     const legend = this.spec.scale === 'diverging'
-      ? 'colour: purple where positive, orange where negative, white at 0'
+      ? 'colour: purple where positive, orange where negative, white at 0 (signed log scale)'
       : `colour: viridis, ${this.spec.scale === 'log' ? 'log scale, ' : ''}dark = smallest, yellow = largest`;
     chart.append(svg('text', { class: 'heatmap-legend', x: MARGIN.left, y: H - 8 }, `${legend}${unit}`));
     this.chart = chart;

@@ -36,7 +36,7 @@ const median = (v) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-const WHERE = 'JavaScript in the browser worker → WebAssembly, batch copied in per call';
+const WHERE = 'JavaScript → WebAssembly (browser worker)';
 
 /** Returns the merged result, or null when cancelled. ctx: {cancelled(), progress(p), nextTurn()}. */
 export async function addJsVariants(api, result, ctx) {
