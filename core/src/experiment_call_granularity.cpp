@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "looplab/experiment.hpp"
+#include "looplab/perf.hpp"
 #include "looplab/results.hpp"
 #include "looplab/session.hpp"
 
@@ -159,6 +160,8 @@ class CallGranularityRun final : public ExperimentRun {
             {"steps", static_cast<long long>(v.losses.size())},
             {"us_per_step", us_per_step(v)},
             {"overhead_us_per_call", us_per_step(v) - us_per_step(fit)},
+            {"spread_us", half_iqr(v.chunk_us)},
+            {"chunks", static_cast<long long>(v.chunk_us.size())},
             {"first_epoch_ms", v.first_epoch_ms},
             {"total_ms", v.total_ms},
             {"final_loss", v.diverged || v.losses.empty() ? json(nullptr) : json(v.losses.back())},
@@ -186,9 +189,15 @@ class CallGranularityRun final : public ExperimentRun {
                         {"value", s["same_losses"].get<bool>() ? "yes, step for step" : "NO"},
                         {"note", with_commas(static_cast<long long>(fit.losses.size())) + " steps per variant"}});
     s["headline"] = headline;
+    const double noise = half_iqr(fit.chunk_us) + half_iqr(tob.chunk_us);
+    s["noise_us"] = noise;
     s["reading"] = "One step cost " + format_sig(f, 3) + " µs inside fit and " + format_sig(t, 3) +
                    " µs when called once per batch with a copy: " + format_sig(t - f, 3) +
-                   " µs of overhead per call, for identical losses." +
+                   " µs of overhead per call" +
+                   (std::abs(t - f) <= noise ? ", within the chunk-to-chunk spread (±" + format_sig(noise, 2) +
+                                                   " µs): no overhead measurable on this run"
+                                             : "") +
+                   ", for identical losses." +
                    (fit.diverged || tob.diverged ? " Training diverged (a non-finite loss): lower lr." : "");
     return s;
   }

@@ -29,6 +29,17 @@ CostLine fit_cost_line(const std::vector<double>& n, const std::vector<double>& 
   return c;
 }
 
+double half_iqr(std::vector<double> v) {
+  if (v.size() < 2) return 0.0;
+  std::sort(v.begin(), v.end());
+  const auto at = [&](double q) {  // linear interpolation between order statistics
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(pos);
+    return i + 1 < v.size() ? v[i] + (v[i + 1] - v[i]) * (pos - static_cast<double>(i)) : v[i];
+  };
+  return 0.5 * (at(0.75) - at(0.25));
+}
+
 double seed001_percent(double t_first, double t_second) {
   if (t_first <= t_second) return (t_second / t_first - 1.0) * 100.0;
   return -(t_first / t_second - 1.0) * 100.0;

@@ -43,6 +43,13 @@ TEST(CostLine, NoCrossoverWithoutAPositiveOverheadAndNeedsTwoSizes) {
   EXPECT_THROW(fit_cost_line({10, 10}, {1, 2}), std::invalid_argument);
 }
 
+TEST(HalfIqr, HalfTheInterquartileRange) {
+  EXPECT_DOUBLE_EQ(half_iqr({5, 1, 4, 2, 3}), 1.0);  // quartiles 2 and 4
+  EXPECT_DOUBLE_EQ(half_iqr({1, 2}), 0.25);          // 1.25 and 1.75
+  EXPECT_DOUBLE_EQ(half_iqr({7}), 0.0);
+  EXPECT_DOUBLE_EQ(half_iqr({3, 3, 3, 3, 3, 100}), 0.0) << "one outlier does not widen it";
+}
+
 TEST(LogSpaced, EndpointsIncludedIncreasingAndLogEven) {
   const auto v = log_spaced(10, 1'000'000, 11);
   ASSERT_EQ(v.size(), 11u);

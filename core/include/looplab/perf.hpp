@@ -48,6 +48,10 @@ ChunkTiming time_steps(Step&& step, double chunk_ms, int repeats) {
   return t;
 }
 
+// Half the interquartile range of per-chunk timings: how far chunks of the same work scatter (load
+// from other processes, the scheduler). A difference smaller than this is not a measured difference.
+double half_iqr(std::vector<double> v);
+
 // t(N) = a + b·N by least squares with relative-error weights: minimizes Σ ((a + b·N_i − t_i) / t_i)²,
 // so each decade of N counts alike (plain least squares would fit only the largest N).
 // crossover = a / b: the N at which the work per point costs as much as the fixed overhead
