@@ -111,6 +111,9 @@ EMSCRIPTEN_BINDINGS(looplab) {
 // JavaScript calls these once per batch (or step) and the binding copies the caller's Float32Array
 // into the session's staging buffers in the wasm heap (one TypedArray.set each), then runs one step:
 // the browser's train_on_batch. Errors are returned, as everywhere above.
+#include <optional>
+#include <vector>
+
 #include "looplab/session.hpp"
 
 namespace {
@@ -136,7 +139,17 @@ val data_object(const looplab::LinearData& d) {
 
 class Session {  // created only by createSession()
  public:
-  explicit Session(std::unique_ptr<looplab::TrainerSession> s) : s_(std::move(s)) {}
+  Session(std::unique_ptr<looplab::TrainerSession> s, std::string config)
+      : s_(std::move(s)), config_(std::move(config)) {}
+  // One epoch of fit inside the core over the config's data (held in wasm memory, loaded on the
+  // first call): one call from JS per epoch. Returns the epoch's losses.
+  val fitEpoch() {
+    return result_or_error([&] {
+      if (!data_) data_ = looplab::session_data(config_);
+      const std::vector<float> losses = s_->fit(data_->x.data(), data_->y.data(), data_->x.shape().rows, 1);
+      return float32_copy(losses.data(), losses.size());
+    });
+  }
   val trainOnBatch(const val& x, const val& y) {
     return result_or_error([&] {
       copy_in(x, s_->staged_x(), s_->staged_x_size(), "x");
@@ -149,6 +162,8 @@ class Session {  // created only by createSession()
 
  private:
   std::unique_ptr<looplab::TrainerSession> s_;
+  std::string config_;
+  std::optional<looplab::LinearData> data_;
 };
 
 class LinearSession {  // created only by createLinearSession()
@@ -168,7 +183,7 @@ class LinearSession {  // created only by createLinearSession()
 };
 
 val create_session(const std::string& config_json) {
-  return result_or_error([&] { return Session(looplab::create_session(config_json)); });
+  return result_or_error([&] { return Session(looplab::create_session(config_json), config_json); });
 }
 
 val session_data(const std::string& config_json) {
@@ -200,6 +215,7 @@ EMSCRIPTEN_BINDINGS(looplab_sessions) {
 
   class_<Session>("Session")
       .function("trainOnBatch", &Session::trainOnBatch)
+      .function("fitEpoch", &Session::fitEpoch)
       .function("steps", &Session::steps)
       .function("batch", &Session::batch);
   class_<LinearSession>("LinearSession").function("step", &LinearSession::step);

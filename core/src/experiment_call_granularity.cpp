@@ -5,8 +5,9 @@
 //   fit             the whole epoch loop inside the core; each step reads its batch in place;
 //   train_on_batch  one call per batch through the session API, the batch copied in each call
 //                   (as Keras turns a NumPy batch into a tensor on every train_on_batch).
-// The page adds a third, js_train_on_batch, measured in the browser worker: JavaScript calls the
-// WebAssembly module once per batch and copies the batch into the wasm heap each time (web/worker.js).
+// The page adds two more, measured in the browser worker (web/js-variants.js) with their epochs
+// interleaved: js_train_on_batch, JavaScript calling the module once per batch and copying the batch
+// into the wasm heap each time, and js_fit, JavaScript calling the core's fit once per epoch.
 // Per variant: µs per step (median over chunks of whole epochs) and the overhead per call, the
 // variant's step time minus fit's. The losses must be identical: the same steps in the same order.
 #include <algorithm>
@@ -222,8 +223,9 @@ Experiment make_call_granularity_experiment() {
        "The same training — Dense(hidden, tanh) → Dense(1), Adam, mse on random N(0, 1) data, the same initial weights "
        "and the same batches in the same order — driven two ways: fit runs the whole loop inside the core, while "
        "train_on_batch is called once per batch from outside and copies the batch in each time, as Keras does. "
-       "In the browser a third variant calls the WebAssembly module from JavaScript once per batch, copying the "
-       "batch into the wasm heap."},
+       "In the browser two more variants are driven from JavaScript, their epochs interleaved: js_train_on_batch "
+       "calls the WebAssembly module once per batch, copying the batch into the wasm heap, and js_fit calls the "
+       "core's fit once per epoch."},
       {"try",
        "Shrink the batch (or hidden) so each step does less arithmetic and the per-call cost stands out; grow it and "
        "the overhead fades into the arithmetic. Switch mode to eager and compare how much the call boundary matters "
@@ -249,7 +251,7 @@ Experiment make_call_granularity_experiment() {
                           {"y_label", "loss"},
                           {"log_x", false},
                           {"log_y", false},
-                          {"series", {"fit", "train_on_batch", "js_train_on_batch"}}},
+                          {"series", {"fit", "train_on_batch", "js_fit", "js_train_on_batch"}}},
                          {{"id", "step"},
                           {"type", "bars"},
                           {"title", "Time per step (median over chunks)"},
