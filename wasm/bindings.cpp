@@ -148,3 +148,122 @@ EMSCRIPTEN_BINDINGS(looplab) {
   function("testAllocate", &test_allocate);
 #endif
 }
+
+// ---- call-granularity and overhead: the per-call session API, driven from JavaScript -------------
+// JavaScript calls these once per batch (or step) and the binding copies the caller's Float32Array
+// into the session's staging buffers in the wasm heap (one TypedArray.set each), then runs one step:
+// the browser's train_on_batch. Errors are returned, as everywhere above.
+#include <optional>
+#include <vector>
+
+#include "looplab/session.hpp"
+
+namespace {
+
+// Copies a Float32Array of exactly n values into `to` (wasm memory); throws ConfigError otherwise.
+void copy_in(const val& from, float* to, std::size_t n, const char* name) {
+  if (!from.instanceof(val::global("Float32Array")) || from["length"].as<std::size_t>() != n)
+    throw looplab::ConfigError(std::string(name) + ": must be a Float32Array of " + std::to_string(n) + " values");
+  val(emscripten::typed_memory_view(n, to)).call<void>("set", from);
+}
+
+// A fresh Float32Array holding a copy of n floats (JS owns it; wasm memory may grow and move).
+val float32_copy(const float* p, std::size_t n) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(n, p));
+}
+
+val data_object(const looplab::LinearData& d) {
+  val out = val::object();
+  out.set("x", float32_copy(d.x.data(), d.x.size()));
+  out.set("y", float32_copy(d.y.data(), d.y.size()));
+  return out;
+}
+
+class Session {  // created only by createSession()
+ public:
+  Session(std::unique_ptr<looplab::TrainerSession> s, std::string config)
+      : s_(std::move(s)), config_(std::move(config)) {}
+  // One epoch of fit inside the core over the config's data (held in wasm memory, loaded on the
+  // first call): one call from JS per epoch. Returns the epoch's losses.
+  val fitEpoch() {
+    return result_or_error([&] {
+      if (!data_) data_ = looplab::session_data(config_);
+      const std::vector<float> losses = s_->fit(data_->x.data(), data_->y.data(), data_->x.shape().rows, 1);
+      return float32_copy(losses.data(), losses.size());
+    });
+  }
+  val trainOnBatch(const val& x, const val& y) {
+    return result_or_error([&] {
+      copy_in(x, s_->staged_x(), s_->staged_x_size(), "x");
+      copy_in(y, s_->staged_y(), s_->staged_y_size(), "y");
+      return s_->train_staged();
+    });
+  }
+  double steps() const { return static_cast<double>(s_->steps()); }
+  int batch() const { return s_->config().batch; }
+
+ private:
+  std::unique_ptr<looplab::TrainerSession> s_;
+  std::string config_;
+  std::optional<looplab::LinearData> data_;
+};
+
+class LinearSession {  // created only by createLinearSession()
+ public:
+  explicit LinearSession(std::unique_ptr<looplab::LinearSession> s) : s_(std::move(s)) {}
+  val step(const val& x, const val& y, double lr) {
+    return result_or_error([&] {
+      const auto n = static_cast<std::size_t>(s_->n());
+      copy_in(x, s_->staged_x(), n, "x");
+      copy_in(y, s_->staged_y(), n, "y");
+      return s_->step(static_cast<float>(lr));
+    });
+  }
+
+ private:
+  std::unique_ptr<looplab::LinearSession> s_;
+};
+
+val create_session(const std::string& config_json) {
+  return result_or_error([&] { return Session(looplab::create_session(config_json), config_json); });
+}
+
+val session_data(const std::string& config_json) {
+  return result_or_error([&] { return data_object(looplab::session_data(config_json)); });
+}
+
+constexpr int kMaxLinearPoints = 10'000'000;
+
+int checked_points(int n) {
+  if (n < 1 || n > kMaxLinearPoints)
+    throw looplab::ConfigError("n: must be an integer in [1, 10000000], got " + std::to_string(n));
+  return n;
+}
+
+val create_linear_session(const std::string& mode, int n) {
+  return result_or_error(
+      [&] { return LinearSession(std::make_unique<looplab::LinearSession>(looplab::parse_mode(mode), checked_points(n))); });
+}
+
+val overhead_data(int n) {
+  return result_or_error([&] { return data_object(looplab::overhead_data(checked_points(n))); });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(looplab_sessions) {
+  using emscripten::class_;
+  using emscripten::function;
+
+  class_<Session>("Session")
+      .function("trainOnBatch", &Session::trainOnBatch)
+      .function("fitEpoch", &Session::fitEpoch)
+      .function("steps", &Session::steps)
+      .function("batch", &Session::batch);
+  class_<LinearSession>("LinearSession").function("step", &LinearSession::step);
+
+  function("createSession", &create_session);
+  function("sessionData", &session_data);
+  function("createLinearSession", &create_linear_session);
+  function("overheadData", &overhead_data);
+}

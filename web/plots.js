@@ -8,7 +8,7 @@
 // draws markers only; a series with few points gets markers on its line.
 //
 // Bar plots ({type: 'bars', source: 'runs', category, value, ...}) are drawn from the finished result:
-// see bars.js.
+// see bars.js. Heatmaps ({type: 'heatmap', source, row, col, value, scale}) likewise: see heatmap.js.
 //
 //   const plot = createPlot(container, spec, colorOf);   // colorOf(name, index) -> CSS colour
 //   plot.append(progress.series);       // live (bar plots ignore it)
@@ -17,6 +17,7 @@
 import uPlot from '../node_modules/uplot/dist/uPlot.esm.js';
 import { formatNumber, logTick } from './format.js';
 import { BarPlot } from './bars.js';
+import { HeatmapPlot } from './heatmap.js';
 
 /** Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), plus dashes. */
 export const COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
@@ -38,6 +39,7 @@ export function seriesColors(specs) {
 
 /** The plot for one describe.plots entry. */
 export function createPlot(container, spec, colorOf = seriesColors([spec])) {
+  if (spec.type === 'heatmap') return new HeatmapPlot(container, spec);
   return spec.type === 'bars' ? new BarPlot(container, spec, colorOf) : new LivePlot(container, spec, colorOf);
 }
 

@@ -13,6 +13,7 @@
 // A run advances in ~50 ms chunks and yields to the event loop between chunks, so 'cancel' (and
 // 'validate') messages are handled while it runs.
 import { wrap } from './looplab-api.js';
+import { addJsVariants } from './js-variants.js';
 
 const CHUNK_MS = 50;
 const post = (msg) => self.postMessage(msg);
@@ -53,7 +54,14 @@ async function run(api, id, config, state) {
       if (state.cancelled) { post({ type: 'cancelled', id }); return; }
       const done = handle.advance(CHUNK_MS);
       post({ type: 'progress', id, progress: handle.progress() });
-      if (done) { post({ type: 'result', id, result: handle.result() }); return; }
+      if (done) {
+        // Variants only a browser can measure (JS calling the module per batch) join the core's result.
+        const result = await addJsVariants(api, handle.result(), {
+          cancelled: () => state.cancelled, nextTurn, progress: (progress) => post({ type: 'progress', id, progress }),
+        });
+        post(result ? { type: 'result', id, result } : { type: 'cancelled', id });
+        return;
+      }
       await nextTurn();
     }
   } finally {

@@ -15,7 +15,9 @@ json Experiment::describe() const {
 
 const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all = {make_standardization_experiment(), make_execution_modes_experiment(),
-                                              make_unroll_experiment(), make_retracing_experiment()};
+                                              make_unroll_experiment(), make_retracing_experiment(),
+                                              make_call_granularity_experiment(), make_overhead_experiment(),
+                                              make_matrix_experiment()};
   return all;
 }
 

@@ -63,5 +63,8 @@ Experiment make_standardization_experiment();
 Experiment make_execution_modes_experiment();
 Experiment make_retracing_experiment();
 Experiment make_unroll_experiment();
+Experiment make_call_granularity_experiment();
+Experiment make_overhead_experiment();
+Experiment make_matrix_experiment();
 
 }  // namespace looplab

@@ -1,0 +1,167 @@
+// Heatmaps drawn from a finished result: one cell per entry of result[spec.source], placed by two keys.
+//   {id, type: 'heatmap', title, source: 'runs', row: 'model', col: 'data', value: 'traced_us',
+//    unit: 'µs', scale: 'log' | 'linear' | 'diverging'}
+// Rows and columns keep the order in which their labels first appear. Colour scales are colour-blind
+// safe: viridis for magnitudes ('log' or 'linear'), purple–white–orange (ColorBrewer PuOr) around zero
+// for signed values ('diverging': + purple, − orange, on a signed log scale). Every cell carries its number as an SVG text node
+// (dark or light by the cell's luminance), so the numbers are readable without the colours, by screen
+// readers and by tests; nothing is parsed as HTML.
+//
+//   const plot = new HeatmapPlot(container, spec);
+//   plot.finish(result);      // draws the cells
+//   plot.cells();             // [{row, col, value, text}] as drawn
+import { formatShort, humanize } from './format.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const VIRIDIS = ['#440154', '#3b528b', '#21918c', '#5ec962', '#fde725'];
+const PUOR = ['#b35806', '#f1a340', '#f7f7f7', '#998ec3', '#542788'];   // − orange … 0 white … + purple
+const CELL_H = 56;
+const MARGIN = { top: 34, right: 12, bottom: 30, left: 150 };
+
+function svg(tag, attrs = {}, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+
+/** The colour at f in [0, 1] along evenly spaced stops. */
+export function ramp(stops, f) {
+  const x = Math.min(1, Math.max(0, f)) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(x));
+  const a = rgb(stops[i]), b = rgb(stops[i + 1]);
+  const c = a.map((v, k) => Math.round(v + (b[k] - v) * (x - i)));
+  return `#${c.map((v) => v.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** Black text on light cells, white on dark (relative luminance). */
+function textColor(hex) {
+  const [r, g, b] = rgb(hex).map((v) => {
+    const s = v / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.35 ? '#111111' : '#ffffff';
+}
+
+/** value -> colour for the finite values given, by spec.scale. */
+export function colorScale(values, scale) {
+  const finite = values.filter((v) => Number.isFinite(v) && (scale !== 'log' || v > 0));
+  if (!finite.length) return () => '#dddddd';
+  if (scale === 'diverging') {
+    // Signed log: +50% and +5,000% both stay visible; one outlier does not wash out the rest.
+    const slog = (v) => Math.sign(v) * Math.log10(1 + Math.abs(v) / 10);
+    const m = Math.max(...finite.map((v) => Math.abs(slog(v)))) || 1;
+    return (v) => ramp(PUOR, 0.5 + slog(v) / (2 * m));
+  }
+  const f = scale === 'log' ? Math.log10 : (v) => v;
+  const lo = f(Math.min(...finite)), hi = f(Math.max(...finite));
+  return (v) => ramp(VIRIDIS, hi > lo ? (f(v) - lo) / (hi - lo) : 0.5);
+}
+
+function cellText(v, spec) {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return '—';
+  if (spec.scale === 'diverging') return `${v > 0 ? '+' : ''}${formatShort(v)}${spec.unit === '%' ? '%' : ''}`;
+  return formatShort(v);
+}
+
+export class HeatmapPlot {
+  constructor(container, spec) {
+    this.spec = spec;
+    this.items = [];
+    this.width = 0;
+    this.root = document.createElement('figure');
+    this.root.className = 'plot plot-heatmap';
+    this.root.dataset.plot = spec.id;
+    const caption = document.createElement('figcaption');
+    caption.textContent = spec.title;
+    this.body = document.createElement('div');
+    this.body.className = 'plot-body heatmap-body';
+    this.empty = document.createElement('p');
+    this.empty.className = 'plot-empty';
+    this.empty.textContent = `The heatmap is drawn when the run finishes: one cell per ${humanize(spec.row)} × ${humanize(spec.col)}.`;
+    this.body.append(this.empty);
+    this.root.append(caption, this.body);
+    container.append(this.root);
+    this.resizer = new ResizeObserver(() => {
+      if (Math.abs(this.body.clientWidth - this.width) > 1) this.render();
+    });
+    this.resizer.observe(this.body);
+  }
+
+  append() {}   // cells come from the finished result, not from progress
+
+  finish(result) {
+    const rows = result?.[this.spec.source || 'runs'];
+    this.items = (Array.isArray(rows) ? rows : []).map((r) => ({
+      row: String(r?.[this.spec.row] ?? '?'), col: String(r?.[this.spec.col] ?? '?'), value: r?.[this.spec.value],
+    }));
+    this.render();
+  }
+
+  clear() {
+    this.items = [];
+    this.render();
+  }
+
+  /** The cells as drawn: [{row, col, value, text}]. */
+  cells() {
+    return this.items.map((c) => ({ ...c, text: cellText(c.value, this.spec) }));
+  }
+
+  pointCount() {
+    return this.items.filter((c) => typeof c.value === 'number' && Number.isFinite(c.value)).length;
+  }
+
+  render() {
+    this.chart?.remove();
+    this.chart = null;
+    this.width = this.body.clientWidth;
+    this.empty.hidden = this.items.length > 0;
+    if (!this.items.length) return;
+    const rowNames = [...new Set(this.items.map((c) => c.row))];
+    const colNames = [...new Set(this.items.map((c) => c.col))];
+    const color = colorScale(this.items.map((c) => c.value), this.spec.scale);
+    const W = Math.max(360, this.width || 600);
+    const cellW = (W - MARGIN.left - MARGIN.right) / colNames.length;
+    const H = MARGIN.top + CELL_H * rowNames.length + MARGIN.bottom;
+    const unit = this.spec.unit ? ` (${this.spec.unit})` : '';
+    const chart = svg('svg', {
+      class: 'heatmap', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
+      'aria-label': `${this.spec.title}${unit}: ${this.cells().map((c) => `${c.row}, ${c.col}: ${c.text}`).join('; ')}`,
+    });
+    colNames.forEach((name, j) => chart.append(svg('text', {
+      class: 'heatmap-col', x: MARGIN.left + cellW * (j + 0.5), y: MARGIN.top - 10, 'text-anchor': 'middle',
+    }, name)));
+    rowNames.forEach((name, i) => chart.append(svg('text', {
+      class: 'heatmap-row', x: MARGIN.left - 8, y: MARGIN.top + CELL_H * (i + 0.5), 'text-anchor': 'end', 'dominant-baseline': 'middle',
+    }, name)));
+    for (const c of this.cells()) {
+      const x = MARGIN.left + cellW * colNames.indexOf(c.col);
+      const y = MARGIN.top + CELL_H * rowNames.indexOf(c.row);
+      const fill = Number.isFinite(c.value) ? color(c.value) : '#dddddd';
+      const g = svg('g', { class: 'heatmap-cell', 'data-row': c.row, 'data-col': c.col });
+      g.append(
+        svg('title', {}, `${c.row} × ${c.col}: ${c.text}${unit}`),
+        svg('rect', { x: (x + 1).toFixed(1), y: y + 1, width: (cellW - 2).toFixed(1), height: CELL_H - 2, rx: 3, fill }),
+        svg('text', {
+          class: 'heatmap-value', x: (x + cellW / 2).toFixed(1), y: y + CELL_H / 2, 'text-anchor': 'middle',
+          'dominant-baseline': 'middle', fill: textColor(fill),
+        }, c.text),
+      );
+      chart.append(g);
+    }
+    const legend = this.spec.scale === 'diverging'
+      ? 'colour: purple where positive, orange where negative, white at 0 (signed log scale)'
+      : `colour: viridis, ${this.spec.scale === 'log' ? 'log scale, ' : ''}dark = smallest, yellow = largest`;
+    chart.append(svg('text', { class: 'heatmap-legend', x: MARGIN.left, y: H - 8 }, `${legend}${unit}`));
+    this.chart = chart;
+    this.body.append(chart);
+  }
+
+  destroy() {
+    this.resizer.disconnect();
+    this.root.remove();
+  }
+}
