@@ -314,9 +314,8 @@ Experiment make_execution_modes_experiment() {
         {"value", "about 20 s"},
         {"source", "seed thread 000"}}});
   e.takes_csv = true;
-  e.check = [](const Params& p) {  // with a CSV, its rows are n: checked when the run parses it
-    if (!p.values().contains("csv"))
-      check_sizes(p.integer("n"), p.integer("batch"), p.integer("unroll"), p.integer("hidden"), "n");
+  e.check = [](const Params& p) {  // with a CSV its rows are n (parsed here too, so validation reports a bad file)
+    if (!checked_csv(p)) check_sizes(p.integer("n"), p.integer("batch"), p.integer("unroll"), p.integer("hidden"), "n");
   };
   e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<ExecutionModesRun>(p); };
   return e;

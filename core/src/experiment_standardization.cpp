@@ -365,6 +365,7 @@ Experiment make_standardization_experiment() {
        {{"label", "The same loop in NumPy"}, {"value", "about 4 s"}, {"source", "seed thread 004, question"}},
        {{"label", "Standardized x, lr 1e-1"}, {"value", "about 1e2 iterations instead of 1e5"}, {"source", "seed thread 004, answer 2"}}});
   e.check = [](const Params& p) {
+    if (auto csv = csv_data(p)) checked_csv_data(std::move(*csv));  // so validation reports a bad file too
     if (p.choice("data") == "synthetic" && !(p.number("x_min") < p.number("x_max")))
       throw ConfigError("x_max: must be greater than x_min (" + format_number(p.number("x_min")) + "), got " +
                         format_number(p.number("x_max")));
