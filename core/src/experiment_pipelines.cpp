@@ -6,6 +6,11 @@
 // (dataset.hpp). Every call is split by the clock into the time spent pulling its batches from
 // the pipeline and the time spent in the training step, so the pipeline's share is measured, not
 // inferred. Since the batches are the same, the losses must be too: a check on every variant.
+// NOTE: the variants take turns, one epoch each, rather than running one after another: whatever
+// changes during a run (a WebAssembly engine optimizing hot code, another process taking the CPU)
+// then falls on all variants alike, and the engine's warm-up lands in the first epochs, which the
+// steady medians leave out.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -117,7 +122,9 @@ class PipelinesRun final : public ExperimentRun {
     }
   }
 
-  bool done() const override { return runs_.back()->finished; }
+  bool done() const override {
+    return std::all_of(runs_.begin(), runs_.end(), [](const auto& r) { return r->finished; });
+  }
 
   bool advance(double budget_ms) override {
     const Stopwatch budget;
@@ -156,11 +163,7 @@ class PipelinesRun final : public ExperimentRun {
   }
 
  private:
-  VariantRun& current() {
-    for (auto& r : runs_)
-      if (!r->finished) return *r;
-    return *runs_.back();
-  }
+  VariantRun& current() { return *runs_[turn_]; }
 
   // The pipeline of one variant over data_ (or over its own standardized copy of x).
   DatasetPtr build_pipeline(VariantRun& r) const {
@@ -252,9 +255,16 @@ class PipelinesRun final : public ExperimentRun {
     ++r.epoch;
     if (r.epoch >= epochs_ || r.diverged) {
       r.finished = true;
-      r.ds.reset();  // stops a prefetch thread before the next variant is timed
+      r.ds.reset();  // stops a prefetch thread for good
     } else if (!r.spec->repeat_inside) {
       r.ds->reset();
+    }
+    for (std::size_t k = 1; k <= runs_.size(); ++k) {  // the next unfinished variant takes its turn
+      const std::size_t next = (turn_ + k) % runs_.size();
+      if (!runs_[next]->finished) {
+        turn_ = next;
+        break;
+      }
     }
   }
 
@@ -267,6 +277,7 @@ class PipelinesRun final : public ExperimentRun {
   LinearData data_;  // x and y ~ N(0, 1)
   Standardize standardize_;
   std::vector<std::unique_ptr<VariantRun>> runs_;
+  std::size_t turn_ = 0;  // the variant whose epoch is running
 };
 
 // The median over the steady epochs (all but the first, which traces, compiles and fills the cache,
