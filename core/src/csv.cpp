@@ -51,7 +51,8 @@ std::string field(std::string_view line, std::size_t& pos, const Place& at, std:
   std::string out;
   std::size_t i = start + 1;
   for (;; ++i) {
-    if (i >= line.size()) fail(at.where(std::to_string(col)) + ": a quote is not closed on this line");
+    if (i >= line.size())
+      fail(at.where(std::to_string(col)) + ": a quote is not closed on this line");
     if (line[i] != '"') {
       out += line[i];
     } else if (i + 1 < line.size() && line[i + 1] == '"') {
@@ -108,23 +109,27 @@ bool is_nan_or_inf(std::string_view s) {
 // never get through, and std::from_chars for double is missing from Emscripten 3.1.6's libc++.
 double number(const std::string& s, const Place& at, const std::string& column) {
   if (s.empty()) fail(at.where(column) + ": empty value (every cell must be a number)");
-  if (is_nan_or_inf(s)) fail(at.where(column) + ": " + shown(s) + " is not allowed (NaN and infinity are not data)");
+  if (is_nan_or_inf(s))
+    fail(at.where(column) + ": " + shown(s) + " is not allowed (NaN and infinity are not data)");
   if (!is_decimal(s)) fail(at.where(column) + ": " + shown(s) + " is not a number");
   const double v = std::strtod(s.c_str(), nullptr);
-  if (!(std::abs(v) <= FLT_MAX)) fail(at.where(column) + ": " + shown(s) + " is outside the float32 range");
+  if (!(std::abs(v) <= FLT_MAX))
+    fail(at.where(column) + ": " + shown(s) + " is outside the float32 range");
   return v;
 }
 
-void read_header(const std::vector<std::string>& fields, const Place& at, const CsvLimits& limits, CsvTable& t) {
+void read_header(const std::vector<std::string>& fields, const Place& at, const CsvLimits& limits,
+                 CsvTable& t) {
   if (fields.size() > limits.max_columns)
     fail(at.where(std::to_string(limits.max_columns + 1)) + ": too many columns (at most " +
          with_commas(static_cast<long long>(limits.max_columns)) + ")");
   for (std::size_t c = 0; c < fields.size(); ++c) {
-    if (fields[c].empty()) fail(at.where(std::to_string(c + 1)) + ": empty column name (the first row is the header)");
+    if (fields[c].empty())
+      fail(at.where(std::to_string(c + 1)) + ": empty column name (the first row is the header)");
     for (std::size_t k = 0; k < c; ++k)
       if (fields[k] == fields[c])
-        fail(at.where(std::to_string(c + 1)) + ": duplicate column name " + shown(fields[c]) + " (also column " +
-             std::to_string(k + 1) + ")");
+        fail(at.where(std::to_string(c + 1)) + ": duplicate column name " + shown(fields[c]) +
+             " (also column " + std::to_string(k + 1) + ")");
     t.columns.push_back(fields[c]);
   }
 }
@@ -132,11 +137,13 @@ void read_header(const std::vector<std::string>& fields, const Place& at, const 
 void read_row(const std::vector<std::string>& fields, const Place& at, CsvTable& t) {
   const std::size_t want = t.columns.size();
   if (fields.size() < want)
-    fail(at.where(shown(t.columns[fields.size()])) + ": missing (the row has " + std::to_string(fields.size()) +
-         " fields, the header " + std::to_string(want) + ")");
+    fail(at.where(shown(t.columns[fields.size()])) + ": missing (the row has " +
+         std::to_string(fields.size()) + " fields, the header " + std::to_string(want) + ")");
   if (fields.size() > want)
-    fail(at.where(std::to_string(want + 1)) + ": extra field (the header has " + std::to_string(want) + " columns)");
-  for (std::size_t c = 0; c < want; ++c) t.values.push_back(number(fields[c], at, shown(t.columns[c])));
+    fail(at.where(std::to_string(want + 1)) + ": extra field (the header has " +
+         std::to_string(want) + " columns)");
+  for (std::size_t c = 0; c < want; ++c)
+    t.values.push_back(number(fields[c], at, shown(t.columns[c])));
   ++t.rows;
 }
 
@@ -146,15 +153,17 @@ std::size_t CsvTable::index(std::string_view name, std::string_view what) const 
   for (std::size_t c = 0; c < columns.size(); ++c)
     if (columns[c] == name) return c;
   std::string list;
-  for (std::size_t c = 0; c < columns.size() && c < 10; ++c) list += (c ? " | " : "") + shown(columns[c]);
+  for (std::size_t c = 0; c < columns.size() && c < 10; ++c)
+    list += (c ? " | " : "") + shown(columns[c]);
   if (columns.size() > 10) list += " | ...";
   fail(std::string(what) + ": no column " + shown(name) + " in the CSV; its columns are " + list);
 }
 
 CsvTable parse_csv(std::string_view text, const CsvLimits& limits) {
   if (text.size() > limits.max_bytes)
-    fail("csv: the file has " + with_commas(static_cast<long long>(text.size())) + " bytes, at most " +
-         with_commas(static_cast<long long>(limits.max_bytes)) + " are allowed");
+    fail("csv: the file has " + with_commas(static_cast<long long>(text.size())) +
+         " bytes, at most " + with_commas(static_cast<long long>(limits.max_bytes)) +
+         " are allowed");
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a UTF-8 byte-order mark
   CsvTable t;
   std::vector<std::string> fields;
@@ -171,7 +180,8 @@ CsvTable parse_csv(std::string_view text, const CsvLimits& limits) {
     if (t.columns.empty()) {
       read_header(fields, at, limits, t);
       // Every value takes at least two bytes ("1,"), which bounds the reservation by the text.
-      t.values.reserve(std::min(limits.max_rows * t.columns.size(), text.size() / 2 + t.columns.size()));
+      t.values.reserve(
+          std::min(limits.max_rows * t.columns.size(), text.size() / 2 + t.columns.size()));
       continue;
     }
     ++at.data_row;
@@ -181,7 +191,9 @@ CsvTable parse_csv(std::string_view text, const CsvLimits& limits) {
     read_row(fields, at, t);
   }
   if (t.columns.empty()) fail("csv: the file is empty (it needs a header row and data rows)");
-  if (t.rows == 0) fail("csv: no data rows after the header (line " + with_commas(static_cast<long long>(at.line)) + ")");
+  if (t.rows == 0)
+    fail("csv: no data rows after the header (line " +
+         with_commas(static_cast<long long>(at.line)) + ")");
   return t;
 }
 
@@ -207,7 +219,9 @@ json take_csv_config(json& config, const std::string& experiment, bool accepted)
   config.erase("csv");
   if (!accepted) fail("csv: experiment " + experiment + " does not take data of its own");
   if (!csv.is_object() || !csv.contains("text"))
-    fail("csv: must be an object {\"text\": \"<CSV text>\", \"x\": \"<column>\", \"y\": \"<column>\"}");
+    fail(
+        "csv: must be an object {\"text\": \"<CSV text>\", \"x\": \"<column>\", \"y\": "
+        "\"<column>\"}");
   for (const auto& [key, value] : csv.items()) {
     if (key != "text" && key != "x" && key != "y" && key != "name")
       fail("csv: unknown field " + shown(key) + " (allowed: text, x, y, name)");
@@ -221,6 +235,9 @@ std::optional<CsvData> csv_data(const Params& p) {
   const json& c = p.values()["csv"];
   const std::string& text = c["text"].get_ref<const std::string&>();
   const CsvTable t = parse_csv(text);
+  if (t.columns.size() < 2)
+    fail("csv: needs at least two columns (x and y), got " + std::to_string(t.columns.size()) +
+         " (" + shown(t.columns[0]) + ")");
   CsvData d;
   d.x = c.contains("x") ? c["x"].get<std::string>() : t.columns.front();
   d.y = c.contains("y") ? c["y"].get<std::string>() : t.columns.back();

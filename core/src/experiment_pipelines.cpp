@@ -34,27 +34,35 @@ struct VariantSpec {
   Transform transform;
 };
 
-// NOTE: our traced step is a straight-line program and cannot hold a loop over a dataset, so "repeat
-// inside the traced function" is the nearest thing we can build: one repeated stream (no per-epoch
-// reset) feeding an unrolled program that takes k batches per call. Its "outside" twin is
+// NOTE: our traced step is a straight-line program and cannot hold a loop over a dataset, so
+// "repeat inside the traced function" is the nearest thing we can build: one repeated stream (no
+// per-epoch reset) feeding an unrolled program that takes k batches per call. Its "outside" twin is
 // slice_batch_cache_prefetch: a C++ epoch loop, a reset per epoch, one step per call.
 const VariantSpec kVariants[] = {
-    {"slice_batch", "from_tensor_slices → batch", Source::Slices, false, false, false, Transform::None},
-    {"slice_batch_cache", "from_tensor_slices → batch → cache", Source::Slices, true, false, false, Transform::None},
-    {"slice_batch_cache_prefetch", "from_tensor_slices → batch → cache → prefetch(1)", Source::Slices, true, true, false,
+    {"slice_batch", "from_tensor_slices → batch", Source::Slices, false, false, false,
      Transform::None},
-    {"prebatched", "from_batches (pre-batched views)", Source::Batches, false, false, false, Transform::None},
-    {"prebatched_cache", "from_batches → cache", Source::Batches, true, false, false, Transform::None},
-    {"prebatched_cache_prefetch", "from_batches → cache → prefetch(1)", Source::Batches, true, true, false,
+    {"slice_batch_cache", "from_tensor_slices → batch → cache", Source::Slices, true, false, false,
      Transform::None},
-    {"repeat_inside", "from_tensor_slices → batch → cache → prefetch(1) → repeat(epochs), k batches per call",
+    {"slice_batch_cache_prefetch", "from_tensor_slices → batch → cache → prefetch(1)",
+     Source::Slices, true, true, false, Transform::None},
+    {"prebatched", "from_batches (pre-batched views)", Source::Batches, false, false, false,
+     Transform::None},
+    {"prebatched_cache", "from_batches → cache", Source::Batches, true, false, false,
+     Transform::None},
+    {"prebatched_cache_prefetch", "from_batches → cache → prefetch(1)", Source::Batches, true, true,
+     false, Transform::None},
+    {"repeat_inside",
+     "from_tensor_slices → batch → cache → prefetch(1) → repeat(epochs), k batches per call",
      Source::Slices, true, true, true, Transform::None},
-    {"map_per_batch", "from_batches → map(standardize x)", Source::Batches, false, false, false, Transform::MapPerBatch},
-    {"transform_once", "x standardized once, then from_batches", Source::Batches, false, false, false, Transform::Once},
+    {"map_per_batch", "from_batches → map(standardize x)", Source::Batches, false, false, false,
+     Transform::MapPerBatch},
+    {"transform_once", "x standardized once, then from_batches", Source::Batches, false, false,
+     false, Transform::Once},
 };
 
+// Single-threaded WebAssembly has no producer thread: prefetch pulls synchronously (dataset.hpp).
 #ifdef __EMSCRIPTEN__
-constexpr bool kPrefetchOverlaps = false;  // single-threaded: prefetch pulls synchronously (dataset.hpp)
+constexpr bool kPrefetchOverlaps = false;
 #else
 constexpr bool kPrefetchOverlaps = true;
 #endif
@@ -64,9 +72,9 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-// Per epoch: the time of its calls (wall = pipeline + step: the clock is read before the pull, between
-// pull and step, and after the step); the one-off setup (weights, trace, a one-off transform) is
-// added to the first epoch's wall time only.
+// Per epoch: the time of its calls (wall = pipeline + step: the clock is read before the pull,
+// between pull and step, and after the step); the one-off setup (weights, trace, a one-off
+// transform) is added to the first epoch's wall time only.
 struct EpochTimes {
   double wall_ms = 0.0, pipeline_ms = 0.0, step_ms = 0.0, setup_ms = 0.0;
   long long batches = 0;
@@ -143,10 +151,12 @@ class PipelinesRun final : public ExperimentRun {
     for (auto& r : runs_) epochs_done += r->epoch;
     const double total = static_cast<double>(epochs_) * static_cast<double>(runs_.size());
     const double fraction = done() ? 1.0 : std::min(0.99, static_cast<double>(epochs_done) / total);
-    const std::string message =
-        done() ? "done" : std::string(current().spec->id) + ": epoch " + std::to_string(current().epoch + 1) + " of " +
-                              std::to_string(epochs_);
-    return json{{"done", done()}, {"fraction", fraction}, {"message", message}, {"series", series}}.dump();
+    const std::string message = done() ? "done"
+                                       : std::string(current().spec->id) + ": epoch " +
+                                             std::to_string(current().epoch + 1) + " of " +
+                                             std::to_string(epochs_);
+    return json{{"done", done()}, {"fraction", fraction}, {"message", message}, {"series", series}}
+        .dump();
   }
 
   std::string result_json() const override {
@@ -169,11 +179,14 @@ class PipelinesRun final : public ExperimentRun {
   DatasetPtr build_pipeline(VariantRun& r) const {
     const VariantSpec& s = *r.spec;
     const Tensor& x = s.transform == Transform::Once ? r.x_once : data_.x;
-    DatasetPtr ds = s.source == Source::Slices ? batch(from_tensor_slices(x, data_.y), batch_, false)
-                                               : from_batches(x, data_.y, batch_);
+    DatasetPtr ds = s.source == Source::Slices
+                        ? batch(from_tensor_slices(x, data_.y), batch_, false)
+                        : from_batches(x, data_.y, batch_);
     if (s.transform == Transform::MapPerBatch) {
       const Standardize st = standardize_;
-      ds = map(std::move(ds), [st](MutableBatch& b) { st.apply(b.x, static_cast<std::size_t>(b.rows) * b.x_cols); });
+      ds = map(std::move(ds), [st](MutableBatch& b) {
+        st.apply(b.x, static_cast<std::size_t>(b.rows) * b.x_cols);
+      });
     }
     if (s.cache) ds = cache(std::move(ds));
     if (s.prefetch) ds = prefetch(std::move(ds), 1);
@@ -192,11 +205,13 @@ class PipelinesRun final : public ExperimentRun {
     Rng init(static_cast<std::uint64_t>(params_.integer("seed")) + 1);
     r.model = std::make_unique<Mlp>(1, std::vector<int>{20}, 1, Activation::Tanh, init);
     r.optimizer = std::make_unique<Adam>(1e-3, r.model->parameters());
-    r.steps_per_call = r.spec->repeat_inside && mode_ == Mode::Traced ? static_cast<int>(params_.integer("unroll")) : 1;
+    r.steps_per_call = r.spec->repeat_inside && mode_ == Mode::Traced
+                           ? static_cast<int>(params_.integer("unroll"))
+                           : 1;
     r.stage_x.resize(static_cast<std::size_t>(r.steps_per_call) * batch_);
     r.stage_y.resize(r.stage_x.size());
-    r.trainer = std::make_unique<GraphTrainer>(mode_, *r.model, *r.optimizer, Shape{batch_, 1}, Shape{batch_, 1},
-                                               r.steps_per_call, true, Loss::Mse);
+    r.trainer = std::make_unique<GraphTrainer>(mode_, *r.model, *r.optimizer, Shape{batch_, 1},
+                                               Shape{batch_, 1}, r.steps_per_call, true, Loss::Mse);
     r.current.setup_ms = watch.elapsed_ms();
   }
 
@@ -248,8 +263,8 @@ class PipelinesRun final : public ExperimentRun {
   void end_epoch(VariantRun& r) {
     EpochTimes& e = r.current;
     e.wall_ms += e.setup_ms;
-    r.series.add({static_cast<double>(r.epoch + 1), e.batches ? e.loss_sum / static_cast<double>(e.batches) : 0.0,
-                  e.wall_ms});
+    r.series.add({static_cast<double>(r.epoch + 1),
+                  e.batches ? e.loss_sum / static_cast<double>(e.batches) : 0.0, e.wall_ms});
     r.epochs.push_back(e);
     r.current = EpochTimes{};
     ++r.epoch;
@@ -287,7 +302,9 @@ double steady_median(const VariantRun& r, double EpochTimes::*field, bool per_ba
   std::vector<double> v;
   for (std::size_t i = r.epochs.size() > 1 ? 1 : 0; i < r.epochs.size(); ++i) {
     const EpochTimes& e = r.epochs[i];
-    v.push_back(per_batch ? e.*field * 1000.0 / static_cast<double>(std::max<long long>(1, e.batches)) : e.*field);
+    v.push_back(per_batch
+                    ? e.*field * 1000.0 / static_cast<double>(std::max<long long>(1, e.batches))
+                    : e.*field);
   }
   return median(v);
 }
@@ -310,20 +327,25 @@ json PipelinesRun::run_json(const VariantRun& r) const {
 
 // "2.1× faster" or "1.3× slower": a ratio of times (slow / fast) read in the right direction.
 std::string speed_text(double ratio) {
-  return ratio >= 1.0 ? format_sig(ratio, 3) + "× faster" : format_sig(1.0 / std::max(ratio, 1e-9), 3) + "× slower";
+  return ratio >= 1.0 ? format_sig(ratio, 3) + "× faster"
+                      : format_sig(1.0 / std::max(ratio, 1e-9), 3) + "× slower";
 }
 
 json PipelinesRun::summary() const {
-  auto ms = [&](int i) { return steady_median(*runs_[static_cast<std::size_t>(i)], &EpochTimes::wall_ms, false); };
+  auto ms = [&](int i) {
+    return steady_median(*runs_[static_cast<std::size_t>(i)], &EpochTimes::wall_ms, false);
+  };
   auto ratio = [&](int slow, int fast) { return ms(slow) / std::max(ms(fast), 1e-9); };
   double spread = 0.0;  // variants 0..6 see the same batches, 7 and 8 the same standardized ones
   for (int i = 1; i < 9; ++i) {
     const double ref = runs_[i < 7 ? 0 : 7]->last_loss;
-    spread = std::max(spread, std::abs(runs_[static_cast<std::size_t>(i)]->last_loss - ref) / std::max(std::abs(ref), 1e-30));
+    spread = std::max(spread, std::abs(runs_[static_cast<std::size_t>(i)]->last_loss - ref) /
+                                  std::max(std::abs(ref), 1e-30));
   }
-  const std::string overlap = kPrefetchOverlaps
-                                  ? "prefetch runs a producer thread, so pulling can overlap the step"
-                                  : "WebAssembly here is single-threaded: prefetch has no overlap, it only passes batches through";
+  const std::string overlap =
+      kPrefetchOverlaps ? "prefetch runs a producer thread, so pulling can overlap the step"
+                        : "WebAssembly here is single-threaded: prefetch has no overlap, it only "
+                          "passes batches through";
   json s;
   s["ms_per_epoch"] = json::object();
   for (int i = 0; i < 9; ++i) s["ms_per_epoch"][kVariants[i].id] = ms(i);
@@ -334,13 +356,15 @@ json PipelinesRun::summary() const {
   h.push_back({{"label", "Pre-batched vs slice-then-batch"},
                {"value", "pre-batched " + speed_text(ratio(0, 3)) + " per epoch"},
                {"note", format_sig(ms(0), 3) + " ms → " + format_sig(ms(3), 3) + " ms per epoch"}});
-  h.push_back({{"label", "+ cache"},
-               {"value", format_sig(ms(0), 3) + " → " + format_sig(ms(1), 3) + " ms (slices), " + format_sig(ms(3), 3) +
-                             " → " + format_sig(ms(4), 3) + " ms (pre-batched)"},
-               {"note", "the first pass fills the cache; later passes replay it"}});
-  h.push_back({{"label", "+ prefetch(1)"},
-               {"value", format_sig(ms(1), 3) + " → " + format_sig(ms(2), 3) + " ms (slices, cached)"},
-               {"note", overlap}});
+  h.push_back(
+      {{"label", "+ cache"},
+       {"value", format_sig(ms(0), 3) + " → " + format_sig(ms(1), 3) + " ms (slices), " +
+                     format_sig(ms(3), 3) + " → " + format_sig(ms(4), 3) + " ms (pre-batched)"},
+       {"note", "the first pass fills the cache; later passes replay it"}});
+  h.push_back(
+      {{"label", "+ prefetch(1)"},
+       {"value", format_sig(ms(1), 3) + " → " + format_sig(ms(2), 3) + " ms (slices, cached)"},
+       {"note", overlap}});
   h.push_back({{"label", "repeat inside (k per call) vs outside"},
                {"value", format_sig(ms(6), 3) + " vs " + format_sig(ms(2), 3) + " ms per epoch"},
                {"note", "inside: one repeated stream into an unrolled program of " +
@@ -349,20 +373,24 @@ json PipelinesRun::summary() const {
                {"value", format_sig(ms(7), 3) + " vs " + format_sig(ms(8), 3) + " ms per epoch"},
                {"note", "the same standardized numbers; map redoes the work every epoch"}});
   h.push_back({{"label", "Final loss, all pipelines"},
-               {"value", format_sig(runs_[0]->last_loss, 6) + " (raw x), " + format_sig(runs_[7]->last_loss, 6) +
-                             " (standardized x)"},
-               {"note", "same batches, same order: pipelines differ by at most " + format_sig(spread, 2) + " relative"}});
+               {"value", format_sig(runs_[0]->last_loss, 6) + " (raw x), " +
+                             format_sig(runs_[7]->last_loss, 6) + " (standardized x)"},
+               {"note", "same batches, same order: pipelines differ by at most " +
+                            format_sig(spread, 2) + " relative"}});
   s["headline"] = h;
-  s["reading"] = "Feeding the same " + with_commas(batches_) + " batches per epoch, slice-then-batch took " +
-                 format_sig(ms(0), 3) + " ms per epoch and pre-batched " + format_sig(ms(3), 3) + " ms (pre-batched " +
-                 speed_text(ratio(0, 3)) + "); in the pipeline alone, per batch, " +
-                 format_sig(steady_median(*runs_[0], &EpochTimes::pipeline_ms, true), 3) + " µs against " +
-                 format_sig(steady_median(*runs_[3], &EpochTimes::pipeline_ms, true), 3) + " µs: gathering " +
-                 with_commas(batch_) + " single examples into every batch is work a list of batches never does. " +
-                 overlap + ": prefetch(1) took the cached slices pipeline from " +
-                 format_sig(steady_median(*runs_[1], &EpochTimes::pipeline_ms, true), 3) + " to " +
-                 format_sig(steady_median(*runs_[2], &EpochTimes::pipeline_ms, true), 3) +
-                 " µs per batch at the consumer (" + (ms(2) <= ms(1) ? "it paid for itself" : "the hand-off cost more than it hid") + ").";
+  s["reading"] =
+      "Feeding the same " + with_commas(batches_) + " batches per epoch, slice-then-batch took " +
+      format_sig(ms(0), 3) + " ms per epoch and pre-batched " + format_sig(ms(3), 3) +
+      " ms (pre-batched " + speed_text(ratio(0, 3)) + "); in the pipeline alone, per batch, " +
+      format_sig(steady_median(*runs_[0], &EpochTimes::pipeline_ms, true), 3) + " µs against " +
+      format_sig(steady_median(*runs_[3], &EpochTimes::pipeline_ms, true), 3) + " µs: gathering " +
+      with_commas(batch_) +
+      " single examples into every batch is work a list of batches never does. " + overlap +
+      ": prefetch(1) took the cached slices pipeline from " +
+      format_sig(steady_median(*runs_[1], &EpochTimes::pipeline_ms, true), 3) + " to " +
+      format_sig(steady_median(*runs_[2], &EpochTimes::pipeline_ms, true), 3) +
+      " µs per batch at the consumer (" +
+      (ms(2) <= ms(1) ? "it paid for itself" : "the hand-off cost more than it hid") + ").";
   return s;
 }
 
@@ -372,25 +400,37 @@ Experiment make_pipelines_experiment() {
   Experiment e;
   e.id = "pipelines";
   e.title = "Input pipelines";
-  e.question = "Why is my tf.data pipeline slower than a list of tensors, and which stages pay for themselves?";
-  e.explanation = {
-      {"intro",
-       "The seed-000 network, Dense(20, tanh) → Dense(1) trained by Adam on random points in batches, fed by nine "
-       "input pipelines: examples sliced then batched, or pre-batched; each plain, cached, cached and prefetched; a "
-       "repeated stream into an unrolled program (the loop inside the compiled function); and standardizing x per "
-       "batch with map against doing it once. Every call is timed in two parts: pulling batches, and the step."},
-      {"try",
-       "Compare pipeline and step per batch: which stages cost more than the step itself? Raise batch and watch "
-       "slice-then-batch fall behind (it gathers every example); switch mode to eager so the step dominates."},
-      {"mechanism",
-       "Time per epoch ≈ batches × (pipeline per batch + step per batch). from_tensor_slices → batch pulls each "
-       "example through the chain and copies it into a fresh batch; pre-batched views cost nothing per example; "
-       "cache replays a recorded pass; prefetch overlaps pulling with the step only where there is a second thread."}};
+  e.question =
+      "Why is my tf.data pipeline slower than a list of tensors, and which stages pay for "
+      "themselves?";
+  e.explanation = {{"intro",
+                    "The seed-000 network, Dense(20, tanh) → Dense(1) trained by Adam on random "
+                    "points in batches, fed by nine "
+                    "input pipelines: examples sliced then batched, or pre-batched; each plain, "
+                    "cached, cached and prefetched; a "
+                    "repeated stream into an unrolled program (the loop inside the compiled "
+                    "function); and standardizing x per "
+                    "batch with map against doing it once. Every call is timed in two parts: "
+                    "pulling batches, and the step."},
+                   {"try",
+                    "Compare pipeline and step per batch: which stages cost more than the step "
+                    "itself? Raise batch and watch "
+                    "slice-then-batch fall behind (it gathers every example); switch mode to eager "
+                    "so the step dominates."},
+                   {"mechanism",
+                    "Time per epoch ≈ batches × (pipeline per batch + step per batch). "
+                    "from_tensor_slices → batch pulls each "
+                    "example through the chain and copies it into a fresh batch; pre-batched views "
+                    "cost nothing per example; "
+                    "cache replays a recorded pass; prefetch overlaps pulling with the step only "
+                    "where there is a second thread."}};
   e.params = {
       integer("n", 10000, 100, 1'000'000, "number of samples, x and y ~ N(0, 1)"),
       integer("batch", 100, 1, 10000, "batch size (must divide n)"),
-      integer("epochs", 10, 1, 1000, "passes over the data (the first is reported apart: trace and cache fill)"),
-      choice("mode", "traced", {"traced", "eager"}, "how the training step runs: compiled once and replayed, or op by op"),
+      integer("epochs", 10, 1, 1000,
+              "passes over the data (the first is reported apart: trace and cache fill)"),
+      choice("mode", "traced", {"traced", "eager"},
+             "how the training step runs: compiled once and replayed, or op by op"),
       integer("unroll", 5, 1, 100, "batches per call for repeat_inside (traced mode)"),
       integer("seed", 1, 0, 4294967295LL, "seed of the data and the initial weights"),
   };
@@ -420,23 +460,34 @@ Experiment make_pipelines_experiment() {
                           {"y_label", "mean loss"},
                           {"log_x", false},
                           {"log_y", false},
-                          {"series", {"slice_batch", "slice_batch_cache", "slice_batch_cache_prefetch", "prebatched",
-                                      "prebatched_cache", "prebatched_cache_prefetch", "repeat_inside", "map_per_batch",
-                                      "transform_once"}}}});
-  e.quoted = json::array(
-      {{{"label", "100 epochs, slices → batch dataset in a tf.function"}, {"value", "15.1 s"}, {"source", "seed thread 000"}},
-       {{"label", "100 epochs, pre-batched dataset in a tf.function"}, {"value", "9.1 s"}, {"source", "seed thread 000"}},
-       {{"label", "100 epochs, list of tensors in a tf.function"}, {"value", "2.1 s"}, {"source", "seed thread 000"}}});
+                          {"series",
+                           {"slice_batch", "slice_batch_cache", "slice_batch_cache_prefetch",
+                            "prebatched", "prebatched_cache", "prebatched_cache_prefetch",
+                            "repeat_inside", "map_per_batch", "transform_once"}}}});
+  e.quoted = json::array({{{"label", "100 epochs, slices → batch dataset in a tf.function"},
+                           {"value", "15.1 s"},
+                           {"source", "seed thread 000"}},
+                          {{"label", "100 epochs, pre-batched dataset in a tf.function"},
+                           {"value", "9.1 s"},
+                           {"source", "seed thread 000"}},
+                          {{"label", "100 epochs, list of tensors in a tf.function"},
+                           {"value", "2.1 s"},
+                           {"source", "seed thread 000"}}});
   e.check = [](const Params& p) {
     const long long n = p.integer("n"), batch = p.integer("batch"), unroll = p.integer("unroll");
-    if (batch > n) throw ConfigError("batch: must be at most n (" + with_commas(n) + "), got " + with_commas(batch));
+    if (batch > n)
+      throw ConfigError("batch: must be at most n (" + with_commas(n) + "), got " +
+                        with_commas(batch));
     if (n % batch != 0)
-      throw ConfigError("batch: must divide n (" + with_commas(n) + ") so every batch is full, got " + with_commas(batch));
+      throw ConfigError("batch: must divide n (" + with_commas(n) +
+                        ") so every batch is full, got " + with_commas(batch));
     if (p.choice("mode") == "traced" && (n / batch) % unroll != 0)
-      throw ConfigError("unroll: must divide the number of batches per epoch (" + with_commas(n / batch) + "), got " +
-                        with_commas(unroll));
+      throw ConfigError("unroll: must divide the number of batches per epoch (" +
+                        with_commas(n / batch) + "), got " + with_commas(unroll));
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<PipelinesRun>(p); };
+  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
+    return std::make_unique<PipelinesRun>(p);
+  };
   return e;
 }
 

@@ -1,11 +1,12 @@
 // csv_test.cpp — CSV parsing: values and names as written, and one error per kind of bad file,
 // each naming the line and the column; the config attachment and its selection of x and y.
+#include "looplab/csv.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "looplab/api.hpp"
-#include "looplab/csv.hpp"
 
 namespace looplab {
 namespace {
@@ -45,16 +46,24 @@ TEST(Csv, ByteOrderMarkAndMissingFinalNewline) {
 TEST(Csv, ErrorsNameLineAndColumn) {
   EXPECT_EQ(error_of("x,y\n1,2\n3\n"),
             "csv line 3 (data row 2), column \"y\": missing (the row has 1 fields, the header 2)");
-  EXPECT_EQ(error_of("x,y\n1,2,3\n"), "csv line 2 (data row 1), column 3: extra field (the header has 2 columns)");
-  EXPECT_EQ(error_of("x,y\n1,2\n\n4,abc\n"), "csv line 4 (data row 2), column \"y\": \"abc\" is not a number");
+  EXPECT_EQ(error_of("x,y\n1,2,3\n"),
+            "csv line 2 (data row 1), column 3: extra field (the header has 2 columns)");
+  EXPECT_EQ(error_of("x,y\n1,2\n\n4,abc\n"),
+            "csv line 4 (data row 2), column \"y\": \"abc\" is not a number");
   EXPECT_EQ(error_of("x,y\n1,NaN\n"),
-            "csv line 2 (data row 1), column \"y\": \"NaN\" is not allowed (NaN and infinity are not data)");
+            "csv line 2 (data row 1), column \"y\": \"NaN\" is not allowed (NaN and infinity are "
+            "not data)");
   EXPECT_EQ(error_of("x,y\n-inf,1\n"),
-            "csv line 2 (data row 1), column \"x\": \"-inf\" is not allowed (NaN and infinity are not data)");
-  EXPECT_EQ(error_of("x,y\n1e39,1\n"), "csv line 2 (data row 1), column \"x\": \"1e39\" is outside the float32 range");
-  EXPECT_EQ(error_of("x,y\n1,\n"), "csv line 2 (data row 1), column \"y\": empty value (every cell must be a number)");
-  EXPECT_EQ(error_of("x,x\n1,2\n"), "csv line 1, column 2: duplicate column name \"x\" (also column 1)");
-  EXPECT_EQ(error_of("x,,z\n1,2,3\n"), "csv line 1, column 2: empty column name (the first row is the header)");
+            "csv line 2 (data row 1), column \"x\": \"-inf\" is not allowed (NaN and infinity are "
+            "not data)");
+  EXPECT_EQ(error_of("x,y\n1e39,1\n"),
+            "csv line 2 (data row 1), column \"x\": \"1e39\" is outside the float32 range");
+  EXPECT_EQ(error_of("x,y\n1,\n"),
+            "csv line 2 (data row 1), column \"y\": empty value (every cell must be a number)");
+  EXPECT_EQ(error_of("x,x\n1,2\n"),
+            "csv line 1, column 2: duplicate column name \"x\" (also column 1)");
+  EXPECT_EQ(error_of("x,,z\n1,2,3\n"),
+            "csv line 1, column 2: empty column name (the first row is the header)");
   EXPECT_EQ(error_of("\"x,y\n"), "csv line 1, column 1: a quote is not closed on this line");
   EXPECT_EQ(error_of("\"x\"q,y\n"), "csv line 1, column 1: text after the closing quote");
   EXPECT_EQ(error_of(""), "csv: the file is empty (it needs a header row and data rows)");
@@ -72,7 +81,8 @@ TEST(Csv, RejectsWhatIsNotPlainDecimal) {
 TEST(Csv, LimitsAreChecked) {
   CsvLimits small;
   small.max_bytes = 10;
-  EXPECT_EQ(error_of("x,y\n1,2\n3,4\n", small), "csv: the file has 12 bytes, at most 10 are allowed");
+  EXPECT_EQ(error_of("x,y\n1,2\n3,4\n", small),
+            "csv: the file has 12 bytes, at most 10 are allowed");
   CsvLimits rows;
   rows.max_rows = 2;
   EXPECT_EQ(error_of("x\n1\n2\n", rows), "");
@@ -103,7 +113,8 @@ TEST(Csv, SelectXyPicksColumnsByName) {
     select_xy(t, "nope", "a");
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "x: no column \"nope\" in the CSV; its columns are \"a\" | \"b\" | \"c\"");
+    EXPECT_STREQ(e.what(),
+                 "x: no column \"nope\" in the CSV; its columns are \"a\" | \"b\" | \"c\"");
   }
 }
 
@@ -131,8 +142,11 @@ TEST(Csv, DefaultColumnsAreFirstAndLastAndResultsCarryNoText) {
   EXPECT_EQ(d->y, "c");
   EXPECT_EQ(d->data.y[0], 3.0f);
   const json config = config_without_text(p, d);
-  EXPECT_EQ(config["csv"], (json{{"name", "mine.csv"}, {"x", "a"}, {"y", "c"}, {"rows", 1}, {"bytes", 12}}));
+  EXPECT_EQ(config["csv"],
+            (json{{"name", "mine.csv"}, {"x", "a"}, {"y", "c"}, {"rows", 1}, {"bytes", 12}}));
   EXPECT_FALSE(csv_data(Params(json{{"seed", 1}})).has_value());
+  EXPECT_THROW(csv_data(Params(json{{"csv", {{"text", "a\n1\n"}}}})),
+               ConfigError);  // one column: no y
 }
 
 }  // namespace

@@ -29,12 +29,17 @@ std::string error_of(const json& config) {
   return "";
 }
 
-const char* const kRaw[] = {"slice_batch",      "slice_batch_cache",         "slice_batch_cache_prefetch",
-                            "prebatched",       "prebatched_cache",          "prebatched_cache_prefetch",
+const char* const kRaw[] = {"slice_batch",  "slice_batch_cache", "slice_batch_cache_prefetch",
+                            "prebatched",   "prebatched_cache",  "prebatched_cache_prefetch",
                             "repeat_inside"};
 
 json tiny(const char* mode) {
-  return {{"experiment", "pipelines"}, {"n", 200}, {"batch", 20}, {"epochs", 3}, {"mode", mode}, {"unroll", 5}};
+  return {{"experiment", "pipelines"},
+          {"n", 200},
+          {"batch", 20},
+          {"epochs", 3},
+          {"mode", mode},
+          {"unroll", 5}};
 }
 
 TEST(Pipelines, ResultShapeAndBatchCounts) {
@@ -45,7 +50,8 @@ TEST(Pipelines, ResultShapeAndBatchCounts) {
     SCOPED_TRACE(run["variant"].get<std::string>());
     EXPECT_EQ(run["batches_per_epoch"], json::array({10, 10, 10}));
     EXPECT_EQ(run["epochs"], 3);
-    for (const char* k : {"ms_per_epoch", "first_epoch_ms", "pipeline_us_per_batch", "step_us_per_batch"}) {
+    for (const char* k :
+         {"ms_per_epoch", "first_epoch_ms", "pipeline_us_per_batch", "step_us_per_batch"}) {
       ASSERT_TRUE(run[k].is_number()) << k;
       EXPECT_GE(run[k].get<double>(), 0.0) << k;
     }
@@ -69,19 +75,22 @@ void expect_same_losses(const json& r) {
   const json& base = s["slice_batch"]["loss"];
   for (const char* v : kRaw)
     for (std::size_t e = 0; e < base.size(); ++e)
-      EXPECT_NEAR(s[v]["loss"][e].get<double>(), base[e].get<double>(), 1e-6 * std::abs(base[e].get<double>()))
+      EXPECT_NEAR(s[v]["loss"][e].get<double>(), base[e].get<double>(),
+                  1e-6 * std::abs(base[e].get<double>()))
           << v << " epoch " << e;
-  EXPECT_EQ(s["map_per_batch"]["loss"], s["transform_once"]["loss"]);  // the same float function, per batch or once
+  EXPECT_EQ(s["map_per_batch"]["loss"],
+            s["transform_once"]["loss"]);       // the same float function, per batch or once
   EXPECT_NE(s["map_per_batch"]["loss"], base);  // standardizing x changes the problem a little
-  EXPECT_LT(base.back().get<double>(), base.front().get<double>() + 1e-3);  // it trains, it does not blow up
+  EXPECT_LT(base.back().get<double>(),
+            base.front().get<double>() + 1e-3);  // it trains, it does not blow up
 }
 
 TEST(Pipelines, EveryPipelineTrainsTheSameModelToTheSameLoss) {
   const json r = run_to_end(tiny("traced"));
   expect_same_losses(r);
   // Exactly the same bits where the program is the same (one step per call).
-  for (const char* v : {"slice_batch_cache", "slice_batch_cache_prefetch", "prebatched", "prebatched_cache",
-                        "prebatched_cache_prefetch"})
+  for (const char* v : {"slice_batch_cache", "slice_batch_cache_prefetch", "prebatched",
+                        "prebatched_cache", "prebatched_cache_prefetch"})
     EXPECT_EQ(r["series"][v]["loss"], r["series"]["slice_batch"]["loss"]) << v;
 }
 
@@ -106,7 +115,8 @@ TEST(Pipelines, ParametersAreValidated) {
   EXPECT_EQ(error_of(c), "epochs: must be an integer in [1, 1000], got 0");
 }
 
-// ---- the user's CSV in the experiments that take it -------------------------------------------------
+// ---- the user's CSV in the experiments that take it
+// -------------------------------------------------
 
 std::string line_csv(int rows) {  // y = 2x + 1 exactly, plus a column that is not used
   std::string t = "\"x value\",unused,target\n";
@@ -115,18 +125,23 @@ std::string line_csv(int rows) {  // y = 2x + 1 exactly, plus a column that is n
 }
 
 TEST(CsvData, StandardizationFitsTheUsersColumns) {
-  const json r = run_to_end({{"experiment", "standardization"},
-                             {"max_iterations", 2000},
-                             {"csv", {{"text", line_csv(20)}, {"x", "x value"}, {"y", "target"}, {"name", "line.csv"}}}});
+  const json r = run_to_end(
+      {{"experiment", "standardization"},
+       {"max_iterations", 2000},
+       {"csv", {{"text", line_csv(20)}, {"x", "x value"}, {"y", "target"}, {"name", "line.csv"}}}});
   EXPECT_NEAR(r["summary"]["closed_form"]["W"].get<double>(), 2.0, 1e-9);
   EXPECT_NEAR(r["summary"]["closed_form"]["b"].get<double>(), 1.0, 1e-9);
   EXPECT_EQ(r["config"]["data"], "csv");
   EXPECT_EQ(r["config"]["csv"]["rows"], 20);
-  EXPECT_FALSE(r["config"]["csv"].contains("text"));  // the result reports the data, not a copy of it
+  EXPECT_FALSE(
+      r["config"]["csv"].contains("text"));  // the result reports the data, not a copy of it
 }
 
 TEST(CsvData, ExecutionModesTakesNFromTheRows) {
-  const json r = run_to_end({{"experiment", "execution-modes"}, {"batch", 10}, {"epochs", 2}, {"unroll", 5},
+  const json r = run_to_end({{"experiment", "execution-modes"},
+                             {"batch", 10},
+                             {"epochs", 2},
+                             {"unroll", 5},
                              {"csv", {{"text", line_csv(50)}, {"x", "x value"}, {"y", "target"}}}});
   EXPECT_EQ(r["config"]["n"], 50);
   for (const auto& run : r["runs"]) EXPECT_EQ(run["steps"], 10);
@@ -135,9 +150,11 @@ TEST(CsvData, ExecutionModesTakesNFromTheRows) {
 TEST(CsvData, ErrorsReachTheCaller) {
   const json bad = {{"experiment", "standardization"}, {"csv", {{"text", "a,b\n1,2\n3,x\n"}}}};
   EXPECT_EQ(error_of(bad), "csv line 3 (data row 2), column \"b\": \"x\" is not a number");
-  const json unknown = {{"experiment", "standardization"}, {"csv", {{"text", line_csv(3)}, {"x", "nope"}}}};
+  const json unknown = {{"experiment", "standardization"},
+                        {"csv", {{"text", line_csv(3)}, {"x", "nope"}}}};
   EXPECT_EQ(error_of(unknown).rfind("x: no column \"nope\"", 0), 0u);
-  const json constant = {{"experiment", "standardization"}, {"csv", {{"text", line_csv(3)}, {"x", "unused"}}}};
+  const json constant = {{"experiment", "standardization"},
+                         {"csv", {{"text", line_csv(3)}, {"x", "unused"}}}};
   EXPECT_EQ(error_of(constant),
             "x: column \"unused\" has one value in every row; a line through it is not determined");
   const json small = {{"experiment", "execution-modes"}, {"csv", {{"text", line_csv(5)}}}};

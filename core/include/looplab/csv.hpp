@@ -34,8 +34,8 @@
 namespace looplab {
 
 struct CsvLimits {
-  std::size_t max_bytes = 16u << 20;   // 16 MiB of text
-  std::size_t max_rows = 1'000'000;    // data rows (the header not counted)
+  std::size_t max_bytes = 16u << 20;  // 16 MiB of text
+  std::size_t max_rows = 1'000'000;   // data rows (the header not counted)
   std::size_t max_columns = 256;
 };
 
@@ -55,7 +55,8 @@ CsvTable parse_csv(std::string_view text, const CsvLimits& limits = {});
 // name, for x == y, and for a value outside float32's range.
 LinearData select_xy(const CsvTable& table, std::string_view x, std::string_view y);
 
-// ---- the config's "csv" field ----------------------------------------------------------------------
+// ---- the config's "csv" field
+// ----------------------------------------------------------------------
 
 // A parsed attachment: the data, and what a result reports about it (never the text itself).
 struct CsvData {
