@@ -7,6 +7,7 @@
 #include <string>
 
 #include "looplab/api.hpp"
+#include "looplab/rng.hpp"
 
 namespace looplab {
 namespace {
@@ -98,6 +99,42 @@ TEST(Csv, MessagesDoNotCarryControlCharactersOrLongText) {
   const std::string msg = error_of(text + "\n");
   EXPECT_EQ(msg.find('\x1b'), std::string::npos);
   EXPECT_LT(msg.size(), 120u);
+}
+
+// A seeded stand-in for the fuzzer to come: random mutations of a valid file either parse to a
+// consistent table or throw ConfigError, never anything else (run it under the asan preset too).
+TEST(Csv, RandomMutationsParseOrThrowConfigErrorOnly) {
+  const std::string base = "a,\"b \"\"q\"\"\",c\r\n1,-2.5e3,.5\n\n3,4,5\n";
+  const std::string alphabet = "0123456789.,-+eE\"\r\n \tnaNinf\x00\xEF\xBB\xBF";
+  Rng rng(7);
+  int parsed = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::string text = base;
+    const int edits = 1 + static_cast<int>(rng.next_u64() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const std::size_t at = rng.next_u64() % (text.size() + 1);
+      const char c = alphabet[rng.next_u64() % alphabet.size()];
+      switch (rng.next_u64() % 3) {
+        case 0:
+          text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c);
+          break;
+        case 1:
+          if (at < text.size()) text.erase(at, 1);
+          break;
+        default:
+          if (at < text.size()) text[at] = c;
+          break;
+      }
+    }
+    try {
+      const CsvTable t = parse_csv(text);
+      ASSERT_EQ(t.values.size(), t.rows * t.columns.size()) << text;
+      ++parsed;
+    } catch (const ConfigError& err) {
+      ASSERT_NE(std::string(err.what()).find("csv"), std::string::npos) << err.what();
+    }
+  }
+  EXPECT_GT(parsed, 100);  // the mutations do not only produce errors
 }
 
 TEST(Csv, SelectXyPicksColumnsByName) {
