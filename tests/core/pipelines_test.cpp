@@ -147,6 +147,18 @@ TEST(CsvData, ExecutionModesTakesNFromTheRows) {
   for (const auto& run : r["runs"]) EXPECT_EQ(run["steps"], 10);
 }
 
+TEST(CsvData, ValidationChecksTheFileAndDoesNotEchoIt) {
+  const json ok = json::parse(validate_config_json(json{
+      {"experiment", "standardization"},
+      {"csv",
+       {{"text", line_csv(3)}, {"x", "x value"}}}}.dump()));
+  EXPECT_EQ(ok["csv"], (json{{"x", "x value"}}));
+  EXPECT_THROW(
+      validate_config_json(
+          json{{"experiment", "standardization"}, {"csv", {{"text", "a,b\n1,\n"}}}}.dump()),
+      ConfigError);
+}
+
 TEST(CsvData, ErrorsReachTheCaller) {
   const json bad = {{"experiment", "standardization"}, {"csv", {{"text", "a,b\n1,2\n3,x\n"}}}};
   EXPECT_EQ(error_of(bad), "csv line 3 (data row 2), column \"b\": \"x\" is not a number");
