@@ -1,6 +1,9 @@
 // Bar plots drawn from a finished result, one bar per entry of result[spec.source]:
 //   {id, type: 'bars', title, source: 'runs', category: 'mode', value: 'first_call_ms', y_label, log_y}
-// The bar of run r is labelled r[category] and has height r[value]. The runs exist only in the final
+// The bar of run r is labelled r[category] and has height r[value]. Stacked bars: with
+//   stack: ['pipeline_us_per_batch', 'step_us_per_batch'], stack_labels: ['pipeline', 'step']
+// each bar is the sum of those fields, drawn as one segment per field (a legend names them), on a
+// linear axis. Long category names are drawn slanted. The runs exist only in the final
 // result, so the plot shows a note until finish(result) arrives; append() (live progress) is ignored.
 //
 // A small SVG chart built with createElementNS: real text for the values and categories (readable by
@@ -15,6 +18,7 @@ import { formatShort, humanize, logTick } from './format.js';
 const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 300;
 const MARGIN = { top: 30, right: 12, bottom: 40, left: 68 };
+const SLANTED_BOTTOM = 120;   // room for category names drawn at an angle
 
 function svg(tag, attrs = {}, text) {
   const node = document.createElementNS(SVG, tag);
@@ -94,10 +98,14 @@ export class BarPlot {
 
   finish(result) {
     const rows = result?.[this.spec.source || 'runs'];
-    this.items = (Array.isArray(rows) ? rows : []).map((r) => ({
-      label: String(r?.[this.spec.category] ?? '?'),
-      value: r?.[this.spec.value],
-    }));
+    const stack = Array.isArray(this.spec.stack) ? this.spec.stack : null;
+    this.items = (Array.isArray(rows) ? rows : []).map((r) => {
+      const label = String(r?.[this.spec.category] ?? '?');
+      if (!stack) return { label, value: r?.[this.spec.value] };
+      const parts = stack.map((k) => r?.[k]);
+      const ok = parts.every((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0);
+      return { label, value: ok ? parts.reduce((a, b) => a + b, 0) : null, parts: ok ? parts : null };
+    });
     this.render();
   }
 
@@ -109,7 +117,9 @@ export class BarPlot {
   /** The bars as drawn: [{label, value}] (value null where it cannot be drawn). */
   bars() {
     const scale = barScale(this.items.map((b) => b.value), this.spec.log_y);
-    return this.items.map((b) => ({ label: b.label, value: scale?.drawable(b.value) ? b.value : null }));
+    return this.items.map((b) => ({
+      label: b.label, value: scale?.drawable(b.value) ? b.value : null, ...(b.parts ? { parts: b.parts } : {}),
+    }));
   }
 
   pointCount() {
@@ -120,16 +130,22 @@ export class BarPlot {
     this.chart?.remove();
     this.chart = null;
     this.width = this.body.clientWidth;
-    const scale = barScale(this.items.map((b) => b.value), this.spec.log_y);
+    const stacked = Array.isArray(this.spec.stack);
+    const scale = barScale(this.items.map((b) => b.value), this.spec.log_y && !stacked);
     this.empty.hidden = Boolean(scale && this.items.length);
     if (!this.empty.hidden) return;
 
     const W = Math.max(260, this.width || 420);
-    const H = HEIGHT;
-    const left = MARGIN.left, right = W - MARGIN.right, top = MARGIN.top, bottom = H - MARGIN.bottom;
+    const longest = Math.max(...this.items.map((b) => b.label.length));
+    const slanted = longest * 7 > (W - MARGIN.left - MARGIN.right) / this.items.length;
+    const H = HEIGHT + (slanted ? SLANTED_BOTTOM - MARGIN.bottom : 0);
+    const left = MARGIN.left, right = W - MARGIN.right, top = MARGIN.top;
+    const bottom = H - (slanted ? SLANTED_BOTTOM : MARGIN.bottom);
     const y = (v) => bottom - scale.pos(v) * (bottom - top);
     const unit = this.spec.y_label || humanize(this.spec.value);
-    const described = this.items.map((b) => `${b.label}: ${scale.drawable(b.value) ? formatShort(b.value) : 'no value'}`);
+    const partNames = this.spec.stack_labels || this.spec.stack || [];
+    const partsText = (b) => (b.parts ? ` (${b.parts.map((v, k) => `${partNames[k]} ${formatShort(v)}`).join(' + ')})` : '');
+    const described = this.items.map((b) => `${b.label}: ${scale.drawable(b.value) ? formatShort(b.value) + partsText(b) : 'no value'}`);
     const chart = svg('svg', {
       class: 'bars', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
       'aria-label': `${this.spec.title} (${unit}${this.spec.log_y ? ', log scale' : ''}): ${described.join(', ')}`,
@@ -143,14 +159,15 @@ export class BarPlot {
         svg('text', { class: 'bars-tick', x: left - 8, y: ty, 'text-anchor': 'end', 'dominant-baseline': 'middle' }, scale.label(t)),
       );
     }
-    const baseY = this.spec.log_y ? bottom : y(0);   // bars grow from the bottom (log) or from zero
+    const baseY = this.spec.log_y && !stacked ? bottom : y(0);   // bars grow from the bottom (log) or from zero
     axis.append(
       svg('line', { class: 'bars-baseline', x1: left, x2: right, y1: baseY, y2: baseY }),
       svg('text', {
         class: 'bars-axis-label', x: -(top + bottom) / 2, y: 16, transform: 'rotate(-90)', 'text-anchor': 'middle',
-      }, `${unit}${this.spec.log_y ? ' (log)' : ''}`),
+      }, `${unit}${this.spec.log_y && !stacked ? ' (log)' : ''}`),
     );
     chart.append(axis);
+    if (stacked) chart.append(this.legend(partNames, left));
 
     const band = (right - left) / this.items.length;
     const barW = Math.min(band * 0.62, 96);
@@ -158,8 +175,18 @@ export class BarPlot {
       const cx = left + band * (i + 0.5);
       const g = svg('g', { class: 'bar', 'data-category': b.label });
       const ok = scale.drawable(b.value);
-      g.append(svg('title', {}, `${b.label}: ${ok ? formatShort(b.value, 4) : 'no value'} ${unit}`));
-      if (ok) {
+      g.append(svg('title', {}, `${b.label}: ${ok ? formatShort(b.value, 4) : 'no value'} ${unit}${ok ? partsText(b) : ''}`));
+      if (ok && b.parts) {
+        let base = 0;
+        b.parts.forEach((v, k) => {
+          const y1 = y(base + v), y0 = y(base);
+          base += v;
+          g.append(svg('rect', {
+            class: 'bar-part', 'data-part': partNames[k], x: (cx - barW / 2).toFixed(1), y: y1.toFixed(1),
+            width: barW.toFixed(1), height: Math.max(0.5, y0 - y1).toFixed(1), fill: this.colorOf(partNames[k], k),
+          }));
+        });
+      } else if (ok) {
         const yv = y(b.value);
         const y0 = Math.min(yv, baseY), h = Math.max(1, Math.abs(baseY - yv));
         g.append(svg('rect', {
@@ -170,12 +197,28 @@ export class BarPlot {
       const labelY = ok ? Math.min(y(b.value), baseY) - 7 : baseY - 7;
       g.append(
         svg('text', { class: 'bars-value', x: cx, y: labelY.toFixed(1), 'text-anchor': 'middle' }, ok ? formatShort(b.value) : '—'),
-        svg('text', { class: 'bars-category', x: cx, y: bottom + 20, 'text-anchor': 'middle' }, b.label),
+        slanted
+          ? svg('text', {
+            class: 'bars-category', x: cx, y: bottom + 14, 'text-anchor': 'end', transform: `rotate(-35 ${cx} ${bottom + 14})`,
+          }, b.label)
+          : svg('text', { class: 'bars-category', x: cx, y: bottom + 20, 'text-anchor': 'middle' }, b.label),
       );
       chart.append(g);
     });
     this.chart = chart;
     this.body.append(chart);
+  }
+
+  /** One swatch and name per stacked part, above the plot area. */
+  legend(names, left) {
+    const g = svg('g', { class: 'bars-legend' });
+    let x = left;
+    names.forEach((name, k) => {
+      g.append(svg('rect', { x, y: 8, width: 12, height: 12, rx: 2, fill: this.colorOf(name, k) }),
+        svg('text', { class: 'bars-tick', x: x + 16, y: 14, 'dominant-baseline': 'middle' }, name));
+      x += 30 + name.length * 7;
+    });
+    return g;
   }
 
   destroy() {

@@ -2,6 +2,7 @@
 // Everything experiment-specific (controls, plots, tables, text) comes from describe() and the result.
 import { LooplabClient } from './worker-client.js';
 import { Controls } from './controls.js';
+import { DataPicker } from './data-picker.js';
 import { createPlot, seriesColors } from './plots.js';
 import { renderExplanation, renderQuoted, renderResult, seriesCsv } from './summary.js';
 import { el, formatDuration, formatValue, download } from './format.js';
@@ -88,6 +89,7 @@ async function loadExperiment(id, query) {
   ui.eyebrow.hidden = !ui.eyebrow.textContent;
   renderExplanation(ui.explanation, d.explanation);
   state.controls = new Controls(ui.controls, d.parameters || [], () => scheduleValidation());
+  state.data.show(Boolean(d.takes_csv));
   const unknown = state.controls.applyQuery(query);
   for (const p of state.plots) p.destroy();
   state.colorOf = seriesColors(d.plots);
@@ -108,7 +110,8 @@ function clearResult() {
 }
 
 function config() {
-  return { experiment: state.describe.id, ...state.controls.values() };
+  const csv = state.data.attachment();   // the user's own CSV, when one is loaded
+  return { experiment: state.describe.id, ...state.controls.values(), ...(csv ? { csv } : {}) };
 }
 
 function showUrlNote(message) {
@@ -128,12 +131,14 @@ async function validateNow() {
     await state.client.validate(config());
     if (seq !== state.validation) return false;
     state.controls.clearErrors();
+    state.data.showError('');
     showFormError('');
     return true;
   } catch (e) {
     if (seq !== state.validation) return false;
-    if (!state.controls.showError(e.message)) showFormError(e.message);
-    else showFormError('');
+    const shown = state.controls.showError(e.message) || state.data.showError(e.message);
+    if (!shown) state.data.showError('');
+    showFormError(shown ? '' : e.message);
     return false;
   }
 }
@@ -150,6 +155,7 @@ function setRunning(running) {
   ui.reset.disabled = running;
   ui.experiment.disabled = running;
   state.controls.setLocked(running);
+  state.data.setLocked(running);
   document.body.classList.toggle('running', running);
 }
 
@@ -162,7 +168,9 @@ async function run() {
   if (!valid) {
     const err = ui.controls.querySelector('.field.invalid');
     if (err) state.controls.focus(err.dataset.param);
-    setStatus(`error: ${ui.controls.querySelector('.field-error:not([hidden])')?.textContent || ui.formError.textContent}`);
+    const shownError = ui.controls.querySelector('.field-error:not([hidden])')?.textContent
+      || state.data.error.textContent || ui.formError.textContent;
+    setStatus(`error: ${shownError}`);
     return;
   }
   const cfg = config();
@@ -245,6 +253,8 @@ function wire() {
 }
 
 async function main() {
+  state.data = new DataPicker(ui.controls.parentElement, () => scheduleValidation());
+  ui.formError.before(state.data.root);
   wire();
   state.pageClockNs = measureClockStepNs();
   setStatus('loading the WebAssembly module');

@@ -3,10 +3,12 @@
 //   looplab list
 //   looplab describe standardization
 //   looplab run standardization --set lr_raw=1e-3 --json out.json --csv out.csv
+//   looplab run standardization --data mine.csv --set x=height --set y=weight
 //
 // Bad input exits with code 2 and one line naming the parameter and what it allows.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -27,6 +29,7 @@ const char* kUsage =
     "usage: looplab list\n"
     "       looplab describe <experiment>\n"
     "       looplab run <experiment> [--set name=value ...] [--config file.json] [--json out.json] [--csv out.csv]\n"
+    "                              [--data in.csv [--set x=<column>] [--set y=<column>]]\n"
     "       looplab run --config file.json [--json out.json] [--csv out.csv]   (the file names the experiment)\n";
 
 struct UsageError : std::runtime_error {
@@ -87,9 +90,9 @@ int cmd_describe(const std::string& id) {
   return 0;
 }
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, const char* flag = "--config") {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError("--config: cannot read " + path);
+  if (!in) throw ConfigError(std::string(flag) + ": cannot read " + path);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -100,8 +103,26 @@ void write_file(const std::string& path, const std::string& text, const char* fl
   if (!out || !(out << text)) throw ConfigError(std::string(flag) + ": cannot write " + path);
 }
 
-// The config from --config, then --set on top; values of --set are parsed by the parameter's type.
-json build_config(const std::string& id, const std::string& config_path, const std::vector<std::string>& sets) {
+// --data: the file's text goes into the config's "csv" field (csv.hpp); `--set x=` and `--set y=`
+// choose its columns, unless the experiment has parameters of those names. Returns the other sets.
+std::vector<std::string> attach_data(json& config, const Experiment& e, const std::string& data_path,
+                                     const std::vector<std::string>& sets) {
+  if (data_path.empty()) return sets;
+  json csv = {{"text", read_file(data_path, "--data")}, {"name", data_path.substr(data_path.find_last_of('/') + 1)}};
+  std::vector<std::string> rest;
+  for (const auto& s : sets) {
+    const std::string name = s.substr(0, s.find('='));
+    const bool is_param = std::any_of(e.params.begin(), e.params.end(), [&](const ParamSpec& p) { return p.name == name; });
+    if ((name == "x" || name == "y") && !is_param && s.find('=') != std::string::npos) csv[name] = s.substr(2);
+    else rest.push_back(s);
+  }
+  config["csv"] = csv;
+  return rest;
+}
+
+// The config from --config, then --data and --set on top; values of --set are parsed by the parameter's type.
+json build_config(const std::string& id, const std::string& config_path, const std::string& data_path,
+                  const std::vector<std::string>& all_sets) {
   json config = json::object();
   if (!config_path.empty()) {
     try {
@@ -115,7 +136,7 @@ json build_config(const std::string& id, const std::string& config_path, const s
   }
   config["experiment"] = id;
   const Experiment& e = find_experiment(id);
-  for (const auto& s : sets) {
+  for (const auto& s : attach_data(config, e, data_path, all_sets)) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0) throw ConfigError("--set: expected name=value, got " + shown_value(json(s)));
     const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
@@ -181,7 +202,7 @@ int cmd_run(const std::vector<std::string>& args) {
   // are exactly those the page and the wasm module give for the same text.
   const bool id_in_file = args[0].rfind("--", 0) == 0;
   const std::string id = id_in_file ? "" : args[0];
-  std::string config_path, json_path, csv_path;
+  std::string config_path, json_path, csv_path, data_path;
   std::vector<std::string> sets;
   for (std::size_t i = id_in_file ? 0 : 1; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -193,13 +214,14 @@ int cmd_run(const std::vector<std::string>& args) {
     else if (a == "--config") config_path = value();
     else if (a == "--json") json_path = value();
     else if (a == "--csv") csv_path = value();
+    else if (a == "--data") data_path = value();
     else throw UsageError("run: unknown option " + a);
   }
-  if (id_in_file && (config_path.empty() || !sets.empty()))
-    throw UsageError("run: which experiment? (--set needs `looplab run <experiment>`)");
+  if (id_in_file && (config_path.empty() || !sets.empty() || !data_path.empty()))
+    throw UsageError("run: which experiment? (--set and --data need `looplab run <experiment>`)");
   // Text from --set is stored as given; invalid UTF-8 becomes U+FFFD so validation can name it.
   auto run = ExperimentRun::create(id_in_file ? read_file(config_path)
-                                              : build_config(id, config_path, sets).dump(-1, ' ', false, json::error_handler_t::replace));
+                                              : build_config(id, config_path, data_path, sets).dump(-1, ' ', false, json::error_handler_t::replace));
   const bool tty = isatty(fileno(stderr));
   while (!run->advance(200.0)) {
     const json p = json::parse(run->progress_json());

@@ -1,6 +1,7 @@
 // api.cpp — the registry and the JSON entry points of api.hpp.
 #include "looplab/api.hpp"
 
+#include "looplab/csv.hpp"
 #include "looplab/experiment.hpp"
 #include "looplab/results.hpp"
 
@@ -10,14 +11,14 @@ json Experiment::describe() const {
   json params_json = json::array();
   for (const auto& p : params) params_json.push_back(p.describe());
   return {{"id", id},          {"title", title}, {"question", question}, {"explanation", explanation},
-          {"parameters", params_json}, {"plots", plots}, {"quoted", quoted}};
+          {"parameters", params_json}, {"plots", plots}, {"quoted", quoted}, {"takes_csv", takes_csv}};
 }
 
 const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all = {make_standardization_experiment(), make_execution_modes_experiment(),
                                               make_unroll_experiment(), make_retracing_experiment(),
                                               make_call_granularity_experiment(), make_overhead_experiment(),
-                                              make_matrix_experiment()};
+                                              make_matrix_experiment(), make_pipelines_experiment()};
   return all;
 }
 
@@ -126,9 +127,15 @@ void check_limits(const Experiment& e, const Params& p) {
 
 // The experiment and its validated parameters.
 std::pair<const Experiment*, Params> resolve(const std::string& config_text) {
-  const json config = parse_config(config_text);
+  json config = parse_config(config_text);
   const Experiment& e = find_experiment(config["experiment"].get<std::string>());
+  const json csv = take_csv_config(config, e.id, e.takes_csv);  // data beside the parameters
   Params p = validate_params(e.id, e.params, config);
+  if (!csv.is_null()) {
+    json values = p.values();
+    values["csv"] = csv;
+    p = Params(std::move(values));
+  }
   if (e.check) e.check(p);
   check_limits(e, p);
   return {&e, std::move(p)};
@@ -147,6 +154,7 @@ std::string describe_json(const std::string& id) { return find_experiment(id).de
 std::string validate_config_json(const std::string& config_json) {
   auto [e, p] = resolve(config_json);
   json out = p.values();
+  if (out.contains("csv")) out["csv"].erase("text");  // the caller has the file; do not echo megabytes
   out["experiment"] = e->id;
   return out.dump();
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <optional>
 
+#include "looplab/csv.hpp"
 #include "looplab/experiment.hpp"
 #include "looplab/graph_trainer.hpp"
 #include "looplab/mlp_reference.hpp"
@@ -26,6 +27,25 @@ constexpr double kStepFloatsPerUnit = 8.0;
 // Bytes each unrolled step adds to a program: instructions and batch pointers (the arena is reused
 // across steps: unroll = 100 grew it by a third).
 constexpr double kBytesPerUnrolledStep = 32e3;
+
+// The rules between sizes, for the n of the parameters or of the user's CSV.
+void check_sizes(long long n, long long batch, long long unroll, long long hidden, const char* n_name) {
+  if (batch > n) throw ConfigError("batch: must be at most " + std::string(n_name) + " (" + with_commas(n) + "), got " + with_commas(batch));
+  const long long batches = n / batch;
+  if (batches % unroll != 0)
+    throw ConfigError("unroll: must divide the number of batches per epoch (" + with_commas(batches) + "), got " +
+                      with_commas(unroll));
+  if (static_cast<double>(n) * static_cast<double>(hidden) > 64e6)
+    throw ConfigError("hidden: " + std::string(n_name) + " x hidden must be at most 64,000,000 (memory), got " +
+                      with_commas(n * hidden));
+}
+
+// The user's CSV (its rows give n), checked against the sizes it must fit.
+std::optional<CsvData> checked_csv(const Params& p) {
+  std::optional<CsvData> csv = csv_data(p);
+  if (csv) check_sizes(static_cast<long long>(csv->rows), p.integer("batch"), p.integer("unroll"), p.integer("hidden"), "the CSV's rows");
+  return csv;
+}
 
 struct ModeRun {
   std::string name;
@@ -47,13 +67,14 @@ class ExecutionModesRun final : public ExperimentRun {
  public:
   explicit ExecutionModesRun(const Params& p)
       : params_(p),
-        n_(static_cast<int>(p.integer("n"))),
+        csv_(checked_csv(p)),
+        n_(csv_ ? static_cast<int>(csv_->rows) : static_cast<int>(p.integer("n"))),
         batch_(static_cast<int>(p.integer("batch"))),
         batches_(n_ / batch_),
         total_steps_(static_cast<long long>(batches_) * p.integer("epochs")),
         record_every_(std::max<long long>(1, total_steps_ / 1000)),
         loss_(parse_loss(p.choice("loss"))),
-        data_(normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
+        data_(csv_ ? std::move(csv_->data) : normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
     warm_up_engines();  // untimed: see graph_trainer.hpp
     if (loss_ == Loss::Bce)  // 0/1 targets for the cross-entropy
       for (int i = 0; i < n_; ++i) data_.y[static_cast<std::size_t>(i)] = data_.y[static_cast<std::size_t>(i)] > 0.0f ? 1.0f : 0.0f;
@@ -92,7 +113,8 @@ class ExecutionModesRun final : public ExperimentRun {
       series[r->name] = r->series.to_json();
       runs.push_back(run_json(*r));
     }
-    json config = params_.values();
+    json config = config_without_text(params_, csv_);
+    if (csv_) config["n"] = n_;
     config["experiment"] = "execution-modes";
     return json{{"experiment", "execution-modes"}, {"config", config}, {"environment", environment()},
                 {"series", series},                {"runs", runs},     {"summary", summary()}}
@@ -236,6 +258,7 @@ class ExecutionModesRun final : public ExperimentRun {
   }
 
   Params params_;
+  std::optional<CsvData> csv_;  // the user's own data (x and y columns), when a CSV came with the config
   int n_, batch_, batches_;
   long long total_steps_, record_every_;
   Loss loss_;
@@ -264,7 +287,7 @@ Experiment make_execution_modes_experiment() {
        "Tracing pays once up front and then only runs the kernels; unrolling removes the per-call overhead too, at the "
        "price of a program k times longer."}};
   e.params = {
-      integer("n", 10000, 100, 1'000'000, "number of samples, x and y ~ N(0, 1)"),
+      integer("n", 10000, 100, 1'000'000, "number of samples, x and y ~ N(0, 1) (a CSV of your own replaces them)"),
       integer("batch", 100, 1, 10000, "batch size (the last partial batch is dropped)"),
       integer("epochs", 10, 1, 1000, "passes over the data"),
       integer("hidden", 20, 1, 512, "hidden units"),
@@ -306,16 +329,9 @@ Experiment make_execution_modes_experiment() {
        {{"label", "cache().prefetch(1).repeat() + 5x unrolled body, 100 epochs of 1000 batches"},
         {"value", "about 20 s"},
         {"source", "seed thread 000"}}});
-  e.check = [](const Params& p) {
-    const long long n = p.integer("n"), batch = p.integer("batch"), unroll = p.integer("unroll");
-    if (batch > n) throw ConfigError("batch: must be at most n (" + with_commas(n) + "), got " + with_commas(batch));
-    const long long batches = n / batch;
-    if (batches % unroll != 0)
-      throw ConfigError("unroll: must divide the number of batches per epoch (" + with_commas(batches) + "), got " +
-                        with_commas(unroll));
-    if (static_cast<double>(n) * static_cast<double>(p.integer("hidden")) > 64e6)
-      throw ConfigError("hidden: n x hidden must be at most 64,000,000 (memory), got " +
-                        with_commas(n * p.integer("hidden")));
+  e.takes_csv = true;
+  e.check = [](const Params& p) {  // with a CSV its rows are n (parsed here too, so validation reports a bad file)
+    if (!checked_csv(p)) check_sizes(p.integer("n"), p.integer("batch"), p.integer("unroll"), p.integer("hidden"), "n");
   };
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")), batch = static_cast<double>(p.integer("batch"));

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 
+#include "looplab/csv.hpp"
 #include "looplab/experiment.hpp"
 #include "looplab/linear.hpp"
 #include "looplab/results.hpp"
@@ -34,7 +35,17 @@ struct Variant {
   Series series{{"iteration", "loss", "gap"}};
 };
 
-LinearData make_data(const Params& p) {
+// The user's CSV must determine a line: two rows at least, and more than one distinct x.
+LinearData checked_csv_data(CsvData csv) {
+  const Tensor& x = csv.data.x;
+  if (csv.rows < 2) throw ConfigError("csv: needs at least 2 data rows to fit a line, got " + with_commas(static_cast<long long>(csv.rows)));
+  for (std::size_t i = 1; i < csv.rows; ++i)
+    if (x[i] != x[0]) return std::move(csv.data);
+  throw ConfigError("x: column \"" + csv.x + "\" has one value in every row; a line through it is not determined");
+}
+
+LinearData make_data(const Params& p, const std::optional<CsvData>& csv) {
+  if (csv) return checked_csv_data(*csv);
   if (p.choice("data") == "seed004") return seed004_data();
   SyntheticSpec s;
   s.n = static_cast<int>(p.integer("n"));
@@ -54,7 +65,8 @@ class StandardizationRun final : public ExperimentRun {
         mode_(parse_mode(p.choice("mode"))),
         tolerance_(p.number("tolerance")),
         max_iterations_(p.integer("max_iterations")),
-        data_(make_data(p)) {
+        csv_(csv_data(p)),
+        data_(make_data(p, csv_)) {
     add_variant("raw", p.number("lr_raw"), std::nullopt);
     add_variant("scaled", p.number("lr_scaled"),
                 p.choice("scaling") == "minmax" ? ScalingKind::MinMax : ScalingKind::Standardize);
@@ -85,7 +97,8 @@ class StandardizationRun final : public ExperimentRun {
       series[v->name] = v->series.to_json();
       runs.push_back(run_json(*v));
     }
-    json config = params_.values();
+    json config = config_without_text(params_, csv_);
+    if (csv_) config["data"] = "csv";
     config["experiment"] = "standardization";
     return json{{"experiment", "standardization"},
                 {"config", config},
@@ -214,6 +227,7 @@ class StandardizationRun final : public ExperimentRun {
   Mode mode_;
   double tolerance_;
   long long max_iterations_;
+  std::optional<CsvData> csv_;  // the user's own data, when a CSV came with the config
   LinearData data_;
   std::vector<std::unique_ptr<Variant>> variants_;
 };
@@ -309,14 +323,16 @@ Experiment make_standardization_experiment() {
        "narrow valley: W is steep, b is flat. Standardizing x, (x − mean)/std, makes it a round bowl."},
       {"try",
        "Run with the defaults, then raise lr_raw to 1e-3 (above the largest stable rate) and watch it diverge; try "
-       "scaling = minmax; try mode = reference to see what the framework machinery costs per step."},
+       "scaling = minmax; try mode = reference to see what the framework machinery costs per step; load a CSV of your "
+       "own and pick its x and y columns."},
       {"mechanism",
        "Each step shrinks the error along eigen-direction i of the Hessian H by |1 − lr·λi|. Stability needs lr < 2/λmax, "
        "so the slowest direction shrinks by about 1 − 2/κ per step with κ = λmax/λmin: raw κ ≈ 13,300 needs ~10⁵ steps, "
        "standardized κ = 1 needs ~40."}};
   e.params = {
       choice("data", "seed004", {"seed004", "synthetic"},
-             "seed004: x = arange(0, 100, 0.1), y = x + 20 sin(x/10) + 15; synthetic: a noisy line"),
+             "seed004: x = arange(0, 100, 0.1), y = x + 20 sin(x/10) + 15; synthetic: a noisy line "
+             "(a CSV of your own, when given, replaces both)"),
       integer("n", 1000, 2, 1'000'000, "number of points").only_when("data", "synthetic"),
       number("slope", 1.0, -1e6, 1e6, "true slope of the line").only_when("data", "synthetic"),
       number("intercept", 15.0, -1e6, 1e6, "true intercept").only_when("data", "synthetic"),
@@ -333,6 +349,7 @@ Experiment make_standardization_experiment() {
       choice("mode", "eager", {"eager", "traced", "reference"},
              "eager: op by op with fresh buffers; traced: compiled once, replayed; reference: a hand-written loop"),
   };
+  e.takes_csv = true;
   e.plots = json::array({{{"id", "gap"},
                           {"title", "Relative loss gap (L − L*)/L* against iteration"},
                           {"x", "iteration"},
@@ -348,6 +365,7 @@ Experiment make_standardization_experiment() {
        {{"label", "The same loop in NumPy"}, {"value", "about 4 s"}, {"source", "seed thread 004, question"}},
        {{"label", "Standardized x, lr 1e-1"}, {"value", "about 1e2 iterations instead of 1e5"}, {"source", "seed thread 004, answer 2"}}});
   e.check = [](const Params& p) {
+    if (auto csv = csv_data(p)) checked_csv_data(std::move(*csv));  // so validation reports a bad file too
     if (p.choice("data") == "synthetic" && !(p.number("x_min") < p.number("x_max")))
       throw ConfigError("x_max: must be greater than x_min (" + format_number(p.number("x_min")) + "), got " +
                         format_number(p.number("x_max")));

@@ -31,6 +31,7 @@ struct Experiment {
   std::string id, title, question;
   json explanation;  // {"intro", "try", "mechanism"}: shown by `describe`, the page and the widget
   std::vector<ParamSpec> params;
+  bool takes_csv = false;  // accepts the user's own data as the config's "csv" field (csv.hpp)
   json plots;   // [{"id","title","x","y","x_label","y_label","log_x","log_y","series":[...]}]
   json quoted;  // [{"label","value","source"}]: figures from the seed threads, labelled as quoted
   // Checks rules that involve several parameters (e.g. x_min < x_max); throws ConfigError.
@@ -66,5 +67,6 @@ Experiment make_unroll_experiment();
 Experiment make_call_granularity_experiment();
 Experiment make_overhead_experiment();
 Experiment make_matrix_experiment();
+Experiment make_pipelines_experiment();
 
 }  // namespace looplab

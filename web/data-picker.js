@@ -1,0 +1,134 @@
+// "Your own data": a labelled file picker for experiments whose describe() says takes_csv. It reads
+// the chosen file with file.text(), offers the header's column names as x and y (as option text,
+// never as HTML), and hands the page the config's "csv" field: {text, x, y, name}. The core parses
+// and checks the file (csv.hpp); its one-line message ("csv line 3 (data row 2), column "y": ...")
+// is shown here, inside the form.
+//
+//   const picker = new DataPicker(formElement, () => revalidate());
+//   picker.show(describe.takes_csv);
+//   const csv = picker.attachment();      // null: the experiment's built-in data
+//   picker.showError(message);            // true when the message is about the file
+
+// Mirrors CsvLimits::max_bytes so a huge file is refused before it is read; the core checks again.
+const MAX_BYTES = 16 * 1024 * 1024;
+
+/** The column names of a CSV's first non-blank line: commas split, "quoted, names" and "" kept. */
+export function headerColumns(text) {
+  const line = text.replace(/^\uFEFF/, '').split(/\r?\n/).find((l) => l.trim() !== '') ?? '';
+  const names = [];
+  let cur = '', quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') { cur += '"'; i++; } else if (c === '"') quoted = false; else cur += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { names.push(cur.trim()); cur = ''; } else cur += c;
+  }
+  names.push(cur.trim());
+  return names.filter((n) => n !== '');
+}
+
+function make(tag, props = {}, text) {
+  const node = document.createElement(tag);
+  Object.assign(node, props);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+export class DataPicker {
+  constructor(container, onChange) {
+    this.onChange = onChange;
+    this.data = null;   // {text, name, columns}
+    this.root = make('fieldset', { className: 'data-picker', id: 'data-picker', hidden: true });
+    this.root.append(make('legend', {}, 'Your own data (CSV)'));
+    this.file = make('input', { type: 'file', id: 'data-file', accept: '.csv,text/csv,text/plain' });
+    this.x = make('select', { id: 'data-x', disabled: true });
+    this.y = make('select', { id: 'data-y', disabled: true });
+    this.clear = make('button', { type: 'button', id: 'data-clear', disabled: true }, 'Use the built-in data');
+    this.status = make('p', { className: 'form-note', id: 'data-status' },
+      'A header row, then numbers in every column. Without a file the experiment uses its built-in data.');
+    this.error = make('p', { className: 'form-error', id: 'data-error', hidden: true });
+    this.error.setAttribute('role', 'alert');
+    const field = (label, input) => {
+      const div = make('div', { className: 'field' });
+      div.append(make('label', { htmlFor: input.id }, label), input);
+      return div;
+    };
+    this.file.setAttribute('aria-describedby', 'data-status data-error');
+    this.root.append(field('CSV file', this.file), field('x column', this.x), field('y column', this.y),
+      this.clear, this.status, this.error);
+    container.append(this.root);
+    this.file.addEventListener('change', () => this.load(this.file.files?.[0]));
+    for (const s of [this.x, this.y]) s.addEventListener('change', () => { this.describeChoice(); this.onChange(); });
+    this.clear.addEventListener('click', () => this.reset());
+  }
+
+  /** Shown only for experiments that take data; hiding it drops the file. */
+  show(takesCsv) {
+    this.root.hidden = !takesCsv;
+    if (!takesCsv && this.data) this.reset(false);
+  }
+
+  async load(file) {
+    this.showError('');
+    if (!file) return;
+    if (file.size > MAX_BYTES) {
+      this.reset(false);
+      this.showError(`csv: the file has ${file.size.toLocaleString('en')} bytes, at most ${MAX_BYTES.toLocaleString('en')} are allowed`);
+      return;
+    }
+    const text = await file.text();
+    const columns = headerColumns(text);
+    this.data = { text, name: file.name, columns };
+    this.fill(this.x, columns, 0);
+    this.fill(this.y, columns, columns.length - 1);
+    this.clear.disabled = false;
+    this.describeChoice();
+    this.onChange();
+  }
+
+  fill(select, columns, chosen) {
+    select.replaceChildren(...columns.map((c) => make('option', { value: c }, c)));
+    select.selectedIndex = chosen;
+    select.disabled = columns.length === 0;
+  }
+
+  describeChoice() {
+    if (!this.data) return;
+    const rows = this.data.text.split('\n').filter((l) => l.trim() !== '').length - 1;
+    this.status.textContent = `Using ${this.data.name} (${Math.max(0, rows).toLocaleString('en')} data rows): `
+      + `x = ${this.x.value || '?'}, y = ${this.y.value || '?'}.`;
+  }
+
+  reset(notify = true) {
+    this.data = null;
+    this.file.value = '';
+    for (const s of [this.x, this.y]) { s.replaceChildren(); s.disabled = true; }
+    this.clear.disabled = true;
+    this.status.textContent = 'Without a file the experiment uses its built-in data.';
+    this.showError('');
+    if (notify) this.onChange();
+  }
+
+  /** The config's "csv" field, or null for the built-in data. */
+  attachment() {
+    if (this.root.hidden || !this.data) return null;
+    return { text: this.data.text, name: this.data.name, x: this.x.value, y: this.y.value };
+  }
+
+  /** Shows a message about the file (csv…, x:, y:) here; '' clears. True when it was one. */
+  showError(message) {
+    const ours = message !== '' && !this.root.hidden && /^(csv\b|x:|y:)/.test(message);
+    this.error.textContent = ours ? message : '';
+    this.error.hidden = !ours;
+    if (ours) this.file.setAttribute('aria-invalid', 'true'); else this.file.removeAttribute('aria-invalid');
+    return ours;
+  }
+
+  setLocked(locked) {
+    this.file.disabled = locked;
+    this.x.disabled = locked || !this.data;
+    this.y.disabled = locked || !this.data;
+    this.clear.disabled = locked || !this.data;
+  }
+}
