@@ -17,7 +17,7 @@ PORT ?= 8080
 APT_PACKAGES := emscripten libeigen3-dev nlohmann-json3-dev libgtest-dev googletest chromium \
                 cmake g++ python3 clang libclang-rt-14-dev
 PRESETS := native wasm asan fuzz
-FUZZ_TARGETS := config run
+FUZZ_TARGETS := config run csv
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 15
 # cmake/ctest run their own make with -j2: keep this make's flags (and its "Entering directory"

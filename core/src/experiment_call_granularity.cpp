@@ -279,6 +279,12 @@ Experiment make_call_granularity_experiment() {
       throw ConfigError("batch: batch x hidden needs about " + format_sig(bytes / 1048576.0, 3) +
                         " MB, over the 128 MB limit; lower batch or hidden");
   };
+  e.estimate = [](const Params& p) {  // two variants (per call and fit), `epochs` epochs each
+    const long long n = p.integer("n"), batch = p.integer("batch");
+    return Estimate{estimated_bytes(n, batch, p.integer("hidden")),
+                    2.0 * static_cast<double>(p.integer("epochs")) * std::floor(static_cast<double>(n) / static_cast<double>(batch)),
+                    "n, batch, hidden and epochs"};
+  };
   e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<CallGranularityRun>(p); };
   return e;
 }

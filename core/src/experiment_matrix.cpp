@@ -245,6 +245,8 @@ Experiment make_matrix_experiment() {
       throw ConfigError("rows_large: " + with_commas(l) + " rows need about " + format_sig(bytes / 1048576.0, 3) +
                         " MB for the large model, over the 256 MB limit");
   };
+  // Steps are adaptive (each timed chunk lasts chunk_ms): the run is bounded by time, not steps.
+  e.estimate = [](const Params& p) { return Estimate{estimated_bytes(p.integer("rows_large")), 0.0, "rows_large"}; };
   e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<MatrixRun>(p); };
   return e;
 }

@@ -238,6 +238,11 @@ Experiment make_overhead_experiment() {
                         " MB, over the 256 MB limit (at most " + with_commas(static_cast<long long>(kMemoryLimitBytes / kBytesPerPoint)) +
                         " points)");
   };
+  // Steps are adaptive (each timed chunk lasts chunk_ms), so the run is bounded by time, not steps:
+  // points x 3 modes x (repeats + warm-up) chunks.
+  e.estimate = [](const Params& p) {
+    return Estimate{kBytesPerPoint * static_cast<double>(p.integer("n_max")) + 2e6, 0.0, "n_max"};
+  };
   e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<OverheadRun>(p); };
   return e;
 }
