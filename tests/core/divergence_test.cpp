@@ -13,7 +13,7 @@ namespace {
 
 json run_to_end(const std::string& config) {
   auto run = ExperimentRun::create(config);
-  while (!run->advance(50.0)) (void)json::parse(run->progress_json());
+  while (!run->advance(50.0)) EXPECT_TRUE(json::parse(run->progress_json()).is_object());
   return json::parse(run->result_json());
 }
 

@@ -243,7 +243,9 @@ TEST(Fusion, RandomGraphsGiveValidSchedules) {
     for (std::size_t k = 0; k < g.nodes.size(); ++k) {
       ASSERT_EQ(seen[k], 1) << "trial " << trial << ": node " << k << " is in one group";
       const FusionNode& v = g.nodes[k];
-      if (v.root) EXPECT_TRUE(p.materialized[k]) << "trial " << trial << ": a root has a buffer";
+      if (v.root) {
+        EXPECT_TRUE(p.materialized[k]) << "trial " << trial << ": a root has a buffer";
+      }
       const LoopRole role = loop_role(v);
       for (int i = 0; i < kMaxArity; ++i) {
         const int src = v.in[static_cast<std::size_t>(i)];

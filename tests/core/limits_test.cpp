@@ -54,7 +54,9 @@ TEST(Limits, DefaultsFitTheWasmLimits) {
     const Estimate est = estimate_of(json{{"experiment", e.id}}.dump());
     EXPECT_GT(est.bytes, 0.0) << e.id;
     // overhead and matrix time chunks of adaptive length: they are bounded by time, not steps (0).
-    if (e.id != "overhead" && e.id != "matrix") EXPECT_GT(est.steps, 0.0) << e.id;
+    if (e.id != "overhead" && e.id != "matrix") {
+      EXPECT_GT(est.steps, 0.0) << e.id;
+    }
     EXPECT_LE(est.bytes, kWasmLimits.bytes) << e.id;
     EXPECT_LE(est.steps, kWasmLimits.steps) << e.id;
   }

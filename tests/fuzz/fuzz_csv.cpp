@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "looplab/api.hpp"
 #include "looplab/csv.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
