@@ -22,6 +22,8 @@
 #include "looplab/api.hpp"
 #include "looplab/experiment.hpp"
 
+#include "test_util.hpp"
+
 namespace looplab {
 namespace {
 
@@ -31,14 +33,6 @@ Estimate estimate_of(const std::string& config_text) {
   return e.estimate(validate_params(e.id, e.params, config));
 }
 
-std::string error_of(const std::string& config) {
-  try {
-    validate_config_json(config);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // The four experiments this file was written with must have an estimate; experiments added later
 // should too (experiment.hpp), and are checked here as soon as they do.

@@ -5,17 +5,11 @@
 #include "looplab/api.hpp"
 #include "looplab/experiment.hpp"
 
+#include "test_util.hpp"
+
 namespace looplab {
 namespace {
 
-std::string error_of(const std::string& config) {
-  try {
-    validate_config_json(config);
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::string config_with(const std::string& experiment, const std::string& name, const json& value) {
   json c = {{"experiment", experiment}};
