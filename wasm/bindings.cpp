@@ -20,8 +20,8 @@
 #include <malloc.h>
 
 #include <exception>
-#include <new>
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,9 +46,10 @@ val result_or_error(F&& f) {
   } catch (const looplab::ConfigError& e) {
     return make_error("ConfigError", e.what());
   } catch (const std::bad_alloc&) {  // malloc returned null at -sMAXIMUM_MEMORY (ABORTING_MALLOC=0)
-    return make_error("OutOfMemory", "out of memory: the run needed more than the " +
-                                         std::to_string(emscripten_get_heap_max() >> 20) +
-                                         " MB this WebAssembly module may use; try smaller parameters");
+    return make_error("OutOfMemory",
+                      "out of memory: the run needed more than the " +
+                          std::to_string(emscripten_get_heap_max() >> 20) +
+                          " MB this WebAssembly module may use; try smaller parameters");
   } catch (const std::exception& e) {
     return make_error("Error", e.what());
   } catch (...) {
@@ -149,10 +150,10 @@ EMSCRIPTEN_BINDINGS(looplab) {
 #endif
 }
 
-// ---- call-granularity and overhead: the per-call session API, driven from JavaScript -------------
-// JavaScript calls these once per batch (or step) and the binding copies the caller's Float32Array
-// into the session's staging buffers in the wasm heap (one TypedArray.set each), then runs one step:
-// the browser's train_on_batch. Errors are returned, as everywhere above.
+// ---- call-granularity and overhead: the per-call session API, driven from JavaScript
+// ------------- JavaScript calls these once per batch (or step) and the binding copies the caller's
+// Float32Array into the session's staging buffers in the wasm heap (one TypedArray.set each), then
+// runs one step: the browser's train_on_batch. Errors are returned, as everywhere above.
 #include <optional>
 #include <vector>
 
@@ -162,8 +163,9 @@ namespace {
 
 // Copies a Float32Array of exactly n values into `to` (wasm memory); throws ConfigError otherwise.
 void copy_in(const val& from, float* to, std::size_t n, const char* name) {
-  if (!from.instanceof(val::global("Float32Array")) || from["length"].as<std::size_t>() != n)
-    throw looplab::ConfigError(std::string(name) + ": must be a Float32Array of " + std::to_string(n) + " values");
+  if (!from.instanceof (val::global("Float32Array")) || from["length"].as<std::size_t>() != n)
+    throw looplab::ConfigError(std::string(name) + ": must be a Float32Array of " +
+                               std::to_string(n) + " values");
   val(emscripten::typed_memory_view(n, to)).call<void>("set", from);
 }
 
@@ -188,7 +190,8 @@ class Session {  // created only by createSession()
   val fitEpoch() {
     return result_or_error([&] {
       if (!data_) data_ = looplab::session_data(config_);
-      const std::vector<float> losses = s_->fit(data_->x.data(), data_->y.data(), data_->x.shape().rows, 1);
+      const std::vector<float> losses =
+          s_->fit(data_->x.data(), data_->y.data(), data_->x.shape().rows, 1);
       return float32_copy(losses.data(), losses.size());
     });
   }
@@ -225,7 +228,8 @@ class LinearSession {  // created only by createLinearSession()
 };
 
 val create_session(const std::string& config_json) {
-  return result_or_error([&] { return Session(looplab::create_session(config_json), config_json); });
+  return result_or_error(
+      [&] { return Session(looplab::create_session(config_json), config_json); });
 }
 
 val session_data(const std::string& config_json) {
@@ -241,8 +245,10 @@ int checked_points(int n) {
 }
 
 val create_linear_session(const std::string& mode, int n) {
-  return result_or_error(
-      [&] { return LinearSession(std::make_unique<looplab::LinearSession>(looplab::parse_mode(mode), checked_points(n))); });
+  return result_or_error([&] {
+    return LinearSession(
+        std::make_unique<looplab::LinearSession>(looplab::parse_mode(mode), checked_points(n)));
+  });
 }
 
 val overhead_data(int n) {

@@ -28,9 +28,11 @@ constexpr int kBadInput = 2;
 const char* kUsage =
     "usage: looplab list\n"
     "       looplab describe <experiment>\n"
-    "       looplab run <experiment> [--set name=value ...] [--config file.json] [--json out.json] [--csv out.csv]\n"
+    "       looplab run <experiment> [--set name=value ...] [--config file.json] [--json out.json] "
+    "[--csv out.csv]\n"
     "                              [--data in.csv [--set x=<column>] [--set y=<column>]]\n"
-    "       looplab run --config file.json [--json out.json] [--csv out.csv]   (the file names the experiment)\n";
+    "       looplab run --config file.json [--json out.json] [--csv out.csv]   (the file names the "
+    "experiment)\n";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -65,27 +67,33 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
 
 int cmd_list() {
   std::vector<std::vector<std::string>> rows = {{"id", "question"}};
-  for (const auto& e : json::parse(list_experiments_json())) rows.push_back({cell(e["id"]), cell(e["question"])});
+  for (const auto& e : json::parse(list_experiments_json()))
+    rows.push_back({cell(e["id"]), cell(e["question"])});
   print_table(rows);
   return 0;
 }
 
 int cmd_describe(const std::string& id) {
   const json d = json::parse(describe_json(id));
-  std::cout << d["title"].get<std::string>() << " (" << id << "): " << d["question"].get<std::string>() << "\n\n";
+  std::cout << d["title"].get<std::string>() << " (" << id
+            << "): " << d["question"].get<std::string>() << "\n\n";
   for (const char* key : {"intro", "try", "mechanism"})
-    if (d["explanation"].contains(key)) std::cout << d["explanation"][key].get<std::string>() << "\n\n";
+    if (d["explanation"].contains(key))
+      std::cout << d["explanation"][key].get<std::string>() << "\n\n";
   std::vector<std::vector<std::string>> rows = {{"parameter", "default", "allowed", "help"}};
   for (const auto& p : d["parameters"]) {
     std::string help = p["help"].get<std::string>();
-    if (p.contains("when")) help += " (when " + p["when"].begin().key() + " = " + p["when"].begin()->get<std::string>() + ")";
+    if (p.contains("when"))
+      help +=
+          " (when " + p["when"].begin().key() + " = " + p["when"].begin()->get<std::string>() + ")";
     rows.push_back({cell(p["name"]), cell(p["default"]), cell(p["allowed"]), help});
   }
   print_table(rows);
   if (!d["quoted"].empty()) {
     std::cout << "\nQuoted from the seed threads (not measured here):\n";
     for (const auto& q : d["quoted"])
-      std::cout << "  " << cell(q["label"]) << ": " << cell(q["value"]) << " (" << cell(q["source"]) << ")\n";
+      std::cout << "  " << cell(q["label"]) << ": " << cell(q["value"]) << " (" << cell(q["source"])
+                << ")\n";
   }
   return 0;
 }
@@ -105,24 +113,30 @@ void write_file(const std::string& path, const std::string& text, const char* fl
 
 // --data: the file's text goes into the config's "csv" field (csv.hpp); `--set x=` and `--set y=`
 // choose its columns, unless the experiment has parameters of those names. Returns the other sets.
-std::vector<std::string> attach_data(json& config, const Experiment& e, const std::string& data_path,
+std::vector<std::string> attach_data(json& config, const Experiment& e,
+                                     const std::string& data_path,
                                      const std::vector<std::string>& sets) {
   if (data_path.empty()) return sets;
-  json csv = {{"text", read_file(data_path, "--data")}, {"name", data_path.substr(data_path.find_last_of('/') + 1)}};
+  json csv = {{"text", read_file(data_path, "--data")},
+              {"name", data_path.substr(data_path.find_last_of('/') + 1)}};
   std::vector<std::string> rest;
   for (const auto& s : sets) {
     const std::string name = s.substr(0, s.find('='));
-    const bool is_param = std::any_of(e.params.begin(), e.params.end(), [&](const ParamSpec& p) { return p.name == name; });
-    if ((name == "x" || name == "y") && !is_param && s.find('=') != std::string::npos) csv[name] = s.substr(2);
-    else rest.push_back(s);
+    const bool is_param = std::any_of(e.params.begin(), e.params.end(),
+                                      [&](const ParamSpec& p) { return p.name == name; });
+    if ((name == "x" || name == "y") && !is_param && s.find('=') != std::string::npos)
+      csv[name] = s.substr(2);
+    else
+      rest.push_back(s);
   }
   config["csv"] = csv;
   return rest;
 }
 
-// The config from --config, then --data and --set on top; values of --set are parsed by the parameter's type.
-json build_config(const std::string& id, const std::string& config_path, const std::string& data_path,
-                  const std::vector<std::string>& all_sets) {
+// The config from --config, then --data and --set on top; values of --set are parsed by the
+// parameter's type.
+json build_config(const std::string& id, const std::string& config_path,
+                  const std::string& data_path, const std::vector<std::string>& all_sets) {
   json config = json::object();
   if (!config_path.empty()) {
     try {
@@ -130,20 +144,24 @@ json build_config(const std::string& id, const std::string& config_path, const s
     } catch (const json::exception& e) {  // parse_error, or out_of_range for a literal like 1e400
       throw ConfigError("--config: " + config_path + " is not valid JSON (" + e.what() + ")");
     }
-    if (!config.is_object()) throw ConfigError("--config: " + config_path + " must hold a JSON object");
+    if (!config.is_object())
+      throw ConfigError("--config: " + config_path + " must hold a JSON object");
     if (config.contains("experiment") && config["experiment"] != id)
-      throw ConfigError("--config: the file is for experiment " + shown_value(config["experiment"]) + ", not " + id);
+      throw ConfigError("--config: the file is for experiment " +
+                        shown_value(config["experiment"]) + ", not " + id);
   }
   config["experiment"] = id;
   const Experiment& e = find_experiment(id);
   for (const auto& s : attach_data(config, e, data_path, all_sets)) {
     const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) throw ConfigError("--set: expected name=value, got " + shown_value(json(s)));
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError("--set: expected name=value, got " + shown_value(json(s)));
     const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
     const ParamSpec* spec = nullptr;
     for (const auto& p : e.params)
       if (p.name == name) spec = &p;
-    config[name] = spec ? parse_param_text(*spec, text) : json(text);  // unknown names fail validation
+    config[name] =
+        spec ? parse_param_text(*spec, text) : json(text);  // unknown names fail validation
   }
   return config;
 }
@@ -192,8 +210,9 @@ void print_result(const json& r) {
     std::cout << cell(h["label"]) << ": " << cell(h["value"]) << "  (" << cell(h["note"]) << ")\n";
   std::cout << "\n" << cell(r["summary"]["reading"]) << "\n";
   const json& env = r["environment"];
-  std::cout << "\nmeasured on: " << cell(env["build"]) << " build, SIMD " << cell(env["simd_kind"]) << ", clock resolution "
-            << format_sig(env["clock_resolution_ns"].get<double>(), 3) << " ns\n";
+  std::cout << "\nmeasured on: " << cell(env["build"]) << " build, SIMD " << cell(env["simd_kind"])
+            << ", clock resolution " << format_sig(env["clock_resolution_ns"].get<double>(), 3)
+            << " ns\n";
 }
 
 int cmd_run(const std::vector<std::string>& args) {
@@ -210,22 +229,32 @@ int cmd_run(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw UsageError(a + ": needs a value");
       return args[++i];
     };
-    if (a == "--set") sets.push_back(value());
-    else if (a == "--config") config_path = value();
-    else if (a == "--json") json_path = value();
-    else if (a == "--csv") csv_path = value();
-    else if (a == "--data") data_path = value();
-    else throw UsageError("run: unknown option " + a);
+    if (a == "--set")
+      sets.push_back(value());
+    else if (a == "--config")
+      config_path = value();
+    else if (a == "--json")
+      json_path = value();
+    else if (a == "--csv")
+      csv_path = value();
+    else if (a == "--data")
+      data_path = value();
+    else
+      throw UsageError("run: unknown option " + a);
   }
   if (id_in_file && (config_path.empty() || !sets.empty() || !data_path.empty()))
     throw UsageError("run: which experiment? (--set and --data need `looplab run <experiment>`)");
   // Text from --set is stored as given; invalid UTF-8 becomes U+FFFD so validation can name it.
-  auto run = ExperimentRun::create(id_in_file ? read_file(config_path)
-                                              : build_config(id, config_path, data_path, sets).dump(-1, ' ', false, json::error_handler_t::replace));
+  auto run =
+      ExperimentRun::create(id_in_file ? read_file(config_path)
+                                       : build_config(id, config_path, data_path, sets)
+                                             .dump(-1, ' ', false, json::error_handler_t::replace));
   const bool tty = isatty(fileno(stderr));
   while (!run->advance(200.0)) {
     const json p = json::parse(run->progress_json());
-    if (tty) std::fprintf(stderr, "\r%3.0f%%  %-50s", 100.0 * p["fraction"].get<double>(), p["message"].get<std::string>().c_str());
+    if (tty)
+      std::fprintf(stderr, "\r%3.0f%%  %-50s", 100.0 * p["fraction"].get<double>(),
+                   p["message"].get<std::string>().c_str());
   }
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
   const std::string text = run->result_json();

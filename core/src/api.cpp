@@ -10,15 +10,22 @@ namespace looplab {
 json Experiment::describe() const {
   json params_json = json::array();
   for (const auto& p : params) params_json.push_back(p.describe());
-  return {{"id", id},          {"title", title}, {"question", question}, {"explanation", explanation},
-          {"parameters", params_json}, {"plots", plots}, {"quoted", quoted}, {"takes_csv", takes_csv}};
+  return {{"id", id},
+          {"title", title},
+          {"question", question},
+          {"explanation", explanation},
+          {"parameters", params_json},
+          {"plots", plots},
+          {"quoted", quoted},
+          {"takes_csv", takes_csv}};
 }
 
 const std::vector<Experiment>& experiments() {
-  static const std::vector<Experiment> all = {make_standardization_experiment(), make_execution_modes_experiment(),
-                                              make_unroll_experiment(), make_retracing_experiment(),
-                                              make_call_granularity_experiment(), make_overhead_experiment(),
-                                              make_matrix_experiment(), make_pipelines_experiment()};
+  static const std::vector<Experiment> all = {
+      make_standardization_experiment(),  make_execution_modes_experiment(),
+      make_unroll_experiment(),           make_retracing_experiment(),
+      make_call_granularity_experiment(), make_overhead_experiment(),
+      make_matrix_experiment(),           make_pipelines_experiment()};
   return all;
 }
 
@@ -53,7 +60,8 @@ std::string parse_error_text(const std::string& what) {
   if (const auto at = s.find(" at line "); at != std::string::npos) s = s.substr(at + 4);
   if (const auto dash = s.find(" - "); dash != std::string::npos) {
     const auto colon = s.find(": ");
-    s = (colon != std::string::npos && colon < dash ? s.substr(0, colon + 2) : std::string()) + s.substr(dash + 3);
+    s = (colon != std::string::npos && colon < dash ? s.substr(0, colon + 2) : std::string()) +
+        s.substr(dash + 3);
   }
   return s;
 }
@@ -61,41 +69,54 @@ std::string parse_error_text(const std::string& what) {
 // Messages are shown in a page and printed by the CLI: never let bytes that are not UTF-8 (echoed
 // from the input by "last read: ...") into them.
 std::string valid_utf8(const std::string& s) {
-  return json::parse(json(s).dump(-1, ' ', false, json::error_handler_t::replace)).get<std::string>();
+  return json::parse(json(s).dump(-1, ' ', false, json::error_handler_t::replace))
+      .get<std::string>();
 }
 
 // Inputs that are not UTF-8 JSON at all get a message that says so, before the parser's.
 void check_encoding(const std::string& text) {
   const auto starts = [&](const char* bom) { return text.rfind(bom, 0) == 0; };
   if (starts("\xFF\xFE") || starts("\xFE\xFF"))
-    throw ConfigError("config: must be UTF-8 text, got UTF-16 (it starts with a UTF-16 byte-order mark)");
+    throw ConfigError(
+        "config: must be UTF-8 text, got UTF-16 (it starts with a UTF-16 byte-order mark)");
   if (const auto nul = text.find('\0'); nul != std::string::npos)
-    throw ConfigError("config: must be UTF-8 JSON text, got a NUL byte at offset " + std::to_string(nul));
+    throw ConfigError("config: must be UTF-8 JSON text, got a NUL byte at offset " +
+                      std::to_string(nul));
 }
 
 json parse_config(const std::string& text) {
   if (text.size() > kMaxConfigBytes)
-    throw ConfigError("config: too long (" + with_commas(static_cast<long long>(text.size())) + " bytes; at most " +
-                      with_commas(static_cast<long long>(kMaxConfigBytes)) + ")");
+    throw ConfigError("config: too long (" + with_commas(static_cast<long long>(text.size())) +
+                      " bytes; at most " + with_commas(static_cast<long long>(kMaxConfigBytes)) +
+                      ")");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw ConfigError("config: empty; expected a JSON object like {\"experiment\": \"standardization\"}");
+    throw ConfigError(
+        "config: empty; expected a JSON object like {\"experiment\": \"standardization\"}");
   check_encoding(text);
   json config;
   try {
     config = json::parse(text);
   } catch (const json::parse_error& e) {
-    const bool nan_or_inf = text.find("NaN") != std::string::npos || text.find("Infinity") != std::string::npos;
+    const bool nan_or_inf =
+        text.find("NaN") != std::string::npos || text.find("Infinity") != std::string::npos;
     throw ConfigError(valid_utf8("config: not valid JSON at " + parse_error_text(e.what())) +
                       (nan_or_inf ? " (JSON has no NaN or Infinity)" : ""));
-  } catch (const json::out_of_range& e) {  // a number literal beyond double: "... number overflow parsing '1e400'"
+  } catch (const json::out_of_range&
+               e) {  // a number literal beyond double: "... number overflow parsing '1e400'"
     const std::string what = e.what(), key = "overflow parsing ";
     const auto at = what.find(key);
-    throw ConfigError(valid_utf8("config: the number " + (at == std::string::npos ? what : what.substr(at + key.size())) +
+    throw ConfigError(valid_utf8("config: the number " +
+                                 (at == std::string::npos ? what : what.substr(at + key.size())) +
                                  " is beyond the range of a double (about ±1.8e308)"));
   }
-  if (!config.is_object()) throw ConfigError("config: must be a JSON object like {\"experiment\": \"standardization\"}, got " + shown_value(config));
-  if (!config.contains("experiment")) throw ConfigError("experiment: missing; the config needs \"experiment\": \"<id>\"");
-  if (!config["experiment"].is_string()) throw ConfigError("experiment: must be a string, got " + shown_value(config["experiment"]));
+  if (!config.is_object())
+    throw ConfigError(
+        "config: must be a JSON object like {\"experiment\": \"standardization\"}, got " +
+        shown_value(config));
+  if (!config.contains("experiment"))
+    throw ConfigError("experiment: missing; the config needs \"experiment\": \"<id>\"");
+  if (!config["experiment"].is_string())
+    throw ConfigError("experiment: must be a string, got " + shown_value(config["experiment"]));
   return config;
 }
 
@@ -118,11 +139,13 @@ void check_limits(const Experiment& e, const Params& p) {
 #endif
   const std::string lower = est.drivers.empty() ? "" : "; it depends on " + est.drivers;
   if (!(est.bytes <= lim.bytes))
-    throw ConfigError("config: needs about " + format_bytes(est.bytes) + " of memory (estimated), over the " +
-                      format_bytes(lim.bytes) + " limit of the " + build + " build" + lower);
+    throw ConfigError("config: needs about " + format_bytes(est.bytes) +
+                      " of memory (estimated), over the " + format_bytes(lim.bytes) +
+                      " limit of the " + build + " build" + lower);
   if (!(est.steps <= lim.steps))
-    throw ConfigError("config: needs about " + format_sig(est.steps, 3) + " steps (estimated), over the " +
-                      format_sig(lim.steps, 3) + " limit of the " + build + " build" + lower);
+    throw ConfigError("config: needs about " + format_sig(est.steps, 3) +
+                      " steps (estimated), over the " + format_sig(lim.steps, 3) +
+                      " limit of the " + build + " build" + lower);
 }
 
 // The experiment and its validated parameters.
@@ -145,7 +168,8 @@ std::pair<const Experiment*, Params> resolve(const std::string& config_text) {
 
 std::string list_experiments_json() {
   json out = json::array();
-  for (const auto& e : experiments()) out.push_back({{"id", e.id}, {"title", e.title}, {"question", e.question}});
+  for (const auto& e : experiments())
+    out.push_back({{"id", e.id}, {"title", e.title}, {"question", e.question}});
   return out.dump();
 }
 
@@ -154,7 +178,8 @@ std::string describe_json(const std::string& id) { return find_experiment(id).de
 std::string validate_config_json(const std::string& config_json) {
   auto [e, p] = resolve(config_json);
   json out = p.values();
-  if (out.contains("csv")) out["csv"].erase("text");  // the caller has the file; do not echo megabytes
+  if (out.contains("csv"))
+    out["csv"].erase("text");  // the caller has the file; do not echo megabytes
   out["experiment"] = e->id;
   return out.dump();
 }

@@ -15,7 +15,8 @@ std::string Shape::str() const {
 
 Tensor::Tensor(Shape shape, std::vector<float> values) : shape_(shape), data_(std::move(values)) {
   if (data_.size() != shape_.size())
-    throw ShapeError("Tensor: " + std::to_string(data_.size()) + " values for shape " + shape_.str());
+    throw ShapeError("Tensor: " + std::to_string(data_.size()) + " values for shape " +
+                     shape_.str());
 }
 
 Value Builder::push(Node n) {
@@ -23,8 +24,8 @@ Value Builder::push(Node n) {
   return Value{static_cast<int>(nodes_.size()) - 1};
 }
 
-Value Builder::leaf(LeafKind kind, Shape shape, std::string_view name, const float* data, Tensor* writable,
-                    Tensor* owned) {
+Value Builder::leaf(LeafKind kind, Shape shape, std::string_view name, const float* data,
+                    Tensor* writable, Tensor* owned) {
   Node n;
   n.leaf = kind;
   n.shape = shape;
@@ -44,7 +45,9 @@ Value Builder::parameter(Tensor& t, std::string_view name) {
 Value Builder::state(Tensor& t, std::string_view name) {
   return leaf(LeafKind::State, t.shape(), name, t.data(), &t, nullptr);
 }
-Value Builder::constant(Tensor t) { return leaf(LeafKind::Constant, t.shape(), "", nullptr, nullptr, &t); }
+Value Builder::constant(Tensor t) {
+  return leaf(LeafKind::Constant, t.shape(), "", nullptr, nullptr, &t);
+}
 
 Value Builder::apply(OpKind op, std::array<Value, kMaxArity> in, const OpAttrs& attrs) {
   const OpDef& def = op_def(op);
@@ -53,7 +56,8 @@ Value Builder::apply(OpKind op, std::array<Value, kMaxArity> in, const OpAttrs& 
   n.attrs = attrs;
   std::array<Shape, kMaxArity> shapes{};
   for (int i = 0; i < def.arity; ++i) {
-    if (!in[i].valid() || in[i].id >= size()) throw ShapeError(std::string(def.name) + ": invalid input");
+    if (!in[i].valid() || in[i].id >= size())
+      throw ShapeError(std::string(def.name) + ": invalid input");
     shapes[i] = shape(in[i]);
     n.in[i] = in[i];
     n.requires_grad = n.requires_grad || node(in[i]).requires_grad;
@@ -104,14 +108,13 @@ Value Builder::add_const(Value a, float c) {
   return apply(OpKind::AddConst, {a}, attrs);
 }
 
-
-
 // Walks the nodes from the loss back to `wrt` (ids are already a topological order), calling
 // each op's gradient rule and summing the contributions a node receives. Only nodes on a path
 // from some `wrt` to the loss take part: `wrt` may be intermediate values (the parameters an
 // unrolled step received from the previous step), and the walk stops there.
 std::vector<Value> gradients(Builder& b, Value loss, const std::vector<Value>& wrt) {
-  if (b.shape(loss) != Shape{1, 1}) throw ShapeError("gradients: loss must be [1 x 1], got " + b.shape(loss).str());
+  if (b.shape(loss) != Shape{1, 1})
+    throw ShapeError("gradients: loss must be [1 x 1], got " + b.shape(loss).str());
   const std::size_t n = static_cast<std::size_t>(loss.id) + 1;
   std::vector<bool> is_wrt(n, false), on_path(n, false);
   int lowest = loss.id;  // nothing below the lowest wrt can be on a path (an unrolled step's graph)
@@ -124,13 +127,16 @@ std::vector<Value> gradients(Builder& b, Value loss, const std::vector<Value>& w
     const Node& node = b.node(Value{id});
     if (node.leaf != LeafKind::None || is_wrt[static_cast<std::size_t>(id)]) continue;
     for (int i = 0; i < op_def(node.op).arity; ++i)
-      if (on_path[static_cast<std::size_t>(node.in[i].id)]) on_path[static_cast<std::size_t>(id)] = true;
+      if (on_path[static_cast<std::size_t>(node.in[i].id)])
+        on_path[static_cast<std::size_t>(id)] = true;
   }
   std::vector<Value> grad(n);
   grad[static_cast<std::size_t>(loss.id)] = b.constant(Tensor({1, 1}, 1.0f));
   for (int id = loss.id; id >= lowest; --id) {
     const Value dout = grad[static_cast<std::size_t>(id)];
-    if (!dout.valid() || !on_path[static_cast<std::size_t>(id)] || is_wrt[static_cast<std::size_t>(id)]) continue;
+    if (!dout.valid() || !on_path[static_cast<std::size_t>(id)] ||
+        is_wrt[static_cast<std::size_t>(id)])
+      continue;
     const Node node = b.node(Value{id});  // a copy: the rule appends nodes, which may reallocate
     if (node.leaf != LeafKind::None) continue;
     const OpDef& def = op_def(node.op);
@@ -155,7 +161,8 @@ std::vector<Value> gradients(Builder& b, Value loss, const std::vector<Value>& w
   out.reserve(wrt.size());
   for (Value w : wrt) {
     Value g = w.id <= loss.id ? grad[static_cast<std::size_t>(w.id)] : Value{};
-    out.push_back(g.valid() ? g : b.constant(Tensor(b.shape(w))));  // unused parameter: zero gradient
+    out.push_back(g.valid() ? g
+                            : b.constant(Tensor(b.shape(w))));  // unused parameter: zero gradient
   }
   return out;
 }

@@ -12,8 +12,8 @@
 #include "looplab/csv.hpp"
 #include "looplab/experiment.hpp"
 #include "looplab/graph_trainer.hpp"
-#include "looplab/mlp_reference.hpp"
 #include "looplab/linear.hpp"
+#include "looplab/mlp_reference.hpp"
 #include "looplab/results.hpp"
 
 namespace looplab {
@@ -29,21 +29,27 @@ constexpr double kStepFloatsPerUnit = 8.0;
 constexpr double kBytesPerUnrolledStep = 32e3;
 
 // The rules between sizes, for the n of the parameters or of the user's CSV.
-void check_sizes(long long n, long long batch, long long unroll, long long hidden, const char* n_name) {
-  if (batch > n) throw ConfigError("batch: must be at most " + std::string(n_name) + " (" + with_commas(n) + "), got " + with_commas(batch));
+void check_sizes(long long n, long long batch, long long unroll, long long hidden,
+                 const char* n_name) {
+  if (batch > n)
+    throw ConfigError("batch: must be at most " + std::string(n_name) + " (" + with_commas(n) +
+                      "), got " + with_commas(batch));
   const long long batches = n / batch;
   if (batches % unroll != 0)
-    throw ConfigError("unroll: must divide the number of batches per epoch (" + with_commas(batches) + "), got " +
-                      with_commas(unroll));
+    throw ConfigError("unroll: must divide the number of batches per epoch (" +
+                      with_commas(batches) + "), got " + with_commas(unroll));
   if (static_cast<double>(n) * static_cast<double>(hidden) > 64e6)
-    throw ConfigError("hidden: " + std::string(n_name) + " x hidden must be at most 64,000,000 (memory), got " +
+    throw ConfigError("hidden: " + std::string(n_name) +
+                      " x hidden must be at most 64,000,000 (memory), got " +
                       with_commas(n * hidden));
 }
 
 // The user's CSV (its rows give n), checked against the sizes it must fit.
 std::optional<CsvData> checked_csv(const Params& p) {
   std::optional<CsvData> csv = csv_data(p);
-  if (csv) check_sizes(static_cast<long long>(csv->rows), p.integer("batch"), p.integer("unroll"), p.integer("hidden"), "the CSV's rows");
+  if (csv)
+    check_sizes(static_cast<long long>(csv->rows), p.integer("batch"), p.integer("unroll"),
+                p.integer("hidden"), "the CSV's rows");
   return csv;
 }
 
@@ -74,10 +80,13 @@ class ExecutionModesRun final : public ExperimentRun {
         total_steps_(static_cast<long long>(batches_) * p.integer("epochs")),
         record_every_(std::max<long long>(1, total_steps_ / 1000)),
         loss_(parse_loss(p.choice("loss"))),
-        data_(csv_ ? std::move(csv_->data) : normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
-    warm_up_engines();  // untimed: see graph_trainer.hpp
+        data_(csv_ ? std::move(csv_->data)
+                   : normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
+    warm_up_engines();       // untimed: see graph_trainer.hpp
     if (loss_ == Loss::Bce)  // 0/1 targets for the cross-entropy
-      for (int i = 0; i < n_; ++i) data_.y[static_cast<std::size_t>(i)] = data_.y[static_cast<std::size_t>(i)] > 0.0f ? 1.0f : 0.0f;
+      for (int i = 0; i < n_; ++i)
+        data_.y[static_cast<std::size_t>(i)] =
+            data_.y[static_cast<std::size_t>(i)] > 0.0f ? 1.0f : 0.0f;
     for (const char* m : kModes) {
       runs_.push_back(std::make_unique<ModeRun>());
       runs_.back()->name = m;
@@ -101,10 +110,13 @@ class ExecutionModesRun final : public ExperimentRun {
     for (auto& r : runs_) series[r->name] = r->series.take_new();
     long long done_steps = 0;
     for (auto& r : runs_) done_steps += r->steps;
-    const double fraction = done() ? 1.0 : std::min(0.99, static_cast<double>(done_steps) / (4.0 * total_steps_));
-    const std::string message = done() ? "done" : current().name + ": step " + with_commas(current().steps) + " of " +
-                                                      with_commas(total_steps_);
-    return json{{"done", done()}, {"fraction", fraction}, {"message", message}, {"series", series}}.dump();
+    const double fraction =
+        done() ? 1.0 : std::min(0.99, static_cast<double>(done_steps) / (4.0 * total_steps_));
+    const std::string message = done() ? "done"
+                                       : current().name + ": step " + with_commas(current().steps) +
+                                             " of " + with_commas(total_steps_);
+    return json{{"done", done()}, {"fraction", fraction}, {"message", message}, {"series", series}}
+        .dump();
   }
 
   std::string result_json() const override {
@@ -116,8 +128,12 @@ class ExecutionModesRun final : public ExperimentRun {
     json config = config_without_text(params_, csv_);
     if (csv_) config["n"] = n_;
     config["experiment"] = "execution-modes";
-    return json{{"experiment", "execution-modes"}, {"config", config}, {"environment", environment()},
-                {"series", series},                {"runs", runs},     {"summary", summary()}}
+    return json{{"experiment", "execution-modes"},
+                {"config", config},
+                {"environment", environment()},
+                {"series", series},
+                {"runs", runs},
+                {"summary", summary()}}
         .dump();
   }
 
@@ -132,8 +148,9 @@ class ExecutionModesRun final : public ExperimentRun {
   void setup(ModeRun& r) {
     const Stopwatch watch;
     Rng init(static_cast<std::uint64_t>(params_.integer("seed")) + 1);
-    r.model = std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params_.integer("hidden"))}, 1,
-                                    parse_activation(params_.choice("activation")), init);
+    r.model =
+        std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params_.integer("hidden"))}, 1,
+                              parse_activation(params_.choice("activation")), init);
     const double lr = params_.number("lr");
     if (r.name == "reference") {
       r.reference = std::make_unique<ReferenceMlp>(*r.model, batch_, lr, loss_);
@@ -141,8 +158,8 @@ class ExecutionModesRun final : public ExperimentRun {
       r.optimizer = std::make_unique<Adam>(lr, r.model->parameters());
       const Mode mode = r.name == "eager" ? Mode::Eager : Mode::Traced;
       r.steps_per_call = r.name == "unrolled" ? static_cast<int>(params_.integer("unroll")) : 1;
-      r.graph = std::make_unique<GraphTrainer>(mode, *r.model, *r.optimizer, Shape{batch_, 1}, Shape{batch_, 1},
-                                               r.steps_per_call, true, loss_);
+      r.graph = std::make_unique<GraphTrainer>(mode, *r.model, *r.optimizer, Shape{batch_, 1},
+                                               Shape{batch_, 1}, r.steps_per_call, true, loss_);
     }
     r.setup_ms = watch.elapsed_ms();
   }
@@ -156,8 +173,10 @@ class ExecutionModesRun final : public ExperimentRun {
       xs[j] = data_.x.data() + b * batch_;
       ys[j] = data_.y.data() + b * batch_;
     }
-    if (r.reference) losses[0] = r.reference->step(xs[0], ys[0]);
-    else r.graph->run(xs, ys, losses);
+    if (r.reference)
+      losses[0] = r.reference->step(xs[0], ys[0]);
+    else
+      r.graph->run(xs, ys, losses);
   }
 
   void record(ModeRun& r, const float* losses) {
@@ -168,7 +187,8 @@ class ExecutionModesRun final : public ExperimentRun {
         r.finished = true;
         return;
       }
-      if (step % record_every_ == 0 || step + 1 == total_steps_) r.series.add({static_cast<double>(step), losses[j]});
+      if (step % record_every_ == 0 || step + 1 == total_steps_)
+        r.series.add({static_cast<double>(step), losses[j]});
       r.last_loss = losses[j];
     }
     r.steps += r.steps_per_call;
@@ -224,41 +244,51 @@ class ExecutionModesRun final : public ExperimentRun {
     const double e = median(eager.chunk_us_per_step), t = median(traced.chunk_us_per_step),
                  u = median(unrolled.chunk_us_per_step), f = median(ref.chunk_us_per_step);
     double max_gap = 0.0;  // how far the final losses are apart, relative
-    for (const auto& r : runs_) max_gap = std::max(max_gap, static_cast<double>(std::abs(r->last_loss - ref.last_loss) / std::abs(ref.last_loss)));
+    for (const auto& r : runs_)
+      max_gap = std::max(max_gap, static_cast<double>(std::abs(r->last_loss - ref.last_loss) /
+                                                      std::abs(ref.last_loss)));
     json s;
     s["steady_step_us"] = {{"eager", e}, {"traced", t}, {"unrolled", u}, {"reference", f}};
     s["final_loss_spread"] = max_gap;
     json headline = json::array();
-    headline.push_back({{"label", "Steady step (median µs)"},
-                        {"value", format_sig(e, 3) + " → " + format_sig(t, 3) + " → " + format_sig(u, 3) + " | " +
-                                      format_sig(f, 3)},
-                        {"note", "eager → traced → unrolled(" + std::to_string(unrolled.steps_per_call) +
-                                     ") | hand-written reference"}});
+    headline.push_back(
+        {{"label", "Steady step (median µs)"},
+         {"value", format_sig(e, 3) + " → " + format_sig(t, 3) + " → " + format_sig(u, 3) + " | " +
+                       format_sig(f, 3)},
+         {"note", "eager → traced → unrolled(" + std::to_string(unrolled.steps_per_call) +
+                      ") | hand-written reference"}});
     headline.push_back({{"label", "First call (ms)"},
-                        {"value", format_sig(eager.first_call_ms, 3) + " → " + format_sig(traced.first_call_ms, 3) + " → " +
+                        {"value", format_sig(eager.first_call_ms, 3) + " → " +
+                                      format_sig(traced.first_call_ms, 3) + " → " +
                                       format_sig(unrolled.first_call_ms, 3)},
                         {"note", "traced and unrolled include trace + compile"}});
-    headline.push_back({{"label", "Traced vs eager"},
-                        {"value", format_sig(e / std::max(t, 1e-9), 3) + "× faster per step"},
-                        {"note", "traced is " + format_sig(t / std::max(f, 1e-9), 3) + "× the reference loop"}});
-    headline.push_back({{"label", "Final loss (all modes)"},
-                        {"value", format_sig(ref.last_loss, 6)},
-                        {"note", "modes differ by at most " + format_sig(max_gap, 2) + " relative"}});
+    headline.push_back(
+        {{"label", "Traced vs eager"},
+         {"value", format_sig(e / std::max(t, 1e-9), 3) + "× faster per step"},
+         {"note", "traced is " + format_sig(t / std::max(f, 1e-9), 3) + "× the reference loop"}});
+    headline.push_back(
+        {{"label", "Final loss (all modes)"},
+         {"value", format_sig(ref.last_loss, 6)},
+         {"note", "modes differ by at most " + format_sig(max_gap, 2) + " relative"}});
     s["headline"] = headline;
     std::string diverged;
     for (const auto& r : runs_)
       if (r->diverged_at)
-        diverged += " " + r->name + " diverged at step " + with_commas(*r->diverged_at) + " (last finite loss " +
-                    format_sig(r->last_loss, 4) + ").";
-    s["reading"] = "Per step, eager paid " + format_sig(e, 3) + " µs, traced " + format_sig(t, 3) + " µs and unrolled(" +
-                   std::to_string(unrolled.steps_per_call) + ") " + format_sig(u, 3) + " µs against " + format_sig(f, 3) +
-                   " µs for the hand-written loop; tracing cost " + format_sig(traced.first_call_ms, 3) +
-                   " ms once, and " + (diverged.empty() ? "all modes ended at the same loss." : "the loss stopped being finite:" + diverged);
+        diverged += " " + r->name + " diverged at step " + with_commas(*r->diverged_at) +
+                    " (last finite loss " + format_sig(r->last_loss, 4) + ").";
+    s["reading"] = "Per step, eager paid " + format_sig(e, 3) + " µs, traced " + format_sig(t, 3) +
+                   " µs and unrolled(" + std::to_string(unrolled.steps_per_call) + ") " +
+                   format_sig(u, 3) + " µs against " + format_sig(f, 3) +
+                   " µs for the hand-written loop; tracing cost " +
+                   format_sig(traced.first_call_ms, 3) + " ms once, and " +
+                   (diverged.empty() ? "all modes ended at the same loss."
+                                     : "the loss stopped being finite:" + diverged);
     return s;
   }
 
   Params params_;
-  std::optional<CsvData> csv_;  // the user's own data (x and y columns), when a CSV came with the config
+  std::optional<CsvData>
+      csv_;  // the user's own data (x and y columns), when a CSV came with the config
   int n_, batch_, batches_;
   long long total_steps_, record_every_;
   Loss loss_;
@@ -273,25 +303,33 @@ Experiment make_execution_modes_experiment() {
   e.id = "execution-modes";
   e.title = "Execution modes";
   e.question = "Eager, traced or unrolled — what do I pay, and when?";
-  e.explanation = {
-      {"intro",
-       "The same small network, Dense(20, tanh) → Dense(1) trained by Adam on 10,000 random points in batches of 100, "
-       "run four ways from the same initial weights: eager (every op dispatched and allocated as it runs), traced "
-       "(the step recorded once, compiled, then replayed), unrolled (k steps compiled into one program) and a "
-       "hand-written loop."},
-      {"try",
-       "Compare the first call with the steady step; raise unroll and watch the compile time grow while the step time "
-       "stops improving; make the model bigger (hidden) so the arithmetic, not the dispatch, dominates."},
-      {"mechanism",
-       "Time per step ≈ dispatch overhead + arithmetic. Eager pays per op: a fresh buffer, a tape entry, shape checks. "
-       "Tracing pays once up front and then only runs the kernels; unrolling removes the per-call overhead too, at the "
-       "price of a program k times longer."}};
+  e.explanation = {{"intro",
+                    "The same small network, Dense(20, tanh) → Dense(1) trained by Adam on 10,000 "
+                    "random points in batches of 100, "
+                    "run four ways from the same initial weights: eager (every op dispatched and "
+                    "allocated as it runs), traced "
+                    "(the step recorded once, compiled, then replayed), unrolled (k steps compiled "
+                    "into one program) and a "
+                    "hand-written loop."},
+                   {"try",
+                    "Compare the first call with the steady step; raise unroll and watch the "
+                    "compile time grow while the step time "
+                    "stops improving; make the model bigger (hidden) so the arithmetic, not the "
+                    "dispatch, dominates."},
+                   {"mechanism",
+                    "Time per step ≈ dispatch overhead + arithmetic. Eager pays per op: a fresh "
+                    "buffer, a tape entry, shape checks. "
+                    "Tracing pays once up front and then only runs the kernels; unrolling removes "
+                    "the per-call overhead too, at the "
+                    "price of a program k times longer."}};
   e.params = {
-      integer("n", 10000, 100, 1'000'000, "number of samples, x and y ~ N(0, 1) (a CSV of your own replaces them)"),
+      integer("n", 10000, 100, 1'000'000,
+              "number of samples, x and y ~ N(0, 1) (a CSV of your own replaces them)"),
       integer("batch", 100, 1, 10000, "batch size (the last partial batch is dropped)"),
       integer("epochs", 10, 1, 1000, "passes over the data"),
       integer("hidden", 20, 1, 512, "hidden units"),
-      choice("activation", "tanh", {"tanh", "relu", "sigmoid", "linear"}, "hidden-layer activation"),
+      choice("activation", "tanh", {"tanh", "relu", "sigmoid", "linear"},
+             "hidden-layer activation"),
       choice("loss", "mse", {"mse", "bce"},
              "mse on y ~ N(0, 1), or binary cross-entropy on a sigmoid output with targets y > 0"),
       number("lr", 1e-3, 0.0, 1.0, "Adam learning rate").exclusive_min().log_scale(),
@@ -324,25 +362,39 @@ Experiment make_execution_modes_experiment() {
                           {"y_label", "µs per step"},
                           {"log_y", false}}});
   e.quoted = json::array(
-      {{{"label", "Fully unrolled list of 100 batches, first call"}, {"value", "7.4 s"}, {"source", "seed thread 000"}},
-       {{"label", "Fully unrolled list of 1000 batches, first call"}, {"value", "88 s"}, {"source", "seed thread 000"}},
+      {{{"label", "Fully unrolled list of 100 batches, first call"},
+        {"value", "7.4 s"},
+        {"source", "seed thread 000"}},
+       {{"label", "Fully unrolled list of 1000 batches, first call"},
+        {"value", "88 s"},
+        {"source", "seed thread 000"}},
        {{"label", "cache().prefetch(1).repeat() + 5x unrolled body, 100 epochs of 1000 batches"},
         {"value", "about 20 s"},
         {"source", "seed thread 000"}}});
   e.takes_csv = true;
-  e.check = [](const Params& p) {  // with a CSV its rows are n (parsed here too, so validation reports a bad file)
-    if (!checked_csv(p)) check_sizes(p.integer("n"), p.integer("batch"), p.integer("unroll"), p.integer("hidden"), "n");
+  e.check = [](const Params& p) {  // with a CSV its rows are n (parsed here too, so validation
+                                   // reports a bad file)
+    if (!checked_csv(p))
+      check_sizes(p.integer("n"), p.integer("batch"), p.integer("unroll"), p.integer("hidden"),
+                  "n");
   };
   e.estimate = [](const Params& p) {
-    const double n = static_cast<double>(p.integer("n")), batch = static_cast<double>(p.integer("batch"));
-    const double hidden = static_cast<double>(p.integer("hidden")), unroll = static_cast<double>(p.integer("unroll"));
+    const double n = static_cast<double>(p.integer("n")),
+                 batch = static_cast<double>(p.integer("batch"));
+    const double hidden = static_cast<double>(p.integer("hidden")),
+                 unroll = static_cast<double>(p.integer("unroll"));
     // All four modes stay alive to the end, each with one step's buffers; the unrolled program
     // also grows with k.
-    const double step_bytes = batch * (hidden + 1.0) * 4.0 * kStepFloatsPerUnit + hidden * 4.0 * 64.0 + 64e3;
-    return Estimate{2e6 + n * 4.0 * 3.0 + step_bytes * 4.0 + unroll * (kBytesPerUnrolledStep + hidden * 32.0),
-                    4.0 * std::floor(n / batch) * static_cast<double>(p.integer("epochs")), "n, batch, hidden, epochs and unroll"};
+    const double step_bytes =
+        batch * (hidden + 1.0) * 4.0 * kStepFloatsPerUnit + hidden * 4.0 * 64.0 + 64e3;
+    return Estimate{
+        2e6 + n * 4.0 * 3.0 + step_bytes * 4.0 + unroll * (kBytesPerUnrolledStep + hidden * 32.0),
+        4.0 * std::floor(n / batch) * static_cast<double>(p.integer("epochs")),
+        "n, batch, hidden, epochs and unroll"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<ExecutionModesRun>(p); };
+  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
+    return std::make_unique<ExecutionModesRun>(p);
+  };
   return e;
 }
 

@@ -21,7 +21,8 @@ namespace {
 
 const char* const kModes[] = {"eager", "traced", "reference"};
 constexpr double kMemoryLimitBytes = 256.0 * 1024 * 1024;
-// x and y, plus the few [N x 1] buffers an eager step allocates (prediction, residual, squares, grads).
+// x and y, plus the few [N x 1] buffers an eager step allocates (prediction, residual, squares,
+// grads).
 constexpr double kBytesPerPoint = 8.0 + 6 * 4.0;
 
 struct ModeFit {
@@ -33,7 +34,8 @@ class OverheadRun final : public ExperimentRun {
  public:
   explicit OverheadRun(const Params& p)
       : params_(p),
-        sizes_(log_spaced(p.integer("n_min"), p.integer("n_max"), static_cast<int>(p.integer("points")))) {
+        sizes_(log_spaced(p.integer("n_min"), p.integer("n_max"),
+                          static_cast<int>(p.integer("points")))) {
     warm_up_engines();
     warm_up_linear();
     for (const char* m : kModes) series_.emplace(m, Series({"n", "us_per_step"}));
@@ -50,10 +52,13 @@ class OverheadRun final : public ExperimentRun {
   std::string progress_json() override {
     json series = json::object();
     for (auto& [name, s] : series_) series[name] = s.take_new();
-    const double fraction = done() ? 1.0 : std::min(0.99, static_cast<double>(next_) / (3.0 * sizes_.size()));
+    const double fraction =
+        done() ? 1.0 : std::min(0.99, static_cast<double>(next_) / (3.0 * sizes_.size()));
     const std::string message =
-        done() ? "done" : std::string(kModes[next_ % 3]) + ": N = " + with_commas(sizes_[next_ / 3]);
-    return json{{"done", done()}, {"fraction", fraction}, {"message", message}, {"series", series}}.dump();
+        done() ? "done"
+               : std::string(kModes[next_ % 3]) + ": N = " + with_commas(sizes_[next_ / 3]);
+    return json{{"done", done()}, {"fraction", fraction}, {"message", message}, {"series", series}}
+        .dump();
   }
 
   std::string result_json() const override {
@@ -63,14 +68,15 @@ class OverheadRun final : public ExperimentRun {
       const ModeFit& f = fits_.at(m);
       const CostLine c = fit_cost_line(f.n, f.us);
       series[std::string(m) + "_fit"] = fit_series(c);
-      runs.push_back({{"mode", m},
-                      {"a_us", c.a},
-                      {"b_ns_per_point", c.b * 1000.0},
-                      {"crossover_n", c.crossover ? json(*c.crossover) : json(nullptr)},
-                      {"us_at_n_min", f.us.front()},
-                      {"us_at_n_max", f.us.back()},
-                      {"measured_in", environment()["build"] == "wasm" ? "C++ in WebAssembly" : "native C++"},
-                      {"diverged", f.diverged}});
+      runs.push_back(
+          {{"mode", m},
+           {"a_us", c.a},
+           {"b_ns_per_point", c.b * 1000.0},
+           {"crossover_n", c.crossover ? json(*c.crossover) : json(nullptr)},
+           {"us_at_n_min", f.us.front()},
+           {"us_at_n_max", f.us.back()},
+           {"measured_in", environment()["build"] == "wasm" ? "C++ in WebAssembly" : "native C++"},
+           {"diverged", f.diverged}});
     }
     json config = params_.values();
     config["experiment"] = "overhead";
@@ -149,21 +155,24 @@ class OverheadRun final : public ExperimentRun {
                           " (every step called from the core's own loop)";
     s["diverged"] = diverged;
     const auto cross_text = [&](const std::string& m) {
-      return cross[m].is_null() ? std::string("none (a ≤ 0)") : with_commas(std::llround(cross[m].get<double>()));
+      return cross[m].is_null() ? std::string("none (a ≤ 0)")
+                                : with_commas(std::llround(cross[m].get<double>()));
     };
     json headline = json::array();
     for (const char* m : kModes)
       headline.push_back({{"label", std::string(m) + ": a + b·N"},
-                          {"value", format_sig(a[m].get<double>(), 3) + " µs + " + format_sig(b[m].get<double>(), 3) +
-                                        " ns × N"},
+                          {"value", format_sig(a[m].get<double>(), 3) + " µs + " +
+                                        format_sig(b[m].get<double>(), 3) + " ns × N"},
                           {"note", "crossover N = a/b = " + cross_text(m)}});
     s["headline"] = headline;
-    s["reading"] = "A step costs a fixed " + format_sig(a["eager"].get<double>(), 3) + " µs in eager, " +
-                   format_sig(a["traced"].get<double>(), 3) + " µs traced and " +
-                   format_sig(a["reference"].get<double>(), 3) + " µs in the hand-written loop, plus " +
-                   format_sig(b["eager"].get<double>(), 3) + ", " + format_sig(b["traced"].get<double>(), 3) + " and " +
-                   format_sig(b["reference"].get<double>(), 3) + " ns per point: below N ≈ " + cross_text("eager") +
-                   " an eager step is mostly overhead." + (diverged ? " Some steps diverged: lower lr." : "");
+    s["reading"] = "A step costs a fixed " + format_sig(a["eager"].get<double>(), 3) +
+                   " µs in eager, " + format_sig(a["traced"].get<double>(), 3) + " µs traced and " +
+                   format_sig(a["reference"].get<double>(), 3) +
+                   " µs in the hand-written loop, plus " + format_sig(b["eager"].get<double>(), 3) +
+                   ", " + format_sig(b["traced"].get<double>(), 3) + " and " +
+                   format_sig(b["reference"].get<double>(), 3) + " ns per point: below N ≈ " +
+                   cross_text("eager") + " an eager step is mostly overhead." +
+                   (diverged ? " Some steps diverged: lower lr." : "");
     return s;
   }
 
@@ -184,18 +193,23 @@ Experiment make_overhead_experiment() {
   e.id = "overhead";
   e.title = "Per-step overhead";
   e.question = "When does per-step overhead dominate?";
-  e.explanation = {
-      {"intro",
-       "One gradient-descent step of linear regression over N points (the seed-004 curve, y = x + 20 sin(x/10) + 15, "
-       "sampled N times), for N from 10 to 1,000,000, in every mode. Each point is the median time per step over "
-       "chunks of many steps."},
-      {"try",
-       "Look where each line bends: flat on the left (overhead), rising with slope 1 on the right (work per point). "
-       "Compare the fixed cost a of eager with the hand-written loop, and the N at which they meet."},
-      {"mechanism",
-       "t(N) = a + b·N. a is paid once per step whatever the data (dispatch, allocation, the call); b per point. "
-       "Below the crossover N = a/b most of the time is overhead, so 1000× more data per step costs little more — "
-       "seed 004's 22 s vs 25 s."}};
+  e.explanation = {{"intro",
+                    "One gradient-descent step of linear regression over N points (the seed-004 "
+                    "curve, y = x + 20 sin(x/10) + 15, "
+                    "sampled N times), for N from 10 to 1,000,000, in every mode. Each point is "
+                    "the median time per step over "
+                    "chunks of many steps."},
+                   {"try",
+                    "Look where each line bends: flat on the left (overhead), rising with slope 1 "
+                    "on the right (work per point). "
+                    "Compare the fixed cost a of eager with the hand-written loop, and the N at "
+                    "which they meet."},
+                   {"mechanism",
+                    "t(N) = a + b·N. a is paid once per step whatever the data (dispatch, "
+                    "allocation, the call); b per point. "
+                    "Below the crossover N = a/b most of the time is overhead, so 1000× more data "
+                    "per step costs little more — "
+                    "seed 004's 22 s vs 25 s."}};
   e.params = {
       integer("n_min", 10, 1, 1'000'000, "smallest number of points per step"),
       integer("n_max", 1'000'000, 10, 10'000'000, "largest number of points per step"),
@@ -203,7 +217,8 @@ Experiment make_overhead_experiment() {
       number("lr", 1e-4, 0.0, 3e-4, "learning rate (the seed's 1e-4; stable below 2/λmax ≈ 3e-4)")
           .exclusive_min()
           .log_scale(),
-      number("chunk_ms", 3.0, 0.1, 1000.0, "each timed chunk of steps lasts at least this long").log_scale(),
+      number("chunk_ms", 3.0, 0.1, 1000.0, "each timed chunk of steps lasts at least this long")
+          .log_scale(),
       integer("repeats", 5, 1, 101, "timed chunks per point (the median is kept)"),
   };
   e.plots = json::array({{{"id", "time"},
@@ -215,8 +230,8 @@ Experiment make_overhead_experiment() {
                           {"log_x", true},
                           {"log_y", true},
                           {"series",
-                           {"eager", "traced", "reference", "js_per_call", "eager_fit", "traced_fit", "reference_fit",
-                            "js_per_call_fit"}}},
+                           {"eager", "traced", "reference", "js_per_call", "eager_fit",
+                            "traced_fit", "reference_fit", "js_per_call_fit"}}},
                          {{"id", "a"},
                           {"type", "bars"},
                           {"title", "Fixed overhead per step a"},
@@ -226,16 +241,23 @@ Experiment make_overhead_experiment() {
                           {"y_label", "µs"},
                           {"log_y", true}}});
   e.quoted = json::array(
-      {{{"label", "TF 1.15, 1e5 steps on 1000 points (CPU / GPU)"}, {"value", "about 40 s / 80 s"}, {"source", "seed thread 004"}},
+      {{{"label", "TF 1.15, 1e5 steps on 1000 points (CPU / GPU)"},
+        {"value", "about 40 s / 80 s"},
+        {"source", "seed thread 004"}},
        {{"label", "NumPy, the same loop"}, {"value", "about 4 s"}, {"source", "seed thread 004"}},
-       {{"label", "1000× more data, 100× fewer steps: NumPy vs TF"}, {"value", "22 s vs 25 s"}, {"source", "seed thread 004, answer 1"}}});
+       {{"label", "1000× more data, 100× fewer steps: NumPy vs TF"},
+        {"value", "22 s vs 25 s"},
+        {"source", "seed thread 004, answer 1"}}});
   e.check = [](const Params& p) {
     const long long lo = p.integer("n_min"), hi = p.integer("n_max");
-    if (lo >= hi) throw ConfigError("n_max: must be larger than n_min (" + with_commas(lo) + "), got " + with_commas(hi));
+    if (lo >= hi)
+      throw ConfigError("n_max: must be larger than n_min (" + with_commas(lo) + "), got " +
+                        with_commas(hi));
     const double bytes = kBytesPerPoint * static_cast<double>(hi);
     if (bytes > kMemoryLimitBytes)
-      throw ConfigError("n_max: " + with_commas(hi) + " points need about " + format_sig(bytes / 1048576.0, 3) +
-                        " MB, over the 256 MB limit (at most " + with_commas(static_cast<long long>(kMemoryLimitBytes / kBytesPerPoint)) +
+      throw ConfigError("n_max: " + with_commas(hi) + " points need about " +
+                        format_sig(bytes / 1048576.0, 3) + " MB, over the 256 MB limit (at most " +
+                        with_commas(static_cast<long long>(kMemoryLimitBytes / kBytesPerPoint)) +
                         " points)");
   };
   // Steps are adaptive (each timed chunk lasts chunk_ms), so the run is bounded by time, not steps:
@@ -243,7 +265,9 @@ Experiment make_overhead_experiment() {
   e.estimate = [](const Params& p) {
     return Estimate{kBytesPerPoint * static_cast<double>(p.integer("n_max")) + 2e6, 0.0, "n_max"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> { return std::make_unique<OverheadRun>(p); };
+  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
+    return std::make_unique<OverheadRun>(p);
+  };
   return e;
 }
 

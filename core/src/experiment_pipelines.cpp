@@ -489,11 +489,13 @@ Experiment make_pipelines_experiment() {
                         with_commas(n / batch) + "), got " + with_commas(unroll));
   };
   e.estimate = [](const Params& p) {
-    const double n = static_cast<double>(p.integer("n")), batch = static_cast<double>(p.integer("batch"));
+    const double n = static_cast<double>(p.integer("n")),
+                 batch = static_cast<double>(p.integer("batch"));
     const double epochs = static_cast<double>(p.integer("epochs"));
     // x and y (8 bytes a row) held about six times over: the data, the pre-stacked batches, two
     // caches, the transformed copy and the batches in flight; plus the models and their programs.
-    return Estimate{4e6 + 6.0 * 8.0 * n, kPipelineVariants * epochs * std::floor(n / batch), "n, batch and epochs"};
+    return Estimate{4e6 + 6.0 * 8.0 * n, kPipelineVariants * epochs * std::floor(n / batch),
+                    "n, batch and epochs"};
   };
   e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
     return std::make_unique<PipelinesRun>(p);

@@ -9,8 +9,9 @@
 
 namespace looplab {
 
-GraphTrainer::GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch, int unroll,
-                           bool training, Loss loss, CompileOptions options)
+GraphTrainer::GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch,
+                           Shape y_batch, int unroll, bool training, Loss loss,
+                           CompileOptions options)
     : mode_(mode),
       model_(model),
       opt_(optimizer),
@@ -20,8 +21,10 @@ GraphTrainer::GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape 
       training_(training),
       loss_(loss),
       options_(options) {
-  if (mode == Mode::Reference) throw ShapeError("GraphTrainer: the reference loop is hand-written, not a graph");
-  if (unroll < 1 || (unroll > 1 && mode != Mode::Traced)) throw ShapeError("GraphTrainer: unroll needs traced mode");
+  if (mode == Mode::Reference)
+    throw ShapeError("GraphTrainer: the reference loop is hand-written, not a graph");
+  if (unroll < 1 || (unroll > 1 && mode != Mode::Traced))
+    throw ShapeError("GraphTrainer: unroll needs traced mode");
   opt_.reserve_steps(unroll_);
   if (mode_ == Mode::Traced) trace();
 }
@@ -37,7 +40,8 @@ void GraphTrainer::trace() {
     // NOTE: the batch pointers are placeholders (nullptr): run() binds the real batch every call.
     x_inputs_.push_back(t.input(nullptr, x_shape_, "x"));
     y_inputs_.push_back(t.input(nullptr, y_shape_, "y"));
-    const Value loss = loss_of(t, loss_, model_.forward(t, x_inputs_.back(), s.params), y_inputs_.back());
+    const Value loss =
+        loss_of(t, loss_, model_.forward(t, x_inputs_.back(), s.params), y_inputs_.back());
     if (training_) s = opt_.apply(t, s, gradients(t, loss, s.params), j);
     losses.push_back(loss);
   }
@@ -48,7 +52,8 @@ void GraphTrainer::trace() {
     return;
   }
   for (std::size_t i = 0; i < params.size(); ++i) updates.push_back({start.params[i], s.params[i]});
-  for (std::size_t i = 0; i < start.slots.size(); ++i) updates.push_back({start.slots[i], s.slots[i]});
+  for (std::size_t i = 0; i < start.slots.size(); ++i)
+    updates.push_back({start.slots[i], s.slots[i]});
   trace_ms_ = watch.elapsed_ms();
   program_ = compile(t, losses, updates, options_);
 }
@@ -56,15 +61,17 @@ void GraphTrainer::trace() {
 void GraphTrainer::run_eager(const float* x, const float* y, float* loss, int rows) {
   EagerBuilder b;
   const OptimizerState s = opt_.leaves(b, model_.parameter_leaves(b));
-  const Value l = loss_of(b, loss_, model_.forward(b, b.input(x, {rows, x_shape_.cols}, "x"), s.params),
-                          b.input(y, {rows, y_shape_.cols}, "y"));
+  const Value l =
+      loss_of(b, loss_, model_.forward(b, b.input(x, {rows, x_shape_.cols}, "x"), s.params),
+              b.input(y, {rows, y_shape_.cols}, "y"));
   *loss = b.scalar(l);
   if (!training_) return;
   const OptimizerState next = opt_.apply(b, s, gradients(b, l, s.params), 0);
   // Write the new values back into the tensors the leaves came from.
   const std::vector<Tensor*> params = model_.parameters(), slots = opt_.slot_tensors();
   for (std::size_t i = 0; i < params.size(); ++i)
-    std::copy(b.data(next.params[i]), b.data(next.params[i]) + params[i]->size(), params[i]->data());
+    std::copy(b.data(next.params[i]), b.data(next.params[i]) + params[i]->size(),
+              params[i]->data());
   for (std::size_t i = 0; i < slots.size(); ++i)
     std::copy(b.data(next.slots[i]), b.data(next.slots[i]) + slots[i]->size(), slots[i]->data());
 }
@@ -113,7 +120,8 @@ void warm_up_engines() {
     Rng init(1);
     Mlp mlp(1, {8}, 1, Activation::Tanh, init);
     Adam adam(1e-3, mlp.parameters());
-    GraphTrainer t(unroll ? Mode::Traced : Mode::Eager, mlp, adam, {32, 1}, {32, 1}, std::max(unroll, 1));
+    GraphTrainer t(unroll ? Mode::Traced : Mode::Eager, mlp, adam, {32, 1}, {32, 1},
+                   std::max(unroll, 1));
     for (int i = 0; i < 20; ++i) t.run(xs, ys, losses);
     t.run(xs, ys, losses, 16);  // and once with a relaxed batch
   }

@@ -89,7 +89,8 @@ Tensor Scaler::transform(const Tensor& x) const {
   return out;
 }
 
-// x'·W_s + b_s = Σ (x_j − o_j)/s_j · W_s,j + b_s  ⇒  W_j = W_s,j / s_j,  b = b_s − Σ o_j·W_s,j / s_j.
+// x'·W_s + b_s = Σ (x_j − o_j)/s_j · W_s,j + b_s  ⇒  W_j = W_s,j / s_j,  b = b_s − Σ o_j·W_s,j /
+// s_j.
 LinearWeights Scaler::to_raw(const LinearWeights& scaled) const {
   LinearWeights raw{std::vector<double>(scaled.w.size()), scaled.b};
   for (std::size_t j = 0; j < scaled.w.size(); ++j) {
@@ -159,8 +160,8 @@ double Quadratic::relative_gap(const double* theta) const {
   return 0.5 * g / gap_scale_;
 }
 
-std::optional<long long> Quadratic::predicted_iterations(const LinearWeights& start, double lr, double tolerance,
-                                                         long long limit) const {
+std::optional<long long> Quadratic::predicted_iterations(const LinearWeights& start, double lr,
+                                                         double tolerance, long long limit) const {
   // In the eigenbasis, the gap after k steps is ½ Σ λ_i c_i² (1 − lr·λ_i)^(2k).
   const Eigen::VectorXd c = eigenvectors_.transpose() * (to_theta(start) - to_theta(optimum_));
   const double target = tolerance * gap_scale_;
@@ -168,13 +169,15 @@ std::optional<long long> Quadratic::predicted_iterations(const LinearWeights& st
     double g = 0.0;
     for (Eigen::Index i = 0; i < c.size(); ++i) {
       const double rho = std::abs(1.0 - lr * eigenvalues_(i));
-      g += 0.5 * eigenvalues_(i) * c(i) * c(i) * std::exp(2.0 * static_cast<double>(k) * std::log(rho));
+      g += 0.5 * eigenvalues_(i) * c(i) * c(i) *
+           std::exp(2.0 * static_cast<double>(k) * std::log(rho));
     }
     return g;
   };
   if (gap_after(0) <= target) return 0;
   for (Eigen::Index i = 0; i < c.size(); ++i)
-    if (std::abs(1.0 - lr * eigenvalues_(i)) >= 1.0 && eigenvalues_(i) * c(i) * c(i) > 0.0) return std::nullopt;
+    if (std::abs(1.0 - lr * eigenvalues_(i)) >= 1.0 && eigenvalues_(i) * c(i) * c(i) > 0.0)
+      return std::nullopt;
   long long hi = 1;
   while (gap_after(hi) > target) {
     if (hi > limit) return std::nullopt;

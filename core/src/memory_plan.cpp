@@ -7,7 +7,9 @@
 namespace looplab {
 namespace {
 
-std::size_t aligned(std::size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+std::size_t aligned(std::size_t bytes) {
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
 
 }  // namespace
 
@@ -16,8 +18,9 @@ MemoryPlan plan_memory(const std::vector<BufferRequest>& requests) {
   plan.offsets.assign(requests.size(), 0);
   std::vector<std::size_t> order(requests.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return requests[a].first < requests[b].first; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return requests[a].first < requests[b].first;
+  });
 
   struct Placed {
     std::size_t offset, bytes;
@@ -27,7 +30,8 @@ MemoryPlan plan_memory(const std::vector<BufferRequest>& requests) {
   for (std::size_t r : order) {
     const BufferRequest& req = requests[r];
     // Free what nobody reads any more: its last reader ran before this buffer is written.
-    live.erase(std::remove_if(live.begin(), live.end(), [&](const Placed& p) { return p.last < req.first; }),
+    live.erase(std::remove_if(live.begin(), live.end(),
+                              [&](const Placed& p) { return p.last < req.first; }),
                live.end());
     const std::size_t bytes = aligned(std::max<std::size_t>(req.bytes, 1));
     std::size_t offset = 0;
@@ -36,9 +40,10 @@ MemoryPlan plan_memory(const std::vector<BufferRequest>& requests) {
       offset = std::max(offset, p.offset + p.bytes);
     }
     const Placed mine{offset, bytes, req.last};
-    live.insert(std::upper_bound(live.begin(), live.end(), mine,
-                                 [](const Placed& a, const Placed& b) { return a.offset < b.offset; }),
-                mine);
+    live.insert(
+        std::upper_bound(live.begin(), live.end(), mine,
+                         [](const Placed& a, const Placed& b) { return a.offset < b.offset; }),
+        mine);
     plan.offsets[r] = offset;
     plan.total_bytes = std::max(plan.total_bytes, offset + bytes);
   }
@@ -51,7 +56,8 @@ bool plan_has_conflict(const std::vector<BufferRequest>& requests, const MemoryP
       const auto& a = requests[i];
       const auto& b = requests[j];
       const bool live_together = a.first <= b.last && b.first <= a.last;
-      const bool share_bytes = plan.offsets[i] < plan.offsets[j] + b.bytes && plan.offsets[j] < plan.offsets[i] + a.bytes;
+      const bool share_bytes = plan.offsets[i] < plan.offsets[j] + b.bytes &&
+                               plan.offsets[j] < plan.offsets[i] + a.bytes;
       if (live_together && share_bytes && a.bytes > 0 && b.bytes > 0) return true;
     }
   return false;

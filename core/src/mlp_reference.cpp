@@ -7,10 +7,18 @@
 
 namespace looplab {
 
-ReferenceMlp::ReferenceMlp(const Mlp& mlp, int batch, double lr, Loss loss, double beta1, double beta2, double epsilon)
-    : batch_(batch), act_(mlp.activation()), loss_(loss), lr_(lr), beta1_(beta1), beta2_(beta2), epsilon_(epsilon) {
+ReferenceMlp::ReferenceMlp(const Mlp& mlp, int batch, double lr, Loss loss, double beta1,
+                           double beta2, double epsilon)
+    : batch_(batch),
+      act_(mlp.activation()),
+      loss_(loss),
+      lr_(lr),
+      beta1_(beta1),
+      beta2_(beta2),
+      epsilon_(epsilon) {
   const auto& t = mlp.tensors();
-  if (t.size() != 4 || t[2].shape().cols != 1) throw ShapeError("reference MLP: one hidden layer and one output only");
+  if (t.size() != 4 || t[2].shape().cols != 1)
+    throw ShapeError("reference MLP: one hidden layer and one output only");
   d_ = t[0].shape().rows;
   h_ = t[0].shape().cols;
   w1_ = 0;
@@ -41,7 +49,8 @@ void activate_all(Activation a, float* h, std::size_t n) {
     case Activation::Sigmoid:
       for (std::size_t i = 0; i < n; ++i) h[i] = 0.5f + 0.5f * fast_tanh(0.5f * h[i]);
       break;
-    case Activation::Linear: break;
+    case Activation::Linear:
+      break;
   }
 }
 
@@ -56,7 +65,8 @@ void backprop_activation(Activation a, const float* h, float* dz, std::size_t n)
     case Activation::Sigmoid:
       for (std::size_t i = 0; i < n; ++i) dz[i] *= h[i] * (1.0f - h[i]);
       break;
-    case Activation::Linear: break;
+    case Activation::Linear:
+      break;
   }
 }
 
@@ -79,7 +89,8 @@ float ReferenceMlp::step(const float* x, const float* y) {
     } else {
       for (int j = 0; j < h_; ++j) {
         double s = 0.0;
-        for (int i = 0; i < d_; ++i) s += static_cast<double>(xr[i]) * w1[static_cast<std::size_t>(i) * h_ + j];
+        for (int i = 0; i < d_; ++i)
+          s += static_cast<double>(xr[i]) * w1[static_cast<std::size_t>(i) * h_ + j];
         z[j] = static_cast<float>(s) + b1[j];
       }
     }
@@ -102,7 +113,8 @@ float ReferenceMlp::step(const float* x, const float* y) {
       const float eps = 1e-7f;
       const float s = 0.5f + 0.5f * fast_tanh(0.5f * out);
       const float sc = s < eps ? eps : (s > 1.0f - eps ? 1.0f - eps : s);
-      loss -= y[r] * static_cast<double>(std::log(sc)) + (1.0f - y[r]) * static_cast<double>(std::log(1.0f - sc));
+      loss -= y[r] * static_cast<double>(std::log(sc)) +
+              (1.0f - y[r]) * static_cast<double>(std::log(1.0f - sc));
       const float inside = (s > eps && s < 1.0f - eps) ? 1.0f : 0.0f;
       const float ds = -(y[r] / sc - (1.0f - y[r]) / (1.0f - sc)) / static_cast<float>(batch_);
       dp = inside * ds * s * (1.0f - s);
@@ -132,8 +144,10 @@ float ReferenceMlp::step(const float* x, const float* y) {
   // Adam, Keras form: θ ← θ − lr_t·m/(√v + ε), lr_t = lr·√(1 − β2^t)/(1 − β1^t)
   ++t_;
   const double td = static_cast<double>(t_);
-  const float lr_t = static_cast<float>(lr_ * std::sqrt(1.0 - std::pow(beta2_, td)) / (1.0 - std::pow(beta1_, td)));
-  const float b1f = static_cast<float>(beta1_), b2f = static_cast<float>(beta2_), eps = static_cast<float>(epsilon_);
+  const float lr_t = static_cast<float>(lr_ * std::sqrt(1.0 - std::pow(beta2_, td)) /
+                                        (1.0 - std::pow(beta1_, td)));
+  const float b1f = static_cast<float>(beta1_), b2f = static_cast<float>(beta2_),
+              eps = static_cast<float>(epsilon_);
   for (std::size_t k = 0; k < theta_.size(); ++k) {
     const float g = grad_[k];
     m_[k] = b1f * m_[k] + (1.0f - b1f) * g;

@@ -28,15 +28,20 @@ Activation parse_activation(const std::string& name) {
   if (name == "relu") return Activation::Relu;
   if (name == "sigmoid") return Activation::Sigmoid;
   if (name == "linear") return Activation::Linear;
-  throw ConfigError("activation: must be one of tanh | relu | sigmoid | linear, got \"" + name + "\"");
+  throw ConfigError("activation: must be one of tanh | relu | sigmoid | linear, got \"" + name +
+                    "\"");
 }
 
 Value activate(Builder& b, Value x, Activation a) {
   switch (a) {
-    case Activation::Tanh: return b.tanh(x);
-    case Activation::Relu: return b.relu(x);
-    case Activation::Sigmoid: return b.sigmoid(x);
-    case Activation::Linear: return x;
+    case Activation::Tanh:
+      return b.tanh(x);
+    case Activation::Relu:
+      return b.relu(x);
+    case Activation::Sigmoid:
+      return b.sigmoid(x);
+    case Activation::Linear:
+      return x;
   }
   return x;
 }
@@ -49,7 +54,8 @@ Mlp::Mlp(int inputs, const std::vector<int>& hidden, int outputs, Activation act
   for (std::size_t l = 0; l + 1 < sizes.size(); ++l) {
     Tensor w({sizes[l], sizes[l + 1]});
     const double limit = std::sqrt(6.0 / (sizes[l] + sizes[l + 1]));
-    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(rng.uniform(-limit, limit));
+    for (std::size_t i = 0; i < w.size(); ++i)
+      w[i] = static_cast<float>(rng.uniform(-limit, limit));
     tensors_.push_back(std::move(w));
     tensors_.emplace_back(Shape{1, sizes[l + 1]});
   }

@@ -39,12 +39,16 @@ double sum_double(const float* p, std::size_t n) {
   for (double v : lane) s += v;
   return s;
 }
-double elementwise_flops(const In& in, Shape, const OpAttrs&) { return static_cast<double>(in[0].size()); }
+double elementwise_flops(const In& in, Shape, const OpAttrs&) {
+  return static_cast<double>(in[0].size());
+}
 
 // --- MatMul: C = op(A) op(B), op = transpose if the attribute says so --------------------------
 Shape matmul_shape(const In& in, const OpAttrs& a) {
-  const int m = a.transpose_a ? in[0].cols : in[0].rows, k = a.transpose_a ? in[0].rows : in[0].cols;
-  const int k2 = a.transpose_b ? in[1].cols : in[1].rows, n = a.transpose_b ? in[1].rows : in[1].cols;
+  const int m = a.transpose_a ? in[0].cols : in[0].rows,
+            k = a.transpose_a ? in[0].rows : in[0].cols;
+  const int k2 = a.transpose_b ? in[1].cols : in[1].rows,
+            n = a.transpose_b ? in[1].rows : in[1].cols;
   if (k != k2) shape_fail("MatMul", "inner sizes differ: " + in[0].str() + " x " + in[1].str());
   return {m, n};
 }
@@ -64,18 +68,20 @@ double dot_double(const float* a, const float* b, std::size_t n) {
 // Sums run in double with independent lanes, like the reductions above.
 void matmul_loops(const KernelArgs& k, int m, int depth, int n) {
   const bool ta = k.attrs->transpose_a, tb = k.attrs->transpose_b;
-  const std::size_t lda = static_cast<std::size_t>(k.in_shape[0].cols), ldb = static_cast<std::size_t>(k.in_shape[1].cols);
+  const std::size_t lda = static_cast<std::size_t>(k.in_shape[0].cols),
+                    ldb = static_cast<std::size_t>(k.in_shape[1].cols);
   const std::size_t ai = ta ? 1 : lda, ap = ta ? lda : 1, bp = tb ? 1 : ldb, bj = tb ? ldb : 1;
   const float* a = k.in[0];
   const float* b = k.in[1];
-  if (depth == 1) {  // an outer product: one rounding per element, no sum
+  if (depth == 1) {           // an outer product: one rounding per element, no sum
     if (n == 1 && ai == 1) {  // a column times a scalar: contiguous, vectorizable
       const float s = b[0];   // NOTE: a local, or the compiler must reload it (out might alias b)
       for (int i = 0; i < m; ++i) k.out[i] = a[i] * s;
       return;
     }
     for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j) k.out[static_cast<std::size_t>(i) * n + j] = a[i * ai] * b[j * bj];
+      for (int j = 0; j < n; ++j)
+        k.out[static_cast<std::size_t>(i) * n + j] = a[i * ai] * b[j * bj];
     return;
   }
   constexpr int kLanes = 8;
@@ -84,7 +90,8 @@ void matmul_loops(const KernelArgs& k, int m, int depth, int n) {
       const float* ar = a + i * ai;
       const float* bc = b + j * bj;
       if (ap == 1 && bp == 1) {  // both operands contiguous: a plain dot product
-        k.out[static_cast<std::size_t>(i) * n + j] = static_cast<float>(dot_double(ar, bc, static_cast<std::size_t>(depth)));
+        k.out[static_cast<std::size_t>(i) * n + j] =
+            static_cast<float>(dot_double(ar, bc, static_cast<std::size_t>(depth)));
         continue;
       }
       double lane[kLanes] = {};
@@ -104,15 +111,20 @@ void matmul_forward(const KernelArgs& k) {
   const int m = k.out_shape.rows, n = k.out_shape.cols;
   const int depth = ta ? k.in_shape[0].rows : k.in_shape[0].cols;
   // NOTE: Eigen's GEMM pays off only when every dimension is sizeable; the thin products of small
-  // models (a column of inputs times a 1 x h row, a dot product over the batch) are faster as loops.
+  // models (a column of inputs times a 1 x h row, a dot product over the batch) are faster as
+  // loops.
   if (std::min({m, n, depth}) < 8) return matmul_loops(k, m, depth, n);
   auto a = as_matrix(k.in[0], k.in_shape[0]);
   auto b = as_matrix(k.in[1], k.in_shape[1]);
   auto c = as_matrix(k.out, k.out_shape);
-  if (!ta && !tb) c.noalias() = a * b;
-  else if (ta && !tb) c.noalias() = a.transpose() * b;
-  else if (!ta && tb) c.noalias() = a * b.transpose();
-  else c.noalias() = a.transpose() * b.transpose();
+  if (!ta && !tb)
+    c.noalias() = a * b;
+  else if (ta && !tb)
+    c.noalias() = a.transpose() * b;
+  else if (!ta && tb)
+    c.noalias() = a * b.transpose();
+  else
+    c.noalias() = a.transpose() * b.transpose();
 }
 // dA and dB for every transpose combination of C = op(A) op(B).
 void matmul_gradient(Builder& b, const GradArgs& g) {
@@ -129,7 +141,8 @@ double matmul_flops(const In& in, Shape out, const OpAttrs& a) {
 // --- AddRow: y = A + r, the row vector r (1 x cols) added to every row --------------------------
 Shape add_row_shape(const In& in, const OpAttrs&) {
   if (in[1].rows != 1 || in[1].cols != in[0].cols)
-    shape_fail("AddRow", "row must be [1 x " + std::to_string(in[0].cols) + "], got " + in[1].str());
+    shape_fail("AddRow",
+               "row must be [1 x " + std::to_string(in[0].cols) + "], got " + in[1].str());
   return in[0];
 }
 void add_row_forward(const KernelArgs& k) {
@@ -142,7 +155,9 @@ void add_row_forward(const KernelArgs& k) {
     return;
   }
   for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) k.out[static_cast<std::size_t>(i) * cols + j] = a[static_cast<std::size_t>(i) * cols + j] + r[j];
+    for (int j = 0; j < cols; ++j)
+      k.out[static_cast<std::size_t>(i) * cols + j] =
+          a[static_cast<std::size_t>(i) * cols + j] + r[j];
 }
 void add_row_gradient(Builder& b, const GradArgs& g) {
   if (g.din[0]) *g.din[0] = *g.dout;
@@ -228,7 +243,9 @@ void mean_gradient(Builder& b, const GradArgs& g) {
 }
 
 // --- Sum: y = Σ x, a 1x1 result; dy/dx_i = 1 ----------------------------------------------------
-void sum_forward(const KernelArgs& k) { k.out[0] = static_cast<float>(sum_double(k.in[0], k.in_shape[0].size())); }
+void sum_forward(const KernelArgs& k) {
+  k.out[0] = static_cast<float>(sum_double(k.in[0], k.in_shape[0].size()));
+}
 void sum_gradient(Builder& b, const GradArgs& g) {
   if (g.din[0]) *g.din[0] = b.fill(*g.dout, *g.in[0]);
 }
@@ -260,12 +277,14 @@ void fill_gradient(Builder& b, const GradArgs& g) {
 // --- RepeatRows(r, x): the row r (1 x cols) repeated for every row of x -------------------------
 Shape repeat_rows_shape(const In& in, const OpAttrs&) {
   if (in[0].rows != 1 || in[0].cols != in[1].cols)
-    shape_fail("RepeatRows", "row must be [1 x " + std::to_string(in[1].cols) + "], got " + in[0].str());
+    shape_fail("RepeatRows",
+               "row must be [1 x " + std::to_string(in[1].cols) + "], got " + in[0].str());
   return in[1];
 }
 void repeat_rows_forward(const KernelArgs& k) {
   const int rows = k.out_shape.rows, cols = k.out_shape.cols;
-  for (int i = 0; i < rows; ++i) std::copy(k.in[0], k.in[0] + cols, k.out + static_cast<std::size_t>(i) * cols);
+  for (int i = 0; i < rows; ++i)
+    std::copy(k.in[0], k.in[0] + cols, k.out + static_cast<std::size_t>(i) * cols);
 }
 void repeat_rows_gradient(Builder& b, const GradArgs& g) {
   if (g.din[0]) *g.din[0] = b.sum_rows(*g.dout);
@@ -382,7 +401,8 @@ void log_gradient(Builder& b, const GradArgs& g) {
   if (g.din[0]) *g.din[0] = b.div(*g.dout, *g.in[0]);
 }
 
-// --- Clip: y = min(max(x, lo), hi); dx = dout where lo < x < hi, else 0 ---------------------------
+// --- Clip: y = min(max(x, lo), hi); dx = dout where lo < x < hi, else 0
+// ---------------------------
 void clip_forward(const KernelArgs& k) {
   const std::size_t n = k.out_shape.size();
   const float lo = k.attrs->lo, hi = k.attrs->hi;
@@ -417,29 +437,33 @@ const OpDef kOpDefs[] = {
     {"Sum", 1, mean_shape, sum_forward, sum_gradient, elementwise_flops},
     {"MeanGrad", 2, like_shape, mean_grad_forward, mean_grad_gradient, elementwise_flops},
     {"Fill", 2, like_shape, fill_forward, fill_gradient, elementwise_flops},
-    {"RepeatRows", 2, repeat_rows_shape, repeat_rows_forward, repeat_rows_gradient, elementwise_flops},
+    {"RepeatRows", 2, repeat_rows_shape, repeat_rows_forward, repeat_rows_gradient,
+     elementwise_flops},
     {"AddConst", 1, unary_shape, add_const_forward, add_const_gradient, elementwise_flops},
     {"Div", 2, div_shape, div_forward, div_gradient, elementwise_flops},
     {"Sqrt", 1, unary_shape, sqrt_forward, sqrt_gradient, elementwise_flops},
     {"Tanh", 1, unary_shape, tanh_forward, tanh_gradient, elementwise_flops},
     {"TanhGrad", 2, act_grad_shape, tanh_grad_forward, no_second_derivative, elementwise_flops},
     {"Sigmoid", 1, unary_shape, sigmoid_forward, sigmoid_gradient, elementwise_flops},
-    {"SigmoidGrad", 2, act_grad_shape, sigmoid_grad_forward, no_second_derivative, elementwise_flops},
+    {"SigmoidGrad", 2, act_grad_shape, sigmoid_grad_forward, no_second_derivative,
+     elementwise_flops},
     {"Relu", 1, unary_shape, relu_forward, relu_gradient, elementwise_flops},
     {"ReluGrad", 2, act_grad_shape, relu_grad_forward, no_second_derivative, elementwise_flops},
     {"Log", 1, unary_shape, log_forward, log_gradient, elementwise_flops},
     {"Clip", 1, unary_shape, clip_forward, clip_gradient, elementwise_flops},
     {"ClipGrad", 2, act_grad_shape, clip_grad_forward, no_second_derivative, elementwise_flops},
 };
-static_assert(sizeof(kOpDefs) / sizeof(kOpDefs[0]) == kOpCount, "every op in LOOPLAB_OPS needs an OpDef");
+static_assert(sizeof(kOpDefs) / sizeof(kOpDefs[0]) == kOpCount,
+              "every op in LOOPLAB_OPS needs an OpDef");
 
 }  // namespace
 
 const OpDef& op_def(OpKind kind) {
   static const bool names_match = [] {
     int i = 0;
-#define LOOPLAB_CHECK(op, n_in) \
-  if (kOpDefs[i].name != #op || kOpDefs[i].arity != (n_in)) throw std::logic_error("OpDef order: " #op); \
+#define LOOPLAB_CHECK(op, n_in)                             \
+  if (kOpDefs[i].name != #op || kOpDefs[i].arity != (n_in)) \
+    throw std::logic_error("OpDef order: " #op);            \
   ++i;
     LOOPLAB_OPS(LOOPLAB_CHECK)
 #undef LOOPLAB_CHECK

@@ -8,7 +8,8 @@
 namespace looplab {
 
 void Optimizer::reserve_steps(int steps_per_call) {
-  while (static_cast<int>(lr_.size()) < steps_per_call) lr_.push_back(std::make_unique<Tensor>(Shape{1, 1}));
+  while (static_cast<int>(lr_.size()) < steps_per_call)
+    lr_.push_back(std::make_unique<Tensor>(Shape{1, 1}));
 }
 
 OptimizerState Optimizer::leaves(Builder& b, const std::vector<Value>& params) {
@@ -25,16 +26,21 @@ std::vector<Tensor*> Optimizer::slot_tensors() {
 
 Sgd::Sgd(double lr) : Optimizer(lr) {}
 
-void Sgd::set_step(long long, int j) { (*lr_.at(static_cast<std::size_t>(j)))[0] = static_cast<float>(lr_value_); }
+void Sgd::set_step(long long, int j) {
+  (*lr_.at(static_cast<std::size_t>(j)))[0] = static_cast<float>(lr_value_);
+}
 
-OptimizerState Sgd::apply(Builder& b, const OptimizerState& s, const std::vector<Value>& grads, int j) {
+OptimizerState Sgd::apply(Builder& b, const OptimizerState& s, const std::vector<Value>& grads,
+                          int j) {
   OptimizerState next = s;
   const Value lr = lr_input(b, j);
-  for (std::size_t i = 0; i < s.params.size(); ++i) next.params[i] = b.sub(s.params[i], b.mul_scalar(grads[i], lr));
+  for (std::size_t i = 0; i < s.params.size(); ++i)
+    next.params[i] = b.sub(s.params[i], b.mul_scalar(grads[i], lr));
   return next;
 }
 
-Adam::Adam(double lr, const std::vector<Tensor*>& params, double beta1, double beta2, double epsilon)
+Adam::Adam(double lr, const std::vector<Tensor*>& params, double beta1, double beta2,
+           double epsilon)
     : Optimizer(lr), beta1_(beta1), beta2_(beta2), epsilon_(epsilon) {
   for (Tensor* p : params) slots_.push_back(std::make_unique<Tensor>(p->shape()));  // m
   for (Tensor* p : params) slots_.push_back(std::make_unique<Tensor>(p->shape()));  // v
@@ -42,11 +48,13 @@ Adam::Adam(double lr, const std::vector<Tensor*>& params, double beta1, double b
 
 void Adam::set_step(long long t, int j) {
   const double td = static_cast<double>(t);
-  const double lr_t = lr_value_ * std::sqrt(1.0 - std::pow(beta2_, td)) / (1.0 - std::pow(beta1_, td));
+  const double lr_t =
+      lr_value_ * std::sqrt(1.0 - std::pow(beta2_, td)) / (1.0 - std::pow(beta1_, td));
   (*lr_.at(static_cast<std::size_t>(j)))[0] = static_cast<float>(lr_t);
 }
 
-OptimizerState Adam::apply(Builder& b, const OptimizerState& s, const std::vector<Value>& grads, int j) {
+OptimizerState Adam::apply(Builder& b, const OptimizerState& s, const std::vector<Value>& grads,
+                           int j) {
   OptimizerState next = s;
   const Value lr_t = lr_input(b, j);
   const std::size_t n = s.params.size();
@@ -62,7 +70,8 @@ OptimizerState Adam::apply(Builder& b, const OptimizerState& s, const std::vecto
   return next;
 }
 
-std::unique_ptr<Optimizer> make_optimizer(const std::string& name, double lr, const std::vector<Tensor*>& params) {
+std::unique_ptr<Optimizer> make_optimizer(const std::string& name, double lr,
+                                          const std::vector<Tensor*>& params) {
   if (name == "sgd") return std::make_unique<Sgd>(lr);
   if (name == "adam") return std::make_unique<Adam>(lr, params);
   throw ConfigError("optimizer: must be one of sgd | adam, got \"" + name + "\"");

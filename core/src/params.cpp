@@ -26,7 +26,8 @@ std::string shown_value(const json& v) {
   std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
   if (s.size() > 40) {
     std::size_t cut = 37;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+      --cut;  // not inside a UTF-8 sequence
     s = s.substr(0, cut) + "...";
   }
   return s;
@@ -82,13 +83,15 @@ json check_value(const ParamSpec& spec, const json& v) {
 
 std::string ParamSpec::allowed() const {
   switch (type) {
-    case ParamType::Choice: return "one of " + join(choices, " | ");
-    case ParamType::Bool: return "true or false";
+    case ParamType::Choice:
+      return "one of " + join(choices, " | ");
+    case ParamType::Bool:
+      return "true or false";
     case ParamType::Integer:
     case ParamType::Number: {
       const std::string kind = type == ParamType::Integer ? "an integer" : "a number";
-      return kind + " in " + (min_exclusive ? "(" : "[") + format_number(min) + ", " + format_number(max) +
-             (max_exclusive ? ")" : "]");
+      return kind + " in " + (min_exclusive ? "(" : "[") + format_number(min) + ", " +
+             format_number(max) + (max_exclusive ? ")" : "]");
     }
   }
   return "";
@@ -96,7 +99,10 @@ std::string ParamSpec::allowed() const {
 
 json ParamSpec::describe() const {
   static const char* kTypes[] = {"choice", "number", "integer", "bool"};
-  json d = {{"name", name}, {"type", kTypes[static_cast<int>(type)]}, {"default", default_value}, {"help", help},
+  json d = {{"name", name},
+            {"type", kTypes[static_cast<int>(type)]},
+            {"default", default_value},
+            {"help", help},
             {"allowed", allowed()}};
   if (type == ParamType::Number || type == ParamType::Integer) {
     d["min"] = min;
@@ -129,7 +135,8 @@ ParamSpec integer(std::string name, long long def, long long min, long long max,
   return s;
 }
 
-ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices, std::string help) {
+ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices,
+                 std::string help) {
   ParamSpec s;
   s.name = std::move(name);
   s.type = ParamType::Choice;
@@ -148,7 +155,8 @@ ParamSpec boolean(std::string name, bool def, std::string help) {
   return s;
 }
 
-Params validate_params(const std::string& experiment, const std::vector<ParamSpec>& specs, const json& config) {
+Params validate_params(const std::string& experiment, const std::vector<ParamSpec>& specs,
+                       const json& config) {
   if (!config.is_object()) throw ConfigError("config: must be a JSON object, got " + shown(config));
   json values = json::object();
   for (const auto& spec : specs) values[spec.name] = spec.default_value;
@@ -160,8 +168,8 @@ Params validate_params(const std::string& experiment, const std::vector<ParamSpe
     if (!spec) {
       std::vector<std::string> names;
       for (const auto& s : specs) names.push_back(s.name);
-      throw ConfigError("unknown parameter " + shown_value(json(key)) + " for " +
-                        experiment + "; parameters are " + join(names, ", "));
+      throw ConfigError("unknown parameter " + shown_value(json(key)) + " for " + experiment +
+                        "; parameters are " + join(names, ", "));
     }
     values[key] = check_value(*spec, value);
   }
@@ -170,7 +178,8 @@ Params validate_params(const std::string& experiment, const std::vector<ParamSpe
 
 json parse_param_text(const ParamSpec& spec, const std::string& text) {
   switch (spec.type) {
-    case ParamType::Choice: return json(text);
+    case ParamType::Choice:
+      return json(text);
     case ParamType::Bool:
       if (text == "true" || text == "1") return json(true);
       if (text == "false" || text == "0") return json(false);

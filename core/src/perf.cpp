@@ -7,7 +7,8 @@
 namespace looplab {
 
 CostLine fit_cost_line(const std::vector<double>& n, const std::vector<double>& t) {
-  if (n.size() != t.size() || n.size() < 2) throw std::invalid_argument("fit_cost_line: needs two or more (N, t) pairs");
+  if (n.size() != t.size() || n.size() < 2)
+    throw std::invalid_argument("fit_cost_line: needs two or more (N, t) pairs");
   // Normal equations of the weighted problem, w_i = 1 / t_i²:
   //   [Σw   ΣwN ] [a]   [Σwt ]
   //   [ΣwN  ΣwN²] [b] = [ΣwNt]
@@ -49,7 +50,8 @@ std::vector<long long> log_spaced(long long lo, long long hi, int points) {
   std::vector<long long> out;
   for (int i = 0; i < points; ++i) {
     const double f = points == 1 ? 0.0 : static_cast<double>(i) / (points - 1);
-    const long long v = std::llround(std::exp(std::log(static_cast<double>(lo)) * (1.0 - f) + std::log(static_cast<double>(hi)) * f));
+    const long long v = std::llround(std::exp(std::log(static_cast<double>(lo)) * (1.0 - f) +
+                                              std::log(static_cast<double>(hi)) * f));
     if (out.empty() || v > out.back()) out.push_back(std::clamp(v, lo, hi));
   }
   return out;

@@ -15,7 +15,8 @@ void Series::add(const std::vector<double>& point) {
 json Series::slice(std::size_t from) const {
   json out = json::object();
   for (std::size_t c = 0; c < columns_.size(); ++c)
-    out[columns_[c]] = std::vector<double>(data_[c].begin() + static_cast<std::ptrdiff_t>(from), data_[c].end());
+    out[columns_[c]] =
+        std::vector<double>(data_[c].begin() + static_cast<std::ptrdiff_t>(from), data_[c].end());
   return out;
 }
 
@@ -69,14 +70,15 @@ json environment() {
 #else
   const bool eigen_vectorized = false;
 #endif
-  return {{"build", build},
-          {"simd", simd},
-          {"simd_kind", simd_kind},
-          {"compiler", __VERSION__},
-          {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
-                        std::to_string(EIGEN_MINOR_VERSION)},
-          {"eigen_vectorized", eigen_vectorized},
-          {"clock_resolution_ns", resolution}};
+  return {
+      {"build", build},
+      {"simd", simd},
+      {"simd_kind", simd_kind},
+      {"compiler", __VERSION__},
+      {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
+                    "." + std::to_string(EIGEN_MINOR_VERSION)},
+      {"eigen_vectorized", eigen_vectorized},
+      {"clock_resolution_ns", resolution}};
 }
 
 double median(std::vector<double> v) {

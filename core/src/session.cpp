@@ -18,8 +18,8 @@ TrainerSession::TrainerSession(const SessionConfig& c)
     reference_ = std::make_unique<ReferenceMlp>(*model_, c.batch, c.lr, c.loss);
   } else {
     adam_ = std::make_unique<Adam>(c.lr, model_->parameters());
-    graph_ = std::make_unique<GraphTrainer>(c.mode, *model_, *adam_, Shape{c.batch, c.inputs}, Shape{c.batch, 1}, 1,
-                                            true, c.loss);
+    graph_ = std::make_unique<GraphTrainer>(c.mode, *model_, *adam_, Shape{c.batch, c.inputs},
+                                            Shape{c.batch, 1}, 1, true, c.loss);
   }
 }
 
@@ -41,12 +41,14 @@ float TrainerSession::train_staged() { return step(staged_x_.data(), staged_y_.d
 
 std::vector<float> TrainerSession::fit(const float* x, const float* y, int n, int epochs) {
   const int batches = n / config_.batch;
-  const std::size_t x_stride = static_cast<std::size_t>(config_.batch) * static_cast<std::size_t>(config_.inputs);
+  const std::size_t x_stride =
+      static_cast<std::size_t>(config_.batch) * static_cast<std::size_t>(config_.inputs);
   std::vector<float> losses;
   losses.reserve(static_cast<std::size_t>(batches) * static_cast<std::size_t>(std::max(epochs, 0)));
   for (int e = 0; e < epochs; ++e)
     for (int b = 0; b < batches; ++b)
-      losses.push_back(step(x + static_cast<std::size_t>(b) * x_stride, y + static_cast<std::size_t>(b) * config_.batch));
+      losses.push_back(step(x + static_cast<std::size_t>(b) * x_stride,
+                            y + static_cast<std::size_t>(b) * config_.batch));
   return losses;
 }
 
@@ -55,7 +57,8 @@ namespace {
 json call_granularity_config(const std::string& config_json) {
   const json c = json::parse(validate_config_json(config_json));
   if (c["experiment"] != "call-granularity")
-    throw ConfigError("experiment: a session is created from a call-granularity config, got " + c["experiment"].dump());
+    throw ConfigError("experiment: a session is created from a call-granularity config, got " +
+                      c["experiment"].dump());
   return c;
 }
 
@@ -87,6 +90,7 @@ LinearData overhead_data(int n) {
   return d;
 }
 
-LinearSession::LinearSession(Mode mode, int n) : x_({n, 1}), y_({n, 1}), trainer_(make_linear_trainer(mode, x_, y_)) {}
+LinearSession::LinearSession(Mode mode, int n)
+    : x_({n, 1}), y_({n, 1}), trainer_(make_linear_trainer(mode, x_, y_)) {}
 
 }  // namespace looplab

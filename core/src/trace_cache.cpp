@@ -12,7 +12,8 @@ std::string TraceCache::reason_for(int rows, bool training) const {
   if (programs_.empty()) return "first call";
   for (const auto& [key, program] : programs_)
     if (key.second == training)
-      return "new batch shape [" + std::to_string(rows) + " x " + std::to_string(options_.features) + "]";
+      return "new batch shape [" + std::to_string(rows) + " x " +
+             std::to_string(options_.features) + "]";
   return std::string("new static argument training=") + (training ? "true" : "false");
 }
 
@@ -28,9 +29,12 @@ float TraceCache::call(const float* x, const float* y, int rows, bool training) 
   if (it == programs_.end()) {
     e.traced = true;
     e.reason = reason_for(rows, training);
-    if (relaxed) e.reason += " (relaxed batch: traced for " + std::to_string(options_.capacity_rows) + " rows)";
+    if (relaxed)
+      e.reason +=
+          " (relaxed batch: traced for " + std::to_string(options_.capacity_rows) + " rows)";
     const int traced_rows = relaxed ? options_.capacity_rows : rows;
-    auto program = std::make_unique<GraphTrainer>(Mode::Traced, model_, opt_, Shape{traced_rows, options_.features},
+    auto program = std::make_unique<GraphTrainer>(Mode::Traced, model_, opt_,
+                                                  Shape{traced_rows, options_.features},
                                                   Shape{traced_rows, 1}, 1, training);
     it = programs_.emplace(key, std::move(program)).first;
     ++traces_;

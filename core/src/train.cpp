@@ -17,9 +17,12 @@ Mode parse_mode(const std::string& name) {
 
 std::string mode_name(Mode mode) {
   switch (mode) {
-    case Mode::Eager: return "eager";
-    case Mode::Traced: return "traced";
-    case Mode::Reference: return "reference";
+    case Mode::Eager:
+      return "eager";
+    case Mode::Traced:
+      return "traced";
+    case Mode::Reference:
+      return "reference";
   }
   return "?";
 }
@@ -30,7 +33,11 @@ namespace {
 class GraphLinearTrainer final : public LinearTrainer {
  public:
   GraphLinearTrainer(Mode mode, const Tensor& x, const Tensor& y)
-      : x_(x.data()), y_(y.data()), model_(x.shape().cols), sgd_(0.0), trainer_(mode, model_, sgd_, x.shape(), y.shape()) {}
+      : x_(x.data()),
+        y_(y.data()),
+        model_(x.shape().cols),
+        sgd_(0.0),
+        trainer_(mode, model_, sgd_, x.shape(), y.shape()) {}
 
   float step(float lr) override {
     sgd_.set_learning_rate(lr);  // written into the program's lr input, not frozen into the trace
@@ -52,8 +59,10 @@ class GraphLinearTrainer final : public LinearTrainer {
 
 class ReferenceLinearTrainer final : public LinearTrainer {
  public:
-  ReferenceLinearTrainer(const Tensor& x, const Tensor& y) : x_(x.data()), y_(y.data()), n_(x.shape().rows) {
-    if (x.shape().cols != 1) throw ShapeError("reference loop: one feature only, got " + x.shape().str());
+  ReferenceLinearTrainer(const Tensor& x, const Tensor& y)
+      : x_(x.data()), y_(y.data()), n_(x.shape().rows) {
+    if (x.shape().cols != 1)
+      throw ShapeError("reference loop: one feature only, got " + x.shape().str());
   }
 
   float step(float lr) override {
@@ -106,8 +115,10 @@ class ReferenceLinearTrainer final : public LinearTrainer {
 std::unique_ptr<LinearTrainer> make_linear_trainer(Mode mode, const Tensor& x, const Tensor& y) {
   switch (mode) {
     case Mode::Eager:
-    case Mode::Traced: return std::make_unique<GraphLinearTrainer>(mode, x, y);
-    case Mode::Reference: return std::make_unique<ReferenceLinearTrainer>(x, y);
+    case Mode::Traced:
+      return std::make_unique<GraphLinearTrainer>(mode, x, y);
+    case Mode::Reference:
+      return std::make_unique<ReferenceLinearTrainer>(x, y);
   }
   return nullptr;
 }

@@ -162,19 +162,24 @@ json program_info(int workload, bool fuse) {
 // The pipelines experiment (seed 000: N = 10,000, batch 100, traced, 20 epochs) through the public
 // API; per variant the best of `repeats` runs of its steady medians.
 void print_pipelines_table(int repeats) {
-  const std::string config = R"({"experiment": "pipelines", "n": 10000, "batch": 100, "epochs": 20})";
+  const std::string config =
+      R"({"experiment": "pipelines", "n": 10000, "batch": 100, "epochs": 20})";
   json best;
   for (int r = 0; r < repeats; ++r) {
     auto run = ExperimentRun::create(config);
-    while (!run->advance(1e9)) {}
+    while (!run->advance(1e9)) {
+    }
     const json result = json::parse(run->result_json());
     for (const auto& v : result["runs"]) {
       json& b = best[v["variant"].get<std::string>()];
       for (const char* k : {"ms_per_epoch", "pipeline_us_per_batch", "step_us_per_batch"})
-        b[k] = b.contains(k) ? std::min(b[k].get<double>(), v[k].get<double>()) : v[k].get<double>();
+        b[k] =
+            b.contains(k) ? std::min(b[k].get<double>(), v[k].get<double>()) : v[k].get<double>();
     }
   }
-  std::printf("\n| pipeline (N = 10,000, batch 100, traced) | ms / epoch | pipeline µs / batch | step µs / batch |\n");
+  std::printf(
+      "\n| pipeline (N = 10,000, batch 100, traced) | ms / epoch | pipeline µs / batch | step µs / "
+      "batch |\n");
   std::printf("|---|---|---|---|\n");
   for (const auto& [name, b] : best.items())
     std::printf("| %s | %.3f | %.2f | %.2f |\n", name.c_str(), b["ms_per_epoch"].get<double>(),

@@ -14,7 +14,8 @@ namespace looplab {
 namespace {
 
 json load_cases() {
-  std::ifstream in(std::string(LOOPLAB_SOURCE_DIR) + "/tests/bad-inputs/cases.json", std::ios::binary);
+  std::ifstream in(std::string(LOOPLAB_SOURCE_DIR) + "/tests/bad-inputs/cases.json",
+                   std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
   return json::parse(s.str())["cases"];
@@ -22,7 +23,8 @@ json load_cases() {
 
 std::string hex_bytes(const std::string& hex) {
   std::string out;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
   return out;
 }
 
@@ -73,7 +75,8 @@ TEST(BadInput, EveryConfigCaseGivesItsMessageFromValidateAndCreate) {
 // Found while writing the list: 1e400 is a json::out_of_range, not a parse_error, and escaped as an
 // "internal error" (CLI exit 1, wasm Error instead of ConfigError).
 TEST(BadInput, NumberBeyondDoubleIsAConfigError) {
-  const std::string m = message_of([] { validate_config_json(R"({"experiment": "unroll", "lr": 1e400})"); });
+  const std::string m =
+      message_of([] { validate_config_json(R"({"experiment": "unroll", "lr": 1e400})"); });
   EXPECT_EQ(m, "config: the number '1e400' is beyond the range of a double (about ±1.8e308)");
 }
 
@@ -81,16 +84,25 @@ TEST(BadInput, NumberBeyondDoubleIsAConfigError) {
 // level (a value nested 200,000 deep segfaulted natively; wasm's stack is smaller). Values are now
 // named by kind, and text over 100 KB is refused before parsing, which bounds the depth too.
 TEST(BadInput, DeeplyNestedValueIsNamedByKindNotDumped) {
-  const std::string text = R"({"experiment": )" + std::string(40000, '[') + std::string(40000, ']') + "}";
-  EXPECT_EQ(message_of([&] { validate_config_json(text); }), "experiment: must be a string, got an array");
-  const std::string deep_param = R"({"experiment": "unroll", "n": )" + std::string(30000, '[') + std::string(30000, ']') + "}";
-  EXPECT_EQ(message_of([&] { validate_config_json(deep_param); }).rfind("n: must be an integer in [100, 1000000], got an array", 0), 0u);
+  const std::string text =
+      R"({"experiment": )" + std::string(40000, '[') + std::string(40000, ']') + "}";
+  EXPECT_EQ(message_of([&] { validate_config_json(text); }),
+            "experiment: must be a string, got an array");
+  const std::string deep_param =
+      R"({"experiment": "unroll", "n": )" + std::string(30000, '[') + std::string(30000, ']') + "}";
+  EXPECT_EQ(message_of([&] {
+              validate_config_json(deep_param);
+            }).rfind("n: must be an integer in [100, 1000000], got an array", 0),
+            0u);
 }
 
-// Found while writing the list: text that is not UTF-8 (a CLI --set value, a key) made json::dump() throw
-// type_error 316 while building a message. Messages now show U+FFFD instead.
+// Found while writing the list: text that is not UTF-8 (a CLI --set value, a key) made json::dump()
+// throw type_error 316 while building a message. Messages now show U+FFFD instead.
 TEST(BadInput, InvalidUtf8InAMessageIsReplacedNotThrown) {
-  EXPECT_EQ(shown_value(json(std::string("a\xff" "b"))), "\"a\xEF\xBF\xBD" "b\"");
+  EXPECT_EQ(shown_value(json(std::string("a\xff"
+                                         "b"))),
+            "\"a\xEF\xBF\xBD"
+            "b\"");
   const std::string m = message_of([] { find_experiment(std::string("\xc3\x28")); });
   EXPECT_NE(m.find("got \"\xEF\xBF\xBD("), std::string::npos) << m;
 }
@@ -105,7 +117,8 @@ TEST(BadInput, LongValuesAreCutAtACharacterBoundary) {
 
 TEST(BadInput, OversizedTextIsRefusedUnparsed) {
   const std::string text = R"({"experiment": "unroll", "x": ")" + std::string(200000, 'a') + "\"}";
-  EXPECT_EQ(message_of([&] { validate_config_json(text); }), "config: too long (200,033 bytes; at most 100,000)");
+  EXPECT_EQ(message_of([&] { validate_config_json(text); }),
+            "config: too long (200,033 bytes; at most 100,000)");
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // dataset_test.cpp — the input pipeline: order and counts of each source, batching and its
 // remainder, repeat boundaries, cache replay without upstream pulls, shuffle determinism and
 // permutation, prefetch equivalence and shutdown, map, and the invalid-argument messages.
+#include "looplab/dataset.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,8 +14,6 @@
 #include <thread>
 #include <utility>
 #include <vector>
-
-#include "looplab/dataset.hpp"
 
 namespace looplab {
 namespace {

@@ -21,12 +21,15 @@ json run_to_end(const std::string& config) {
 void expect_finite_series(const json& result) {
   for (const auto& [name, columns] : result["series"].items())
     for (const auto& [column, values] : columns.items())
-      for (const auto& v : values) EXPECT_TRUE(v.is_number() && std::isfinite(v.get<double>())) << name << "." << column;
+      for (const auto& v : values)
+        EXPECT_TRUE(v.is_number() && std::isfinite(v.get<double>())) << name << "." << column;
 }
 
 TEST(Divergence, StandardizationAboveTheStableRateStopsAtTheFirstNonFiniteStep) {
-  // 2/λmax for raw x is about 2e-4 (standardization_test.cpp): 1e-2 diverges within a few hundred steps.
-  const json r = run_to_end(R"({"experiment": "standardization", "lr_raw": 0.01, "max_iterations": 100000})");
+  // 2/λmax for raw x is about 2e-4 (standardization_test.cpp): 1e-2 diverges within a few hundred
+  // steps.
+  const json r =
+      run_to_end(R"({"experiment": "standardization", "lr_raw": 0.01, "max_iterations": 100000})");
   const json& raw = r["runs"][0];
   ASSERT_EQ(raw["variant"], "raw");
   ASSERT_TRUE(raw["diverged_at"].is_number_integer()) << raw.dump();
@@ -35,12 +38,16 @@ TEST(Divergence, StandardizationAboveTheStableRateStopsAtTheFirstNonFiniteStep) 
   EXPECT_LT(k, 100000);
   EXPECT_EQ(raw["iterations_run"].get<long long>(), k);  // stopped there, not at max_iterations
   EXPECT_TRUE(raw["final_gap"].is_null());
-  EXPECT_TRUE(std::isfinite(raw["W"].get<double>()) && std::isfinite(raw["b"].get<double>()));  // last finite weights
+  EXPECT_TRUE(std::isfinite(raw["W"].get<double>()) &&
+              std::isfinite(raw["b"].get<double>()));  // last finite weights
   const json& iterations = r["series"]["raw"]["iteration"];
   ASSERT_FALSE(iterations.empty());
-  EXPECT_LE(iterations.back().get<long long>(), k);  // the last point is the last finite one: step k made it non-finite
+  EXPECT_LE(iterations.back().get<long long>(),
+            k);  // the last point is the last finite one: step k made it non-finite
   expect_finite_series(r);
-  EXPECT_NE(r["summary"]["reading"].get<std::string>().find("diverged at iteration " + with_commas(k)), std::string::npos);
+  EXPECT_NE(
+      r["summary"]["reading"].get<std::string>().find("diverged at iteration " + with_commas(k)),
+      std::string::npos);
   EXPECT_TRUE(r["runs"][1]["diverged_at"].is_null()) << "the scaled run is unaffected";
 }
 
@@ -55,8 +62,10 @@ TEST(Divergence, AdamExperimentsReportDivergenceFieldsAtTheLargestLr) {
     EXPECT_TRUE(run["diverged_at"].is_null()) << run.dump();
   }
   expect_finite_series(modes);
-  const json unroll = run_to_end(R"({"experiment": "unroll", "n": 1000, "batch": 100, "epochs": 2, "lr": 1})");
-  for (const auto& run : unroll["runs"]) EXPECT_TRUE(run.contains("diverged_at") && run["diverged_at"].is_null());
+  const json unroll =
+      run_to_end(R"({"experiment": "unroll", "n": 1000, "batch": 100, "epochs": 2, "lr": 1})");
+  for (const auto& run : unroll["runs"])
+    EXPECT_TRUE(run.contains("diverged_at") && run["diverged_at"].is_null());
   const json retracing = run_to_end(R"({"experiment": "retracing", "lr": 1})");
   EXPECT_TRUE(retracing["summary"]["diverged_at"].is_null());
   EXPECT_TRUE(std::isfinite(retracing["summary"]["last_finite_loss"].get<double>()));

@@ -21,7 +21,6 @@
 
 #include "looplab/api.hpp"
 #include "looplab/experiment.hpp"
-
 #include "test_util.hpp"
 
 namespace looplab {
@@ -32,7 +31,6 @@ Estimate estimate_of(const std::string& config_text) {
   const Experiment& e = find_experiment(config["experiment"].get<std::string>());
   return e.estimate(validate_params(e.id, e.params, config));
 }
-
 
 // The four experiments this file was written with must have an estimate; experiments added later
 // should too (experiment.hpp), and are checked here as soon as they do.
@@ -59,14 +57,17 @@ TEST(Limits, DefaultsFitTheWasmLimits) {
 // No config of the four experiments needs more than the native 4 GB (their parameter ranges and
 // checks bound them), so the memory limit bites in the wasm build: refused there, accepted here.
 TEST(Limits, OverTheWasmMemoryLimitIsRefusedThereWithLimitAndEstimate) {
-  const std::string config = R"({"experiment": "execution-modes", "n": 120000, "batch": 10000, "hidden": 512, "unroll": 12})";
+  const std::string config =
+      R"({"experiment": "execution-modes", "n": 120000, "batch": 10000, "hidden": 512, "unroll": 12})";
   const Estimate est = estimate_of(config);
   ASSERT_GT(est.bytes, kWasmLimits.bytes);
   ASSERT_LT(est.bytes, kNativeLimits.bytes);
   const std::string m = error_of(config);
 #ifdef __EMSCRIPTEN__
-  EXPECT_EQ(m, "config: needs about 661 MB of memory (estimated), over the 400 MB limit of the wasm build; "
-               "it depends on n, batch, hidden, epochs and unroll");
+  EXPECT_EQ(
+      m,
+      "config: needs about 661 MB of memory (estimated), over the 400 MB limit of the wasm build; "
+      "it depends on n, batch, hidden, epochs and unroll");
   try {  // create() refuses it the same way, before allocating
     ExperimentRun::create(config);
     ADD_FAILURE() << "create accepted a config over the limit";

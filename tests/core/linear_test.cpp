@@ -1,10 +1,11 @@
 // linear_test.cpp — linear regression: eager == reference, the seed-004 acceptance values, exact
 // analysis against a double-precision simulation, and scaling round trips.
+#include "looplab/linear.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "looplab/linear.hpp"
 #include "looplab/train.hpp"
 
 namespace looplab {
@@ -13,7 +14,8 @@ namespace {
 LinearWeights zero_weights() { return {{0.0}, 0.0}; }
 
 // Steps a trainer until the relative gap reaches `tolerance`; returns the iteration count.
-long long iterations_to(LinearTrainer& t, const Quadratic& q, float lr, double tolerance, long long limit) {
+long long iterations_to(LinearTrainer& t, const Quadratic& q, float lr, double tolerance,
+                        long long limit) {
   for (long long i = 0; i < limit; ++i) {
     if (q.relative_gap(t.weights()) <= tolerance) return i;
     t.step(lr);
@@ -142,15 +144,18 @@ TEST(Linear, PredictedIterationsMatchExactGradientDescent) {
     }
     const auto predicted = q.predicted_iterations(zero_weights(), lr, 1e-6);
     ASSERT_TRUE(predicted.has_value());
-    EXPECT_NEAR(static_cast<double>(*predicted), static_cast<double>(k), 1.0) << (scaled ? "scaled" : "raw");
+    EXPECT_NEAR(static_cast<double>(*predicted), static_cast<double>(k), 1.0)
+        << (scaled ? "scaled" : "raw");
   }
 }
 
 TEST(Linear, NoPredictionAboveTheLargestStableRate) {
   const LinearData d = seed004_data();
   const Quadratic q(d.x, d.y);
-  EXPECT_TRUE(q.predicted_iterations(zero_weights(), 0.99 * q.largest_stable_lr(), 1e-6).has_value());
-  EXPECT_FALSE(q.predicted_iterations(zero_weights(), 1.01 * q.largest_stable_lr(), 1e-6).has_value());
+  EXPECT_TRUE(
+      q.predicted_iterations(zero_weights(), 0.99 * q.largest_stable_lr(), 1e-6).has_value());
+  EXPECT_FALSE(
+      q.predicted_iterations(zero_weights(), 1.01 * q.largest_stable_lr(), 1e-6).has_value());
 }
 
 TEST(Linear, SyntheticDataIsDeterministicAndRecoversTheLine) {

@@ -41,8 +41,11 @@ TEST(Matrix, NineCellsWithTimesPercentagesAndAWinner) {
   for (const auto& [mode, n] : r["summary"]["cells_won"].items()) wins += n.get<int>();
   EXPECT_EQ(wins, 9);
   const json& w = r["summary"]["wins_every_cell"];
-  if (!w.is_null()) EXPECT_EQ(r["summary"]["cells_won"][w.get<std::string>()], 9);
-  else for (const auto& [mode, n] : r["summary"]["cells_won"].items()) EXPECT_LT(n.get<int>(), 9) << mode;
+  if (!w.is_null())
+    EXPECT_EQ(r["summary"]["cells_won"][w.get<std::string>()], 9);
+  else
+    for (const auto& [mode, n] : r["summary"]["cells_won"].items())
+      EXPECT_LT(n.get<int>(), 9) << mode;
 }
 
 TEST(Matrix, RefusesUnorderedOrOversizedData) {
@@ -56,7 +59,9 @@ TEST(Matrix, RefusesUnorderedOrOversizedData) {
     ExperimentRun::create(R"({"experiment": "matrix", "rows_large": 100000})");
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "rows_large: 100,000 rows need about 1,026 MB for the large model, over the 256 MB limit");
+    EXPECT_STREQ(
+        e.what(),
+        "rows_large: 100,000 rows need about 1,026 MB for the large model, over the 256 MB limit");
   }
 }
 

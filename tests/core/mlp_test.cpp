@@ -17,7 +17,9 @@ TEST(Adam, FirstStepsMatchHandWorkedValues) {
    public:
     Tensor w{Shape{1, 1}, std::vector<float>{1.0f}};
     std::vector<Tensor*> parameters() override { return {&w}; }
-    Value forward(Builder& b, Value x, const std::vector<Value>& p) const override { return b.matmul(x, p[0]); }
+    Value forward(Builder& b, Value x, const std::vector<Value>& p) const override {
+      return b.matmul(x, p[0]);
+    }
   };
   for (Mode mode : {Mode::Eager, Mode::Traced}) {
     Scalar model;
@@ -34,7 +36,8 @@ TEST(Adam, FirstStepsMatchHandWorkedValues) {
       const double g = 2.0 * w;
       m = 0.9 * m + 0.1 * g;
       v = 0.999 * v + 0.001 * g * g;
-      const double lr_t = 0.1 * std::sqrt(1.0 - std::pow(0.999, step)) / (1.0 - std::pow(0.9, step));
+      const double lr_t =
+          0.1 * std::sqrt(1.0 - std::pow(0.999, step)) / (1.0 - std::pow(0.9, step));
       w -= lr_t * m / (std::sqrt(v) + 1e-7);
       EXPECT_NEAR(model.w[0], w, 1e-5) << mode_name(mode) << " step " << step;
       if (step == 1) {
@@ -61,7 +64,8 @@ std::vector<float> losses_of(Mode mode, int unroll, Activation act, int steps) {
   std::vector<float> out;
   if (mode == Mode::Reference) {
     ReferenceMlp ref(mlp, 20, 1e-2);
-    for (int s = 0; s < steps; ++s) out.push_back(ref.step(d.x.data() + (s % 10) * 20, d.y.data() + (s % 10) * 20));
+    for (int s = 0; s < steps; ++s)
+      out.push_back(ref.step(d.x.data() + (s % 10) * 20, d.y.data() + (s % 10) * 20));
     return out;
   }
   Adam adam(1e-2, mlp.parameters());
@@ -82,12 +86,14 @@ std::vector<float> losses_of(Mode mode, int unroll, Activation act, int steps) {
 TEST(Mlp, AllModesGiveTheSameLossCurve) {
   for (Activation act : {Activation::Tanh, Activation::Relu, Activation::Sigmoid}) {
     const std::vector<float> ref = losses_of(Mode::Reference, 1, act, 1000);
-    for (auto [mode, unroll] : {std::pair{Mode::Eager, 1}, std::pair{Mode::Traced, 1}, std::pair{Mode::Traced, 5}}) {
+    for (auto [mode, unroll] :
+         {std::pair{Mode::Eager, 1}, std::pair{Mode::Traced, 1}, std::pair{Mode::Traced, 5}}) {
       const std::vector<float> got = losses_of(mode, unroll, act, 1000);
       ASSERT_EQ(got.size(), ref.size());
       for (std::size_t i = 0; i < ref.size(); ++i)
         ASSERT_NEAR(got[i], ref[i], 1e-5 * std::abs(ref[i]) + 1e-7)
-            << mode_name(mode) << " unroll " << unroll << " activation " << static_cast<int>(act) << " step " << i;
+            << mode_name(mode) << " unroll " << unroll << " activation " << static_cast<int>(act)
+            << " step " << i;
     }
     EXPECT_LT(ref.back(), 0.5f * ref.front()) << "training should make progress";
   }
@@ -105,7 +111,8 @@ TEST(Mlp, GlorotInitIsDeterministicAndBounded) {
 }
 
 TEST(ExecutionModes, ExperimentResultsAndCoincidingCurves) {
-  auto run = ExperimentRun::create(R"({"experiment": "execution-modes", "n": 1000, "epochs": 3, "unroll": 5})");
+  auto run = ExperimentRun::create(
+      R"({"experiment": "execution-modes", "n": 1000, "epochs": 3, "unroll": 5})");
   while (!run->advance(50.0)) {
   }
   const json r = json::parse(run->result_json());
@@ -122,7 +129,8 @@ TEST(ExecutionModes, ExperimentResultsAndCoincidingCurves) {
   for (const char* mode : {"eager", "traced", "unrolled"}) {
     const json& l = r["series"][mode]["loss"];
     ASSERT_EQ(l.size(), ref.size()) << mode;
-    for (std::size_t i = 0; i < l.size(); ++i) EXPECT_NEAR(l[i].get<double>(), ref[i].get<double>(), 1e-5 * ref[i].get<double>());
+    for (std::size_t i = 0; i < l.size(); ++i)
+      EXPECT_NEAR(l[i].get<double>(), ref[i].get<double>(), 1e-5 * ref[i].get<double>());
   }
   EXPECT_LT(r["summary"]["final_loss_spread"].get<double>(), 1e-5);
 }
@@ -161,11 +169,13 @@ TEST(Mlp, CrossEntropyModesAgreeAndLearn) {
     Mlp mlp(1, {8}, 1, Activation::Tanh, init);
     if (m == 2) {
       ReferenceMlp ref(mlp, 20, 1e-2, Loss::Bce);
-      for (int s = 0; s < 500; ++s) curves[m].push_back(ref.step(x.data() + (s % 10) * 20, y.data() + (s % 10) * 20));
+      for (int s = 0; s < 500; ++s)
+        curves[m].push_back(ref.step(x.data() + (s % 10) * 20, y.data() + (s % 10) * 20));
       continue;
     }
     Adam adam(1e-2, mlp.parameters());
-    GraphTrainer t(m == 0 ? Mode::Eager : Mode::Traced, mlp, adam, {20, 1}, {20, 1}, 1, true, Loss::Bce);
+    GraphTrainer t(m == 0 ? Mode::Eager : Mode::Traced, mlp, adam, {20, 1}, {20, 1}, 1, true,
+                   Loss::Bce);
     for (int s = 0; s < 500; ++s) {
       const float* xs[] = {x.data() + (s % 10) * 20};
       const float* ys[] = {y.data() + (s % 10) * 20};
@@ -176,8 +186,10 @@ TEST(Mlp, CrossEntropyModesAgreeAndLearn) {
   }
   EXPECT_NEAR(curves[0][0], std::log(2.0), 0.2);  // an untrained classifier: about ln 2
   for (std::size_t i = 0; i < curves[2].size(); ++i) {
-    ASSERT_NEAR(curves[0][i], curves[2][i], 1e-5 * std::abs(curves[2][i]) + 1e-6) << "eager vs reference, step " << i;
-    ASSERT_NEAR(curves[1][i], curves[2][i], 1e-5 * std::abs(curves[2][i]) + 1e-6) << "traced vs reference, step " << i;
+    ASSERT_NEAR(curves[0][i], curves[2][i], 1e-5 * std::abs(curves[2][i]) + 1e-6)
+        << "eager vs reference, step " << i;
+    ASSERT_NEAR(curves[1][i], curves[2][i], 1e-5 * std::abs(curves[2][i]) + 1e-6)
+        << "traced vs reference, step " << i;
   }
   EXPECT_LT(curves[2].back(), 0.4f) << "the labels are learnable";
 }

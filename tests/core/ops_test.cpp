@@ -19,13 +19,15 @@ struct OpCase {
   OpKind op;
   std::vector<Shape> inputs;
   OpAttrs attrs;
-  Ref reference;  // forward in double
+  Ref reference;                // forward in double
   float lo = -1.0f, hi = 1.0f;  // where the random inputs are drawn
   bool differentiable = true;   // activation-gradient ops have no gradient of their own
   float grid = 0.0f;  // > 0: inputs snapped to (k + ½)·grid, away from kinks at multiples of grid
 };
 
-double at(const Tensor& t, int r, int c) { return t[static_cast<std::size_t>(r) * t.shape().cols + c]; }
+double at(const Tensor& t, int r, int c) {
+  return t[static_cast<std::size_t>(r) * t.shape().cols + c];
+}
 
 std::vector<double> matmul_ref(const std::vector<Tensor>& in, const OpAttrs& a) {
   const Tensor &x = in[0], &y = in[1];
@@ -47,7 +49,8 @@ std::vector<double> matmul_ref(const std::vector<Tensor>& in, const OpAttrs& a) 
 Ref elementwise(std::function<double(double, double)> f) {
   return [f](const std::vector<Tensor>& in, const OpAttrs&) {
     std::vector<double> out;
-    for (std::size_t i = 0; i < in[0].size(); ++i) out.push_back(f(in[0][i], in.size() > 1 ? in[1][i] : 0.0));
+    for (std::size_t i = 0; i < in[0].size(); ++i)
+      out.push_back(f(in[0][i], in.size() > 1 ? in[1][i] : 0.0));
     return out;
   };
 }
@@ -76,73 +79,179 @@ std::vector<OpCase> cases() {
       {"MatMul A^T", OpKind::MatMul, {{4, 3}, {4, 2}}, mm(true, false), matmul_ref},
       {"MatMul B^T", OpKind::MatMul, {{3, 4}, {2, 4}}, mm(false, true), matmul_ref},
       {"MatMul A^T B^T", OpKind::MatMul, {{4, 3}, {2, 4}}, mm(true, true), matmul_ref},
-      {"AddRow", OpKind::AddRow, {{3, 2}, {1, 2}}, {},
+      {"AddRow",
+       OpKind::AddRow,
+       {{3, 2}, {1, 2}},
+       {},
        [](const std::vector<Tensor>& in, const OpAttrs&) {
          std::vector<double> out;
          for (int i = 0; i < 3; ++i)
            for (int j = 0; j < 2; ++j) out.push_back(at(in[0], i, j) + at(in[1], 0, j));
          return out;
        }},
-      {"Add", OpKind::Add, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) { return a + b; })},
-      {"Sub", OpKind::Sub, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) { return a - b; })},
-      {"Mul", OpKind::Mul, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) { return a * b; })},
-      {"Scale", OpKind::Scale, {{2, 3}}, scale_by(-1.5f), elementwise([](double a, double) { return -1.5 * a; })},
-      {"MulScalar", OpKind::MulScalar, {{2, 3}, {1, 1}}, {},
+      {"Add", OpKind::Add, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) {
+         return a + b;
+       })},
+      {"Sub", OpKind::Sub, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) {
+         return a - b;
+       })},
+      {"Mul", OpKind::Mul, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) {
+         return a * b;
+       })},
+      {"Scale", OpKind::Scale, {{2, 3}}, scale_by(-1.5f), elementwise([](double a, double) {
+         return -1.5 * a;
+       })},
+      {"MulScalar",
+       OpKind::MulScalar,
+       {{2, 3}, {1, 1}},
+       {},
        [](const std::vector<Tensor>& in, const OpAttrs&) {
          std::vector<double> out;
-         for (std::size_t i = 0; i < in[0].size(); ++i) out.push_back(in[0][i] * static_cast<double>(in[1][0]));
+         for (std::size_t i = 0; i < in[0].size(); ++i)
+           out.push_back(in[0][i] * static_cast<double>(in[1][0]));
          return out;
        }},
       {"Square", OpKind::Square, {{2, 3}}, {}, elementwise([](double a, double) { return a * a; })},
-      {"Mean", OpKind::Mean, {{3, 4}}, {},
+      {"Mean",
+       OpKind::Mean,
+       {{3, 4}},
+       {},
        [](const std::vector<Tensor>& in, const OpAttrs&) {
          double s = 0;
          for (std::size_t i = 0; i < in[0].size(); ++i) s += in[0][i];
          return std::vector<double>{s / static_cast<double>(in[0].size())};
        }},
-      {"SumRows", OpKind::SumRows, {{3, 2}}, {},
+      {"SumRows",
+       OpKind::SumRows,
+       {{3, 2}},
+       {},
        [](const std::vector<Tensor>& in, const OpAttrs&) {
          std::vector<double> out(2, 0.0);
          for (int i = 0; i < 3; ++i)
            for (int j = 0; j < 2; ++j) out[j] += at(in[0], i, j);
          return out;
        }},
-      {"Sum", OpKind::Sum, {{3, 4}}, {},
+      {"Sum",
+       OpKind::Sum,
+       {{3, 4}},
+       {},
        [](const std::vector<Tensor>& in, const OpAttrs&) {
          double s = 0;
          for (std::size_t i = 0; i < in[0].size(); ++i) s += in[0][i];
          return std::vector<double>{s};
        }},
-      {"MeanGrad", OpKind::MeanGrad, {{1, 1}, {2, 3}}, {},
-       [](const std::vector<Tensor>& in, const OpAttrs&) { return std::vector<double>(6, in[0][0] / 6.0); }},
-      {"Fill", OpKind::Fill, {{1, 1}, {2, 3}}, {},
-       [](const std::vector<Tensor>& in, const OpAttrs&) { return std::vector<double>(6, in[0][0]); }},
-      {"RepeatRows", OpKind::RepeatRows, {{1, 2}, {3, 2}}, {},
+      {"MeanGrad",
+       OpKind::MeanGrad,
+       {{1, 1}, {2, 3}},
+       {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         return std::vector<double>(6, in[0][0] / 6.0);
+       }},
+      {"Fill",
+       OpKind::Fill,
+       {{1, 1}, {2, 3}},
+       {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         return std::vector<double>(6, in[0][0]);
+       }},
+      {"RepeatRows",
+       OpKind::RepeatRows,
+       {{1, 2}, {3, 2}},
+       {},
        [](const std::vector<Tensor>& in, const OpAttrs&) {
          std::vector<double> out;
          for (int i = 0; i < 3; ++i)
            for (int j = 0; j < 2; ++j) out.push_back(in[0][static_cast<std::size_t>(j)]);
          return out;
        }},
-      {"AddConst", OpKind::AddConst, {{2, 3}}, scale_by(0.25f), elementwise([](double a, double) { return a + 0.25; })},
-      {"Div", OpKind::Div, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) { return a / b; }), 0.5f, 2.0f},
-      {"Sqrt", OpKind::Sqrt, {{2, 3}}, {}, elementwise([](double a, double) { return std::sqrt(a); }), 0.5f, 2.0f},
-      {"Tanh", OpKind::Tanh, {{3, 4}}, {}, elementwise([](double a, double) { return std::tanh(a); }), -3.0f, 3.0f},
-      {"TanhGrad", OpKind::TanhGrad, {{2, 3}, {2, 3}}, {},
-       elementwise([](double y, double d) { return d * (1 - y * y); }), -1.0f, 1.0f, false},
-      {"Sigmoid", OpKind::Sigmoid, {{3, 4}}, {},
-       elementwise([](double a, double) { return 1.0 / (1.0 + std::exp(-a)); }), -4.0f, 4.0f},
-      {"SigmoidGrad", OpKind::SigmoidGrad, {{2, 3}, {2, 3}}, {},
-       elementwise([](double y, double d) { return d * y * (1 - y); }), 0.0f, 1.0f, false},
-      {"Relu", OpKind::Relu, {{3, 4}}, {}, elementwise([](double a, double) { return a > 0 ? a : 0.0; }), -1.0f, 1.0f,
-       true, 0.1f},
-      {"ReluGrad", OpKind::ReluGrad, {{2, 3}, {2, 3}}, {},
-       elementwise([](double x, double d) { return x > 0 ? d : 0.0; }), -1.0f, 1.0f, false},
-      {"Log", OpKind::Log, {{2, 3}}, {}, elementwise([](double a, double) { return std::log(a); }), 0.5f, 2.0f},
-      {"Clip", OpKind::Clip, {{3, 4}}, clip_to(-0.5f, 0.5f),
-       elementwise([](double a, double) { return std::min(0.5, std::max(-0.5, a)); }), -1.0f, 1.0f, true, 0.1f},
-      {"ClipGrad", OpKind::ClipGrad, {{2, 3}, {2, 3}}, clip_to(-0.5f, 0.5f),
-       elementwise([](double x, double d) { return (x > -0.5 && x < 0.5) ? d : 0.0; }), -1.0f, 1.0f, false},
+      {"AddConst", OpKind::AddConst, {{2, 3}}, scale_by(0.25f), elementwise([](double a, double) {
+         return a + 0.25;
+       })},
+      {"Div",
+       OpKind::Div,
+       {{2, 3}, {2, 3}},
+       {},
+       elementwise([](double a, double b) { return a / b; }),
+       0.5f,
+       2.0f},
+      {"Sqrt",
+       OpKind::Sqrt,
+       {{2, 3}},
+       {},
+       elementwise([](double a, double) { return std::sqrt(a); }),
+       0.5f,
+       2.0f},
+      {"Tanh",
+       OpKind::Tanh,
+       {{3, 4}},
+       {},
+       elementwise([](double a, double) { return std::tanh(a); }),
+       -3.0f,
+       3.0f},
+      {"TanhGrad",
+       OpKind::TanhGrad,
+       {{2, 3}, {2, 3}},
+       {},
+       elementwise([](double y, double d) { return d * (1 - y * y); }),
+       -1.0f,
+       1.0f,
+       false},
+      {"Sigmoid",
+       OpKind::Sigmoid,
+       {{3, 4}},
+       {},
+       elementwise([](double a, double) { return 1.0 / (1.0 + std::exp(-a)); }),
+       -4.0f,
+       4.0f},
+      {"SigmoidGrad",
+       OpKind::SigmoidGrad,
+       {{2, 3}, {2, 3}},
+       {},
+       elementwise([](double y, double d) { return d * y * (1 - y); }),
+       0.0f,
+       1.0f,
+       false},
+      {"Relu",
+       OpKind::Relu,
+       {{3, 4}},
+       {},
+       elementwise([](double a, double) { return a > 0 ? a : 0.0; }),
+       -1.0f,
+       1.0f,
+       true,
+       0.1f},
+      {"ReluGrad",
+       OpKind::ReluGrad,
+       {{2, 3}, {2, 3}},
+       {},
+       elementwise([](double x, double d) { return x > 0 ? d : 0.0; }),
+       -1.0f,
+       1.0f,
+       false},
+      {"Log",
+       OpKind::Log,
+       {{2, 3}},
+       {},
+       elementwise([](double a, double) { return std::log(a); }),
+       0.5f,
+       2.0f},
+      {"Clip",
+       OpKind::Clip,
+       {{3, 4}},
+       clip_to(-0.5f, 0.5f),
+       elementwise([](double a, double) { return std::min(0.5, std::max(-0.5, a)); }),
+       -1.0f,
+       1.0f,
+       true,
+       0.1f},
+      {"ClipGrad",
+       OpKind::ClipGrad,
+       {{2, 3}, {2, 3}},
+       clip_to(-0.5f, 0.5f),
+       elementwise([](double x, double d) { return (x > -0.5 && x < 0.5) ? d : 0.0; }),
+       -1.0f,
+       1.0f,
+       false},
   };
 }
 
@@ -182,7 +291,8 @@ TEST(Ops, ForwardMatchesPlainLoop) {
     const Value out = b.apply(c.op, args, c.attrs);
     const std::vector<double> want = c.reference(inputs, c.attrs);
     ASSERT_EQ(b.shape(out).size(), want.size());
-    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(b.data(out)[i], want[i], 1e-5) << "element " << i;
+    for (std::size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(b.data(out)[i], want[i], 1e-5) << "element " << i;
   }
 }
 
@@ -206,7 +316,8 @@ TEST(Ops, GradientMatchesCentralDifferences) {
       for (auto& t : inputs) in.push_back(b.parameter(t, "p"));
       std::array<Value, kMaxArity> a{};
       for (std::size_t i = 0; i < in.size(); ++i) a[i] = in[i];
-      const Value loss = b.scale(b.mean(b.mul(b.apply(c.op, a, c.attrs), b.input(r, "R"))), static_cast<float>(r.size()));
+      const Value loss = b.scale(b.mean(b.mul(b.apply(c.op, a, c.attrs), b.input(r, "R"))),
+                                 static_cast<float>(r.size()));
       const auto g = gradients(b, loss, in);
       for (std::size_t i = 0; i < g.size(); ++i) {
         ASSERT_EQ(b.shape(g[i]), inputs[i].shape());
@@ -224,7 +335,8 @@ TEST(Ops, GradientMatchesCentralDifferences) {
         const double down = probe_loss(c, inputs, r);
         inputs[i][k] = saved;
         const double numeric = (up - down) / (2.0 * h);
-        EXPECT_NEAR(analytic[i][k], numeric, 2e-3 + 2e-3 * std::abs(numeric)) << "input " << i << " element " << k;
+        EXPECT_NEAR(analytic[i][k], numeric, 2e-3 + 2e-3 * std::abs(numeric))
+            << "input " << i << " element " << k;
       }
   }
 }
@@ -244,7 +356,8 @@ TEST(Ops, ShapeErrorsNameTheOp) {
 
 TEST(Ops, FastTanhIsAccurate) {
   double worst = 0.0;
-  for (double x = -10.0; x <= 10.0; x += 1e-3) worst = std::max(worst, std::abs(fast_tanh(static_cast<float>(x)) - std::tanh(x)));
+  for (double x = -10.0; x <= 10.0; x += 1e-3)
+    worst = std::max(worst, std::abs(fast_tanh(static_cast<float>(x)) - std::tanh(x)));
   EXPECT_LT(worst, 2e-6);
   EXPECT_EQ(fast_tanh(0.0f), 0.0f);
   EXPECT_FLOAT_EQ(fast_tanh(50.0f), 1.0f);

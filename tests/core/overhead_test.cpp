@@ -74,7 +74,8 @@ TEST(Overhead, ResultShapeTinyRun) {
     for (double us : r["series"][m]["us_per_step"]) EXPECT_GT(us, 0.0) << m;
   }
   for (const auto& run_json : r["runs"]) {
-    for (const char* k : {"mode", "a_us", "b_ns_per_point", "crossover_n", "diverged"}) EXPECT_TRUE(run_json.contains(k)) << k;
+    for (const char* k : {"mode", "a_us", "b_ns_per_point", "crossover_n", "diverged"})
+      EXPECT_TRUE(run_json.contains(k)) << k;
     EXPECT_FALSE(run_json["diverged"].get<bool>());
   }
   EXPECT_TRUE(r["summary"]["a_fixed_us"].contains("eager"));
@@ -93,8 +94,10 @@ TEST(Overhead, RefusesBadRangesAndTooManyPoints) {
   EXPECT_EQ(config_error(R"({"experiment": "overhead", "n_min": 1000, "n_max": 100})"),
             "n_max: must be larger than n_min (1,000), got 100");
   EXPECT_EQ(config_error(R"({"experiment": "overhead", "n_max": 10000000})"),
-            "n_max: 10,000,000 points need about 305 MB, over the 256 MB limit (at most 8,388,608 points)");
-  EXPECT_EQ(config_error(R"({"experiment": "overhead", "points": 1})"), "points: must be an integer in [2, 40], got 1");
+            "n_max: 10,000,000 points need about 305 MB, over the 256 MB limit (at most 8,388,608 "
+            "points)");
+  EXPECT_EQ(config_error(R"({"experiment": "overhead", "points": 1})"),
+            "points: must be an integer in [2, 40], got 1");
 }
 
 }  // namespace

@@ -4,12 +4,10 @@
 
 #include "looplab/api.hpp"
 #include "looplab/experiment.hpp"
-
 #include "test_util.hpp"
 
 namespace looplab {
 namespace {
-
 
 std::string config_with(const std::string& experiment, const std::string& name, const json& value) {
   json c = {{"experiment", experiment}};
@@ -20,10 +18,14 @@ std::string config_with(const std::string& experiment, const std::string& name, 
 // Values each parameter type must refuse.
 std::vector<json> bad_values(const ParamSpec& p) {
   switch (p.type) {
-    case ParamType::Choice: return {"no-such-choice", 3, true, nullptr};
-    case ParamType::Bool: return {"yes", 1, nullptr};
-    case ParamType::Integer: return {p.min - 1, p.max + 1, p.min + 0.5, "12", nullptr, json::array()};
-    case ParamType::Number: return {p.min_exclusive ? p.min : p.min - 1, p.max * 2 + 1, "0.1", false, json::object()};
+    case ParamType::Choice:
+      return {"no-such-choice", 3, true, nullptr};
+    case ParamType::Bool:
+      return {"yes", 1, nullptr};
+    case ParamType::Integer:
+      return {p.min - 1, p.max + 1, p.min + 0.5, "12", nullptr, json::array()};
+    case ParamType::Number:
+      return {p.min_exclusive ? p.min : p.min - 1, p.max * 2 + 1, "0.1", false, json::object()};
   }
   return {};
 }
@@ -53,7 +55,8 @@ TEST(Params, RangesAreInclusiveOrExclusiveAsDeclared) {
   EXPECT_EQ(error_of(config_with("standardization", "lr_raw", 10.0)), "");
   EXPECT_NE(error_of(config_with("standardization", "lr_raw", 0.0)), "");
   EXPECT_EQ(error_of(config_with("standardization", "max_iterations", 1)), "");
-  EXPECT_EQ(error_of(config_with("standardization", "max_iterations", 2.0)), "");  // 2.0 is an integer
+  EXPECT_EQ(error_of(config_with("standardization", "max_iterations", 2.0)),
+            "");  // 2.0 is an integer
   EXPECT_EQ(error_of(config_with("standardization", "lr_raw", 0.0)),
             "lr_raw: must be a number in (0, 10], got 0");
 }
@@ -66,11 +69,15 @@ TEST(Params, OtherBadConfigs) {
   const std::string unknown = error_of(R"({"experiment": "nope"})");
   EXPECT_EQ(unknown.rfind("experiment: must be one of standardization | ", 0), 0u) << unknown;
   EXPECT_NE(unknown.find(", got \"nope\""), std::string::npos) << unknown;
-  EXPECT_EQ(error_of(R"({"experiment": "standardization", "lr": 1})").rfind("unknown parameter \"lr\" for standardization", 0),
+  EXPECT_EQ(error_of(R"({"experiment": "standardization", "lr": 1})")
+                .rfind("unknown parameter \"lr\" for standardization", 0),
             0u);
-  EXPECT_EQ(error_of(R"({"experiment": "standardization", "data": "synthetic", "x_min": 5, "x_max": 5})"),
-            "x_max: must be greater than x_min (5), got 5");
-  EXPECT_EQ(error_of(R"({"experiment": "standardization", "lr_raw": NaN})").rfind("config: not valid JSON", 0), 0u);
+  EXPECT_EQ(
+      error_of(R"({"experiment": "standardization", "data": "synthetic", "x_min": 5, "x_max": 5})"),
+      "x_max: must be greater than x_min (5), got 5");
+  EXPECT_EQ(error_of(R"({"experiment": "standardization", "lr_raw": NaN})")
+                .rfind("config: not valid JSON", 0),
+            0u);
 }
 
 TEST(Params, TextValuesParseByType) {
@@ -92,7 +99,8 @@ TEST(Params, DescribeCarriesEverythingTheControlsNeed) {
   const json d = json::parse(describe_json("standardization"));
   ASSERT_TRUE(d["parameters"].is_array());
   for (const auto& p : d["parameters"]) {
-    for (const char* key : {"name", "type", "default", "help", "allowed"}) EXPECT_TRUE(p.contains(key)) << key;
+    for (const char* key : {"name", "type", "default", "help", "allowed"})
+      EXPECT_TRUE(p.contains(key)) << key;
     if (p["type"] == "choice") {
       EXPECT_FALSE(p["choices"].empty());
     }

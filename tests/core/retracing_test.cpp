@@ -26,8 +26,9 @@ std::vector<std::string> reasons(const json& r) {
 TEST(Retracing, EveryNewSignatureTracesOnceWithItsReason) {
   const json r = run_retracing("");  // n 1050, batch 100 x 2 epochs, then 64, then evaluate
   EXPECT_EQ(r["summary"]["calls"], 11 * 2 + 17 + 1);
-  EXPECT_EQ(reasons(r), (std::vector<std::string>{"first call", "new batch shape [50 x 1]", "new batch shape [64 x 1]",
-                                                  "new batch shape [26 x 1]", "new static argument training=false"}));
+  EXPECT_EQ(reasons(r), (std::vector<std::string>{
+                            "first call", "new batch shape [50 x 1]", "new batch shape [64 x 1]",
+                            "new batch shape [26 x 1]", "new static argument training=false"}));
   EXPECT_EQ(r["runs"][1]["call"], 10);  // the partial batch at the end of the first epoch
   int traced = 0;
   for (const auto& c : r["calls"]) traced += c["traced"].get<bool>();
@@ -45,15 +46,18 @@ TEST(Retracing, RelaxedBatchTracesOncePerStaticArgument) {
   const json r = run_retracing(R"(, "relaxed_batch": true)");
   ASSERT_EQ(r["summary"]["traces"], 2);
   EXPECT_EQ(r["runs"][0]["reason"].get<std::string>().rfind("first call", 0), 0u);
-  EXPECT_EQ(r["runs"][1]["reason"].get<std::string>().rfind("new static argument training=false", 0), 0u);
-  const json quiet = run_retracing(R"(, "relaxed_batch": true, "evaluate": false, "second_batch": 100)");
+  EXPECT_EQ(
+      r["runs"][1]["reason"].get<std::string>().rfind("new static argument training=false", 0), 0u);
+  const json quiet =
+      run_retracing(R"(, "relaxed_batch": true, "evaluate": false, "second_batch": 100)");
   EXPECT_EQ(quiet["summary"]["traces"], 1);
 }
 
 TEST(Retracing, RelaxedProgramComputesWhatPerShapeProgramsCompute) {
   Tensor x({130, 1}), y({130, 1});
   Rng rng(2);
-  for (std::size_t i = 0; i < 130; ++i) x[i] = static_cast<float>(rng.normal()), y[i] = static_cast<float>(rng.normal());
+  for (std::size_t i = 0; i < 130; ++i)
+    x[i] = static_cast<float>(rng.normal()), y[i] = static_cast<float>(rng.normal());
   std::vector<float> losses[2];
   for (int relaxed = 0; relaxed < 2; ++relaxed) {
     Rng init(4);
@@ -67,7 +71,8 @@ TEST(Retracing, RelaxedProgramComputesWhatPerShapeProgramsCompute) {
       }
     EXPECT_EQ(cache.traces(), relaxed ? 1 : 2);
   }
-  for (std::size_t i = 0; i < losses[0].size(); ++i) EXPECT_FLOAT_EQ(losses[0][i], losses[1][i]) << i;
+  for (std::size_t i = 0; i < losses[0].size(); ++i)
+    EXPECT_FLOAT_EQ(losses[0][i], losses[1][i]) << i;
 }
 
 TEST(Retracing, RelaxedProgramRefusesABatchBeyondItsCapacity) {
@@ -96,11 +101,13 @@ TEST(Unroll, EveryFactorTrainsTheSameAndProgramsGrowWithK) {
   const json r = json::parse(run->result_json());
   std::vector<int> ks;
   for (const auto& f : r["runs"]) ks.push_back(f["k"].get<int>());
-  EXPECT_EQ(ks, (std::vector<int>{1, 2, 5, 10}));  // 10 batches: the factors below 10 that divide it, then all
+  EXPECT_EQ(ks, (std::vector<int>{
+                    1, 2, 5, 10}));  // 10 batches: the factors below 10 that divide it, then all
   const double loss = r["runs"][0]["final_loss"].get<double>();
   for (const auto& f : r["runs"]) {
     EXPECT_NEAR(f["final_loss"].get<double>(), loss, 1e-5 * loss) << "k = " << f["k"];
-    EXPECT_EQ(f["instructions"].get<long long>(), f["k"].get<long long>() * r["runs"][0]["instructions"].get<long long>());
+    EXPECT_EQ(f["instructions"].get<long long>(),
+              f["k"].get<long long>() * r["runs"][0]["instructions"].get<long long>());
   }
 }
 

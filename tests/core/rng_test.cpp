@@ -1,9 +1,9 @@
 // rng_test.cpp — the seeded engine gives the same numbers in every build, and the right moments.
+#include "looplab/rng.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
-
-#include "looplab/rng.hpp"
 
 namespace looplab {
 namespace {

@@ -1,9 +1,10 @@
 // session_test.cpp — train_on_batch (copy + one step per call) computes exactly what fit computes,
 // in every mode; the call-granularity experiment's result shape and its validation.
+#include "looplab/session.hpp"
+
 #include <gtest/gtest.h>
 
 #include "looplab/api.hpp"
-#include "looplab/session.hpp"
 
 namespace looplab {
 namespace {
@@ -12,7 +13,8 @@ std::vector<float> per_batch(TrainerSession& s, const LinearData& d, int n, int 
   std::vector<float> losses;
   const int batch = s.config().batch;
   for (int e = 0; e < epochs; ++e)
-    for (int b = 0; b + batch <= n; b += batch) losses.push_back(s.train_on_batch(d.x.data() + b, d.y.data() + b));
+    for (int b = 0; b + batch <= n; b += batch)
+      losses.push_back(s.train_on_batch(d.x.data() + b, d.y.data() + b));
   return losses;
 }
 
@@ -34,7 +36,8 @@ TEST_P(SessionModes, TrainOnBatchGivesTheSameLossesAsFit) {
   EXPECT_NE(a.front(), a.back()) << "the model trains";
 }
 
-INSTANTIATE_TEST_SUITE_P(AllModes, SessionModes, ::testing::Values(Mode::Eager, Mode::Traced, Mode::Reference),
+INSTANTIATE_TEST_SUITE_P(AllModes, SessionModes,
+                         ::testing::Values(Mode::Eager, Mode::Traced, Mode::Reference),
                          [](const auto& info) { return mode_name(info.param); });
 
 TEST(Session, TrainOnBatchCopiesTheBatchIn) {
@@ -49,7 +52,8 @@ TEST(Session, TrainOnBatchCopiesTheBatchIn) {
 }
 
 TEST(Session, CreatedFromTheExperimentConfigWithItsValidation) {
-  auto s = create_session(R"({"experiment": "call-granularity", "batch": 25, "hidden": 3, "mode": "reference"})");
+  auto s = create_session(
+      R"({"experiment": "call-granularity", "batch": 25, "hidden": 3, "mode": "reference"})");
   EXPECT_EQ(s->config().batch, 25);
   EXPECT_EQ(s->config().hidden, 3);
   EXPECT_EQ(s->config().mode, Mode::Reference);
@@ -58,7 +62,8 @@ TEST(Session, CreatedFromTheExperimentConfigWithItsValidation) {
     create_session(R"({"experiment": "call-granularity", "mode": "fast"})");
     FAIL() << "expected a ConfigError";
   } catch (const ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()), "mode: must be one of eager | traced | reference, got \"fast\"");
+    EXPECT_EQ(std::string(e.what()),
+              "mode: must be one of eager | traced | reference, got \"fast\"");
   }
   EXPECT_THROW(create_session(R"({"experiment": "overhead"})"), ConfigError);
 }
@@ -85,7 +90,8 @@ json run_experiment(const std::string& config) {
 }
 
 TEST(CallGranularity, ResultShapeAndIdenticalLosses) {
-  const json r = run_experiment(R"({"experiment": "call-granularity", "n": 200, "batch": 20, "epochs": 3, "chunk_ms": 0.1})");
+  const json r = run_experiment(
+      R"({"experiment": "call-granularity", "n": 200, "batch": 20, "epochs": 3, "chunk_ms": 0.1})");
   ASSERT_EQ(r["runs"].size(), 2u);
   EXPECT_EQ(r["runs"][0]["variant"], "fit");
   EXPECT_EQ(r["runs"][1]["variant"], "train_on_batch");
@@ -95,17 +101,21 @@ TEST(CallGranularity, ResultShapeAndIdenticalLosses) {
     EXPECT_GT(v["us_per_step"].get<double>(), 0.0);
     EXPECT_FALSE(v["diverged"].get<bool>());
   }
-  EXPECT_DOUBLE_EQ(r["runs"][1]["overhead_us_per_call"].get<double>(),
-                   r["runs"][1]["us_per_step"].get<double>() - r["runs"][0]["us_per_step"].get<double>());
+  EXPECT_DOUBLE_EQ(
+      r["runs"][1]["overhead_us_per_call"].get<double>(),
+      r["runs"][1]["us_per_step"].get<double>() - r["runs"][0]["us_per_step"].get<double>());
   EXPECT_EQ(r["runs"][0]["final_loss"], r["runs"][1]["final_loss"]);
   EXPECT_TRUE(r["summary"]["same_losses"].get<bool>());
   EXPECT_EQ(r["series"]["fit"]["step"].size(), 30u);
 }
 
 TEST(CallGranularity, RefusesBadConfigsWithTheParameterNamed) {
-  EXPECT_THROW(ExperimentRun::create(R"({"experiment": "call-granularity", "batch": 500, "n": 100})"), ConfigError);
+  EXPECT_THROW(
+      ExperimentRun::create(R"({"experiment": "call-granularity", "batch": 500, "n": 100})"),
+      ConfigError);
   try {
-    ExperimentRun::create(R"({"experiment": "call-granularity", "n": 1000000, "batch": 10000, "hidden": 512})");
+    ExperimentRun::create(
+        R"({"experiment": "call-granularity", "n": 1000000, "batch": 10000, "hidden": 512})");
     FAIL() << "expected a ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("128 MB limit"), std::string::npos) << e.what();

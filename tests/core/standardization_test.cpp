@@ -42,7 +42,8 @@ const json& run_named(const json& result, const std::string& variant) {
 TEST(Standardization, AcceptanceValuesAndResultShape) {
   const Finished f = run_to_end(R"({"experiment": "standardization", "mode": "reference"})");
   const json& r = f.result;
-  for (const char* key : {"experiment", "config", "environment", "series", "runs", "summary"}) ASSERT_TRUE(r.contains(key)) << key;
+  for (const char* key : {"experiment", "config", "environment", "series", "runs", "summary"})
+    ASSERT_TRUE(r.contains(key)) << key;
   EXPECT_EQ(r["config"]["lr_raw"], 1e-4);
   EXPECT_TRUE(r["environment"].contains("clock_resolution_ns"));
 
@@ -67,7 +68,8 @@ TEST(Standardization, AcceptanceValuesAndResultShape) {
     EXPECT_LE(n, 2000u);
     EXPECT_EQ(s["loss"].size(), n);
     EXPECT_EQ(s["gap"].size(), n);
-    for (std::size_t i = 1; i < n; ++i) ASSERT_GT(s["iteration"][i].get<double>(), s["iteration"][i - 1].get<double>());
+    for (std::size_t i = 1; i < n; ++i)
+      ASSERT_GT(s["iteration"][i].get<double>(), s["iteration"][i - 1].get<double>());
     EXPECT_EQ(s["iteration"].back(), run_named(r, variant)["iterations_to_tolerance"]);
     EXPECT_LE(s["gap"].back().get<double>(), 1e-6);
     EXPECT_EQ(f.streamed[variant], s) << "progress events must carry exactly the final series";
@@ -82,13 +84,16 @@ TEST(Standardization, DivergenceIsReportedNotCrashed) {
   EXPECT_TRUE(raw["iterations_to_tolerance"].is_null());
   EXPECT_TRUE(std::isfinite(raw["W"].get<double>()));
   for (const auto& col : {"loss", "gap"})
-    for (const auto& v : f.result["series"]["raw"][col]) ASSERT_TRUE(v.is_number() && std::isfinite(v.get<double>()));
-  EXPECT_NE(f.result["summary"]["reading"].get<std::string>().find("diverged at iteration"), std::string::npos);
+    for (const auto& v : f.result["series"]["raw"][col])
+      ASSERT_TRUE(v.is_number() && std::isfinite(v.get<double>()));
+  EXPECT_NE(f.result["summary"]["reading"].get<std::string>().find("diverged at iteration"),
+            std::string::npos);
   EXPECT_EQ(run_named(f.result, "scaled")["iterations_to_tolerance"], 39);
 }
 
 TEST(Standardization, NotReachedIsNull) {
-  const Finished f = run_to_end(R"({"experiment": "standardization", "max_iterations": 1000, "mode": "eager"})");
+  const Finished f =
+      run_to_end(R"({"experiment": "standardization", "max_iterations": 1000, "mode": "eager"})");
   const json& raw = run_named(f.result, "raw");
   EXPECT_TRUE(raw["iterations_to_tolerance"].is_null());
   EXPECT_EQ(raw["iterations_run"], 1000);
@@ -96,7 +101,8 @@ TEST(Standardization, NotReachedIsNull) {
 }
 
 TEST(Standardization, SameConfigSameResultsApartFromTimings) {
-  const std::string config = R"({"experiment": "standardization", "data": "synthetic", "n": 300, "max_iterations": 3000})";
+  const std::string config =
+      R"({"experiment": "standardization", "data": "synthetic", "n": 300, "max_iterations": 3000})";
   json a = run_to_end(config).result, b = run_to_end(config).result;
   for (json* r : {&a, &b}) {
     r->erase("environment");
@@ -110,7 +116,8 @@ TEST(Standardization, SameConfigSameResultsApartFromTimings) {
 }
 
 TEST(Standardization, MinMaxScalingConvergesSlowerThanStandardizing) {
-  const Finished f = run_to_end(R"({"experiment": "standardization", "scaling": "minmax", "max_iterations": 20000})");
+  const Finished f = run_to_end(
+      R"({"experiment": "standardization", "scaling": "minmax", "max_iterations": 20000})");
   const json& scaled = run_named(f.result, "scaled");
   EXPECT_GT(scaled["condition_number"].get<double>(), 2.0);
   ASSERT_FALSE(scaled["iterations_to_tolerance"].is_null());

@@ -1,5 +1,7 @@
 // trace_test.cpp — the traced executor: memory plan properties on synthetic graphs, traced ==
 // eager, the learning rate as a program input, dead-node removal, zero allocations per step.
+#include "looplab/trace.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -9,16 +11,15 @@
 
 #include "looplab/eager.hpp"
 #include "looplab/graph_trainer.hpp"
-#include "looplab/model.hpp"
-#include "looplab/optim.hpp"
 #include "looplab/linear.hpp"
 #include "looplab/memory_plan.hpp"
+#include "looplab/model.hpp"
+#include "looplab/optim.hpp"
 #include "looplab/rng.hpp"
-#include "looplab/trace.hpp"
 #include "looplab/train.hpp"
 
-// Counts every allocation in this test binary, so a test can assert that a window allocated nothing.
-// Every form of new and delete is replaced, so sanitizers see matching pairs.
+// Counts every allocation in this test binary, so a test can assert that a window allocated
+// nothing. Every form of new and delete is replaced, so sanitizers see matching pairs.
 static std::atomic<long> g_allocations{0};
 static void* counted_malloc(std::size_t n) {
   ++g_allocations;
@@ -115,7 +116,9 @@ TEST(Traced, DeadNodesAreRemovedAndMemoryIsPlanned) {
   const Value loss = t.mse(pred, t.input(y, "y"));
   const auto g = gradients(t, loss, {wv, bv});
   const Value lv = t.input(lr, "lr");
-  const Program p = compile(t, {loss}, {{wv, t.sub(wv, t.mul_scalar(g[0], lv))}, {bv, t.sub(bv, t.mul_scalar(g[1], lv))}});
+  const Program p =
+      compile(t, {loss},
+              {{wv, t.sub(wv, t.mul_scalar(g[0], lv))}, {bv, t.sub(bv, t.mul_scalar(g[1], lv))}});
   EXPECT_LT(p.stats().nodes_live, p.stats().nodes_traced);
   EXPECT_LT(p.stats().arena_bytes, p.stats().unplanned_bytes);
   EXPECT_GT(p.stats().flops_per_step, 0.0);
@@ -129,7 +132,8 @@ TEST(Traced, StepsAllocateNothing) {
   for (int i = 0; i < 1000; ++i) traced->step(1e-4f);
   EXPECT_EQ(g_allocations.load() - before, 0) << "a traced step allocated";
 
-  auto eager = make_linear_trainer(Mode::Eager, d.x, d.y);  // the contrast, and a check the counter works
+  auto eager =
+      make_linear_trainer(Mode::Eager, d.x, d.y);  // the contrast, and a check the counter works
   const long eager_before = g_allocations.load();
   eager->step(1e-4f);
   EXPECT_GT(g_allocations.load() - eager_before, 10);
@@ -148,7 +152,8 @@ TEST(Traced, FusedMlpStepsAllocateNothing) {
   float loss = 0.0f;
   t.run(xs, ys, &loss);
   const long before = g_allocations.load();
-  for (int i = 0; i < 200; ++i) t.run(xs, ys, &loss, i % 2 ? 100 : 37);  // every other call: 37 rows
+  for (int i = 0; i < 200; ++i)
+    t.run(xs, ys, &loss, i % 2 ? 100 : 37);  // every other call: 37 rows
   EXPECT_EQ(g_allocations.load() - before, 0) << "a fused traced step allocated";
 }
 

@@ -19,7 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (t.columns.empty() || t.values.size() != t.rows * t.columns.size()) std::abort();
     try {
       const looplab::LinearData d = looplab::select_xy(t, t.columns.front(), t.columns.back());
-      if (static_cast<std::size_t>(d.x.shape().rows) != t.rows || static_cast<std::size_t>(d.y.shape().rows) != t.rows) std::abort();
+      if (static_cast<std::size_t>(d.x.shape().rows) != t.rows ||
+          static_cast<std::size_t>(d.y.shape().rows) != t.rows)
+        std::abort();
     } catch (const looplab::ConfigError&) {
     }
   } catch (const looplab::ConfigError&) {

@@ -25,12 +25,12 @@ using looplab::json;
 using looplab::ParamSpec;
 using looplab::ParamType;
 
-constexpr double kMaxSteps = 5'000;     // estimated steps per run
-constexpr double kMaxBytes = 64e6;      // estimated bytes per run
-constexpr double kMaxWallMs = 300.0;    // then the run is dropped (cancel = stop advancing)
+constexpr double kMaxSteps = 5'000;   // estimated steps per run
+constexpr double kMaxBytes = 64e6;    // estimated bytes per run
+constexpr double kMaxWallMs = 300.0;  // then the run is dropped (cancel = stop advancing)
 
-#define FUZZ_CHECK(cond) \
-  do {                   \
+#define FUZZ_CHECK(cond)           \
+  do {                             \
     if (!(cond)) __builtin_trap(); \
   } while (0)
 
@@ -43,7 +43,8 @@ json pick(const ParamSpec& spec, FuzzedDataProvider& in) {
       return in.ConsumeBool();
     case ParamType::Integer: {
       const double u = in.ConsumeProbability<double>();
-      return static_cast<long long>(spec.min + std::floor((spec.max - spec.min) * std::pow(u, 12.0)));
+      return static_cast<long long>(spec.min +
+                                    std::floor((spec.max - spec.min) * std::pow(u, 12.0)));
     }
     case ParamType::Number: {
       const int edge = in.ConsumeIntegralInRange<int>(0, 7);
@@ -94,7 +95,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(progress.at("done").get<bool>() == done);
     const double f = progress.at("fraction").get<double>();
     FUZZ_CHECK(f >= 0.0 && f <= 1.0);
-    if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() > kMaxWallMs) break;
+    if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count() > kMaxWallMs)
+      break;
   }
   if (done) {
     const json result = json::parse(run->result_json());

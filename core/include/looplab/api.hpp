@@ -27,8 +27,8 @@ struct ConfigError : std::runtime_error {
 // [{"id": "...", "title": "...", "question": "..."}, ...]
 std::string list_experiments_json();
 
-// {"id", "title", "question", "explanation": {...}, "parameters": [...], "plots": [...], "quoted": [...]}
-// Throws ConfigError for an unknown id.
+// {"id", "title", "question", "explanation": {...}, "parameters": [...], "plots": [...], "quoted":
+// [...]} Throws ConfigError for an unknown id.
 std::string describe_json(const std::string& id);
 
 // Throws ConfigError if the config is invalid (unknown experiment, unknown key, bad type or range).

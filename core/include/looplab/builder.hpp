@@ -53,9 +53,11 @@ class Builder {
   // Leaves. Inputs and parameters refer to the caller's tensors (which must outlive the builder);
   // constants are copied.
   Value input(const Tensor& t, std::string_view name) { return input(t.data(), t.shape(), name); }
-  Value input(const float* data, Shape shape, std::string_view name);  // e.g. a batch inside a tensor
+  Value input(const float* data, Shape shape,
+              std::string_view name);  // e.g. a batch inside a tensor
   Value parameter(Tensor& t, std::string_view name);
-  Value state(Tensor& t, std::string_view name);  // written by updates, no gradient (optimizer slots)
+  Value state(Tensor& t,
+              std::string_view name);  // written by updates, no gradient (optimizer slots)
   Value constant(Tensor t);
 
   Value apply(OpKind op, std::array<Value, kMaxArity> in, const OpAttrs& attrs = {});
@@ -72,8 +74,12 @@ class Builder {
   Value mean(Value a) { return apply(OpKind::Mean, {a}); }
   Value sum_rows(Value a) { return apply(OpKind::SumRows, {a}); }
   Value sum(Value a) { return apply(OpKind::Sum, {a}); }
-  Value fill(Value scalar, Value like) { return apply(OpKind::Fill, {scalar, like}); }          // shape of like
-  Value repeat_rows(Value row, Value like) { return apply(OpKind::RepeatRows, {row, like}); }  // shape of like
+  Value fill(Value scalar, Value like) {
+    return apply(OpKind::Fill, {scalar, like});
+  }  // shape of like
+  Value repeat_rows(Value row, Value like) {
+    return apply(OpKind::RepeatRows, {row, like});
+  }  // shape of like
   Value add_const(Value a, float c);
   Value div(Value a, Value b) { return apply(OpKind::Div, {a, b}); }
   Value sqrt(Value a) { return apply(OpKind::Sqrt, {a}); }
@@ -103,7 +109,8 @@ class Builder {
 
  private:
   Value push(Node n);
-  Value leaf(LeafKind kind, Shape shape, std::string_view name, const float* data, Tensor* writable, Tensor* owned);
+  Value leaf(LeafKind kind, Shape shape, std::string_view name, const float* data, Tensor* writable,
+             Tensor* owned);
   std::vector<Node> nodes_;
 };
 

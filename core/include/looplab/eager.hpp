@@ -28,8 +28,8 @@ class EagerBuilder final : public Builder {
   void on_leaf(Value v, const float* data, Tensor* writable, Tensor* owned) override;
   void on_op(Value v) override;
 
-  std::vector<const float*> ptr_;                      // node id -> its data
-  std::vector<std::unique_ptr<float[]>> buffers_;      // fresh buffers of computed nodes
+  std::vector<const float*> ptr_;                  // node id -> its data
+  std::vector<std::unique_ptr<float[]>> buffers_;  // fresh buffers of computed nodes
   std::vector<std::unique_ptr<Tensor>> constants_;
 };
 

@@ -22,7 +22,8 @@ namespace looplab {
 // What a config will need, estimated from the parameters alone so that api.cpp can refuse a config
 // over this build's limits *before* anything is allocated (the message states limit and estimate).
 struct Estimate {
-  double bytes = 0.0;   // peak heap the run needs (data, models, compiled programs), generously rounded up
+  double bytes =
+      0.0;  // peak heap the run needs (data, models, compiled programs), generously rounded up
   double steps = 0.0;   // training steps / iterations / calls the run performs in total
   std::string drivers;  // the parameters it depends on, named in the message: "n, batch and hidden"
 };

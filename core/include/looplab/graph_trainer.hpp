@@ -28,12 +28,13 @@ class GraphTrainer {
  public:
   // mode is Eager or Traced; unroll > 1 needs Traced. training = false: the loss only, no update
   // (an evaluation step: a different program, as a static argument makes it in a framework).
-  GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch, int unroll = 1,
-               bool training = true, Loss loss = Loss::Mse, CompileOptions options = {});
+  GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch,
+               int unroll = 1, bool training = true, Loss loss = Loss::Mse,
+               CompileOptions options = {});
   int steps_per_call() const { return unroll_; }
-  // Runs steps_per_call() steps on batches xs[j], ys[j]; losses[j] is step j's loss before its update.
-  // rows: the batch rows of this call; a traced program re-derives its shapes for it (at most the
-  // rows it was traced with). -1: the rows it was built for.
+  // Runs steps_per_call() steps on batches xs[j], ys[j]; losses[j] is step j's loss before its
+  // update. rows: the batch rows of this call; a traced program re-derives its shapes for it (at
+  // most the rows it was traced with). -1: the rows it was built for.
   void run(const float* const* xs, const float* const* ys, float* losses, int rows = -1);
   // Traced: trace_ms, compile_ms and the program's size; eager: empty.
   json setup_info() const;

@@ -9,11 +9,11 @@
 //   one GD step    θ − θ* ← (I − lr·H)(θ − θ*): each eigen-direction shrinks by |1 − lr·λ_i|,
 //   so it converges iff lr < 2/λ_max, and the slowest direction sets the pace: κ = λ_max/λ_min.
 //
-//   LinearData d = seed004_data();                 // x = arange(0, 100, 0.1), y = x + 20 sin(x/10) + 15
-//   Quadratic q(d.x, d.y);                         // closed form, eigenvalues, gap()
-//   Scaler s = Scaler::fit(d.x, ScalingKind::Standardize);
-//   Tensor xs = s.transform(d.x);                  // (x − mean) / std
-//   LinearWeights raw = s.to_raw(scaled_weights);  // W = W_s/std, b = b_s − mean·W_s/std
+//   LinearData d = seed004_data();                 // x = arange(0, 100, 0.1), y = x + 20 sin(x/10)
+//   + 15 Quadratic q(d.x, d.y);                         // closed form, eigenvalues, gap() Scaler s
+//   = Scaler::fit(d.x, ScalingKind::Standardize); Tensor xs = s.transform(d.x);                  //
+//   (x − mean) / std LinearWeights raw = s.to_raw(scaled_weights);  // W = W_s/std, b = b_s −
+//   mean·W_s/std
 #pragma once
 
 #include <Eigen/Core>
@@ -87,17 +87,20 @@ class Quadratic {
   const LinearWeights& optimum() const { return optimum_; }
   double loss_at_optimum() const { return loss_star_; }
   const Eigen::VectorXd& eigenvalues() const { return eigenvalues_; }  // ascending
-  double condition_number() const { return eigenvalues_(eigenvalues_.size() - 1) / eigenvalues_(0); }
+  double condition_number() const {
+    return eigenvalues_(eigenvalues_.size() - 1) / eigenvalues_(0);
+  }
   double largest_stable_lr() const { return 2.0 / eigenvalues_(eigenvalues_.size() - 1); }
 
-  double gap(const LinearWeights& w) const;                 // L(θ) − L*, exact
-  double relative_gap(const LinearWeights& w) const;        // gap / L* (see gap_scale())
+  double gap(const LinearWeights& w) const;           // L(θ) − L*, exact
+  double relative_gap(const LinearWeights& w) const;  // gap / L* (see gap_scale())
   // The same for θ = (W_1..W_d, b) in a plain array; allocates nothing (called every step).
   double relative_gap(const double* theta) const;
-  double gap_scale() const { return gap_scale_; }           // L*, floored for exact fits
+  double gap_scale() const { return gap_scale_; }  // L*, floored for exact fits
   // The first iteration k at which exact-arithmetic gradient descent from `start` with rate lr has
   // relative gap ≤ tolerance; nullopt when it never gets there (lr ≥ 2/λ_max) or k > limit.
-  std::optional<long long> predicted_iterations(const LinearWeights& start, double lr, double tolerance,
+  std::optional<long long> predicted_iterations(const LinearWeights& start, double lr,
+                                                double tolerance,
                                                 long long limit = 1'000'000'000'000LL) const;
 
  private:

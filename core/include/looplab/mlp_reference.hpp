@@ -21,9 +21,9 @@ namespace looplab {
 class ReferenceMlp {
  public:
   // mlp must have one hidden layer and one output; batch is the number of rows per step.
-  ReferenceMlp(const Mlp& mlp, int batch, double lr, Loss loss = Loss::Mse, double beta1 = 0.9, double beta2 = 0.999,
-               double epsilon = 1e-7);
-  float step(const float* x, const float* y);  // loss before the update
+  ReferenceMlp(const Mlp& mlp, int batch, double lr, Loss loss = Loss::Mse, double beta1 = 0.9,
+               double beta2 = 0.999, double epsilon = 1e-7);
+  float step(const float* x, const float* y);                      // loss before the update
   const std::vector<float>& parameters() const { return theta_; }  // W1, b1, W2, b2 flattened
 
  private:

@@ -60,10 +60,10 @@ constexpr int kMaxArity = 2;
 
 // Static attributes of a node, fixed when it is built.
 struct OpAttrs {
-  float scale = 1.0f;         // Scale: y = scale * x; AddConst: y = x + scale
+  float scale = 1.0f;          // Scale: y = scale * x; AddConst: y = x + scale
   float lo = 0.0f, hi = 0.0f;  // Clip: y = min(max(x, lo), hi)
-  bool transpose_a = false;   // MatMul: op(A) = A^T
-  bool transpose_b = false;   // MatMul: op(B) = B^T
+  bool transpose_a = false;    // MatMul: op(A) = A^T
+  bool transpose_b = false;    // MatMul: op(B) = B^T
 };
 // NOTE: no op keeps a shape in its attributes. Every output shape follows from the input shapes,
 // so a program compiled with a relaxed batch dimension can re-derive all shapes for a new batch.

@@ -35,7 +35,8 @@ class Optimizer {
   // Leaves for the parameters (given) and this optimizer's slots.
   OptimizerState leaves(Builder& b, const std::vector<Value>& params);
   // The update nodes of one step, reading learning-rate input j.
-  virtual OptimizerState apply(Builder& b, const OptimizerState& s, const std::vector<Value>& grads, int j) = 0;
+  virtual OptimizerState apply(Builder& b, const OptimizerState& s, const std::vector<Value>& grads,
+                               int j) = 0;
   // Tensors the leaves() slots refer to, in order.
   std::vector<Tensor*> slot_tensors();
   void set_learning_rate(double lr) { lr_value_ = lr; }
@@ -57,7 +58,8 @@ class Sgd final : public Optimizer {
  public:
   explicit Sgd(double lr);
   void set_step(long long t, int j) override;
-  OptimizerState apply(Builder& b, const OptimizerState& s, const std::vector<Value>& grads, int j) override;
+  OptimizerState apply(Builder& b, const OptimizerState& s, const std::vector<Value>& grads,
+                       int j) override;
 };
 
 // Adam as Keras computes it (β1 0.9, β2 0.999, ε 1e-7):
@@ -65,14 +67,17 @@ class Sgd final : public Optimizer {
 //   θ ← θ − lr_t · m / (√v + ε),  lr_t = lr·√(1 − β2^t) / (1 − β1^t).
 class Adam final : public Optimizer {
  public:
-  Adam(double lr, const std::vector<Tensor*>& params, double beta1 = 0.9, double beta2 = 0.999, double epsilon = 1e-7);
+  Adam(double lr, const std::vector<Tensor*>& params, double beta1 = 0.9, double beta2 = 0.999,
+       double epsilon = 1e-7);
   void set_step(long long t, int j) override;
-  OptimizerState apply(Builder& b, const OptimizerState& s, const std::vector<Value>& grads, int j) override;
+  OptimizerState apply(Builder& b, const OptimizerState& s, const std::vector<Value>& grads,
+                       int j) override;
 
  private:
   double beta1_, beta2_, epsilon_;
 };
 
-std::unique_ptr<Optimizer> make_optimizer(const std::string& name, double lr, const std::vector<Tensor*>& params);
+std::unique_ptr<Optimizer> make_optimizer(const std::string& name, double lr,
+                                          const std::vector<Tensor*>& params);
 
 }  // namespace looplab

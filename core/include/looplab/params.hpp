@@ -2,8 +2,9 @@
 // CLI's --set, the page's controls and the widget attributes.
 //
 //   const std::vector<ParamSpec> specs = {
-//     number("lr_raw", 1e-4, 0, 10, "learning rate for the raw inputs").exclusive_min().log_scale(),
-//     choice("scaling", "standardize", {"standardize", "minmax"}, "how to scale x"),
+//     number("lr_raw", 1e-4, 0, 10, "learning rate for the raw
+//     inputs").exclusive_min().log_scale(), choice("scaling", "standardize", {"standardize",
+//     "minmax"}, "how to scale x"),
 //   };
 //   Params p = validate_params("standardization", specs, config);   // throws ConfigError
 //   double lr = p.number("lr_raw");
@@ -31,8 +32,14 @@ struct ParamSpec {
   std::string help;
   std::string when_param, when_value;  // shown only when another parameter has this value
 
-  ParamSpec& exclusive_min() { min_exclusive = true; return *this; }
-  ParamSpec& log_scale() { log = true; return *this; }
+  ParamSpec& exclusive_min() {
+    min_exclusive = true;
+    return *this;
+  }
+  ParamSpec& log_scale() {
+    log = true;
+    return *this;
+  }
   ParamSpec& only_when(std::string param, std::string value) {
     when_param = std::move(param);
     when_value = std::move(value);
@@ -44,7 +51,8 @@ struct ParamSpec {
 
 ParamSpec number(std::string name, double def, double min, double max, std::string help);
 ParamSpec integer(std::string name, long long def, long long min, long long max, std::string help);
-ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices, std::string help);
+ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices,
+                 std::string help);
 ParamSpec boolean(std::string name, bool def, std::string help);
 
 // A validated, complete set of values (defaults filled in).
@@ -63,7 +71,8 @@ class Params {
 
 // Checks every key of `config` (except "experiment") against `specs`: unknown keys, types and
 // ranges. Throws ConfigError with a one-line message naming the parameter and what it allows.
-Params validate_params(const std::string& experiment, const std::vector<ParamSpec>& specs, const json& config);
+Params validate_params(const std::string& experiment, const std::vector<ParamSpec>& specs,
+                       const json& config);
 
 // Turns the text of `--set name=value` (or a URL/attribute value) into a JSON value of the
 // parameter's type. Throws ConfigError if it does not parse.

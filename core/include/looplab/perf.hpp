@@ -3,7 +3,8 @@
 //
 //   ChunkTiming t = time_steps([&] { return trainer.step(lr); }, 3.0, 5);   // median µs per step
 //   CostLine fit = fit_cost_line({10, 100, 1000}, {1.2, 1.5, 4.1});        // a, b, crossover a/b
-//   double pct = seed001_percent(2.0, 3.0);                                 // +50: the first is faster
+//   double pct = seed001_percent(2.0, 3.0);                                 // +50: the first is
+//   faster
 #pragma once
 
 #include <cmath>
@@ -42,18 +43,20 @@ ChunkTiming time_steps(Step&& step, double chunk_ms, int repeats) {
   long long k = 1;
   while (run(k) < chunk_ms && !t.diverged && k < (1LL << 40)) k *= 2;
   std::vector<double> per_step;
-  for (int r = 0; r < repeats && !t.diverged; ++r) per_step.push_back(run(k) * 1000.0 / static_cast<double>(k));
+  for (int r = 0; r < repeats && !t.diverged; ++r)
+    per_step.push_back(run(k) * 1000.0 / static_cast<double>(k));
   t.steps_per_chunk = k;
   t.us_per_step = median(per_step);
   return t;
 }
 
 // Half the interquartile range of per-chunk timings: how far chunks of the same work scatter (load
-// from other processes, the scheduler). A difference smaller than this is not a measured difference.
+// from other processes, the scheduler). A difference smaller than this is not a measured
+// difference.
 double half_iqr(std::vector<double> v);
 
-// t(N) = a + b·N by least squares with relative-error weights: minimizes Σ ((a + b·N_i − t_i) / t_i)²,
-// so each decade of N counts alike (plain least squares would fit only the largest N).
+// t(N) = a + b·N by least squares with relative-error weights: minimizes Σ ((a + b·N_i − t_i) /
+// t_i)², so each decade of N counts alike (plain least squares would fit only the largest N).
 // crossover = a / b: the N at which the work per point costs as much as the fixed overhead
 // (unset unless a > 0 and b > 0).
 struct CostLine {

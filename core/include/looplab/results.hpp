@@ -21,7 +21,8 @@ class SeriesSampler {
  public:
   bool wants(long long i) {
     if (i < next_) return false;
-    next_ = i < 100 ? i + 1 : std::max(i + 1, static_cast<long long>(static_cast<double>(i) * 1.01));
+    next_ =
+        i < 100 ? i + 1 : std::max(i + 1, static_cast<long long>(static_cast<double>(i) * 1.01));
     return true;
   }
 
@@ -33,7 +34,8 @@ class SeriesSampler {
 // take_new() so progress events carry only new points.
 class Series {
  public:
-  explicit Series(std::vector<std::string> columns) : columns_(std::move(columns)), data_(columns_.size()) {}
+  explicit Series(std::vector<std::string> columns)
+      : columns_(std::move(columns)), data_(columns_.size()) {}
   void add(const std::vector<double>& point);
   std::size_t size() const { return data_.empty() ? 0 : data_[0].size(); }
   json to_json() const { return slice(0); }
@@ -50,7 +52,8 @@ class Stopwatch {
  public:
   Stopwatch() : start_(std::chrono::steady_clock::now()) {}
   double elapsed_ms() const {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+        .count();
   }
 
  private:

@@ -17,9 +17,9 @@ class Rng {
  public:
   explicit Rng(std::uint64_t seed);
   std::uint64_t next_u64();
-  double uniform();                              // [0, 1)
+  double uniform();  // [0, 1)
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-  double normal();                               // mean 0, standard deviation 1
+  double normal();  // mean 0, standard deviation 1
 
  private:
   std::uint64_t s_[4];

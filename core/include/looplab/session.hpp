@@ -2,13 +2,13 @@
 // against the whole loop inside the core (fit).
 //
 // A TrainerSession owns a model, its optimizer and one execution mode. train_on_batch() COPIES the
-// caller's batch into the session's own staging buffers and runs one step on them, as Keras converts
-// a NumPy batch into a tensor on every call; fit() runs every batch of an epoch inside the core,
-// pointing the step straight at the caller's data (no copy, no call boundary per batch). Both run
-// exactly the same steps on the same batches in the same order, so their losses are identical.
+// caller's batch into the session's own staging buffers and runs one step on them, as Keras
+// converts a NumPy batch into a tensor on every call; fit() runs every batch of an epoch inside the
+// core, pointing the step straight at the caller's data (no copy, no call boundary per batch). Both
+// run exactly the same steps on the same batches in the same order, so their losses are identical.
 //
-//   TrainerSession s(SessionConfig{.mode = Mode::Traced});        // Dense(20, tanh) -> Dense(1), Adam
-//   float loss = s.train_on_batch(x_batch, y_batch);               // batch rows, copied in
+//   TrainerSession s(SessionConfig{.mode = Mode::Traced});        // Dense(20, tanh) -> Dense(1),
+//   Adam float loss = s.train_on_batch(x_batch, y_batch);               // batch rows, copied in
 //   std::vector<float> losses = s.fit(x, y, n, 1);                 // one epoch, n / batch steps
 //
 // The WebAssembly bindings let JavaScript do the same per batch: the binding copies a Float32Array
@@ -47,7 +47,8 @@ class TrainerSession {
   const SessionConfig& config() const { return config_; }
   long long steps() const { return steps_; }
 
-  // One step on a batch of config().batch rows, copied in first. Returns the loss before the update.
+  // One step on a batch of config().batch rows, copied in first. Returns the loss before the
+  // update.
   float train_on_batch(const float* x, const float* y);
   // The staging buffers train_on_batch copies into; a caller that copies itself (the wasm binding)
   // writes here and calls train_staged().

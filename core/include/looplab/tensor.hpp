@@ -19,7 +19,9 @@ namespace looplab {
 struct Shape {
   int rows = 0;
   int cols = 0;
-  std::size_t size() const { return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols); }
+  std::size_t size() const {
+    return static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  }
   bool operator==(const Shape& o) const { return rows == o.rows && cols == o.cols; }
   bool operator!=(const Shape& o) const { return !(*this == o); }
   std::string str() const;  // "[rows x cols]"
@@ -30,7 +32,9 @@ using MatrixMap = Eigen::Map<RowMatrix>;
 using ConstMatrixMap = Eigen::Map<const RowMatrix>;
 
 inline MatrixMap as_matrix(float* p, Shape s) { return MatrixMap(p, s.rows, s.cols); }
-inline ConstMatrixMap as_matrix(const float* p, Shape s) { return ConstMatrixMap(p, s.rows, s.cols); }
+inline ConstMatrixMap as_matrix(const float* p, Shape s) {
+  return ConstMatrixMap(p, s.rows, s.cols);
+}
 
 // An owning tensor: a shape and a contiguous float buffer.
 class Tensor {

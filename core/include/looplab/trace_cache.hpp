@@ -50,7 +50,8 @@ class TraceCache {
   Model& model_;
   Optimizer& opt_;
   TraceCacheOptions options_;
-  std::map<std::pair<int, bool>, std::unique_ptr<GraphTrainer>> programs_;  // (rows or -1, training)
+  std::map<std::pair<int, bool>, std::unique_ptr<GraphTrainer>>
+      programs_;  // (rows or -1, training)
   std::vector<TraceEvent> events_;
   int traces_ = 0;
 };

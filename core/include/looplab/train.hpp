@@ -7,7 +7,8 @@
 //   traced     the same model code runs once on a Tracer; autodiff and SGD append their nodes;
 //              the graph is compiled to a Program that each step replays without allocating;
 //   reference  a hand-written loop with hand-derived gradients, the seed's NumPy loop done in C++:
-//              one pass computes r_i = W·x_i + b − y_i, ∂L/∂W = (2/n) Σ r_i x_i, ∂L/∂b = (2/n) Σ r_i.
+//              one pass computes r_i = W·x_i + b − y_i, ∂L/∂W = (2/n) Σ r_i x_i, ∂L/∂b = (2/n) Σ
+//              r_i.
 //
 //   auto t = make_linear_trainer(Mode::Eager, x, y);
 //   float loss = t->step(1e-4f);            // loss before the update
