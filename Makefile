@@ -75,7 +75,7 @@ test: build build-asan build-fuzz dist
 	npm test
 
 serve: build
-	python3 web/serve.py --port $(PORT)
+	python3 web/tools/serve.py --port $(PORT)
 
 # Timings are not tests: the benchmark runs on demand (results: tests/bench/README.md).
 bench: build

@@ -20,7 +20,7 @@ const CASES = [
 /** What the page shows for each describe.plots entry, read from the DOM and window.__looplab. */
 function readPlots(page) {
   return page.evaluate(() => window.__looplab.plots.map((p, i) => {
-    const fig = document.querySelectorAll('#plots > .plot')[i];
+    const fig = document.querySelectorAll('#plots .plot')[i];
     const out = {
       spec: p.spec, points: p.pointCount(), id: fig.dataset.plot,
       caption: fig.querySelector('figcaption').textContent,
@@ -134,7 +134,7 @@ test('choosing an experiment with the keyboard rebuilds controls, plots and the 
     const d = await page.evaluate(() => window.__looplab.describe);
     assert.equal(new URL(page.url()).searchParams.get('experiment'), id);
     assert.equal(await page.locator('#controls .field').count(), d.parameters.length);
-    assert.deepEqual(await page.locator('#plots > .plot').evaluateAll((f) => f.map((x) => x.dataset.plot)), d.plots.map((s) => s.id));
+    assert.deepEqual(await page.locator('#plots .plot').evaluateAll((f) => f.map((x) => x.dataset.plot)), d.plots.map((s) => s.id));
     assert.equal(await page.locator('.plot-bars').count(), d.plots.filter((s) => s.type === 'bars').length);
   }
   // Retracing: Enter in a parameter field runs it (the form submits).

@@ -1,4 +1,4 @@
-// Shared by the browser tests: web/serve.py (COOP/COEP + strict CSP) on a free port, Debian's Chromium
+// Shared by the browser tests: web/tools/serve.py (COOP/COEP + strict CSP) on a free port, Debian's Chromium
 // driven by playwright-core, and helpers that fail with the browser's own messages.
 //
 //   import { useBrowser, waitForStatus, assertClean } from './harness.mjs';
@@ -19,13 +19,13 @@ export const RUN_TIMEOUT_MS = 120_000;
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-/** Starts web/serve.py on a free port; resolves with {proc, port} once it prints "PORT <n>". */
+/** Starts web/tools/serve.py on a free port; resolves with {proc, port} once it prints "PORT <n>". */
 function startServer() {
   return new Promise((resolve, reject) => {
-    const proc = spawn('python3', ['-u', 'web/serve.py', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn('python3', ['-u', 'web/tools/serve.py', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    const timer = setTimeout(() => { proc.kill(); reject(new Error(`web/serve.py printed no PORT line in 15 s: ${out}${err}`)); }, 15_000);
+    const timer = setTimeout(() => { proc.kill(); reject(new Error(`web/tools/serve.py printed no PORT line in 15 s: ${out}${err}`)); }, 15_000);
     const done = (fn, value) => { clearTimeout(timer); proc.stdout.removeAllListeners('data'); fn(value); };
     proc.stderr.on('data', (d) => { if (err.length < 4000) err += d; });
     proc.stdout.on('data', (d) => {
@@ -33,7 +33,7 @@ function startServer() {
       const m = /PORT (\d+)\r?\n/.exec(out);   // whole line: the port may arrive in pieces
       if (m) done(resolve, { proc, port: Number(m[1]) });
     });
-    proc.once('exit', (code) => done(reject, new Error(`web/serve.py exited (${code}) before serving: ${out}${err}`)));
+    proc.once('exit', (code) => done(reject, new Error(`web/tools/serve.py exited (${code}) before serving: ${out}${err}`)));
     proc.once('error', (e) => done(reject, e));
   });
 }
@@ -101,6 +101,23 @@ export async function waitForStatus(page, prefix, timeout = 30_000) {
   const s = await status(page);
   assert.ok(s.startsWith(prefix), `expected status "${prefix}…", got "${s}"`);
   return s;
+}
+
+/** Waits until the page has loaded its experiment: "ready", or "error: …" when its config is invalid. */
+export async function waitForSettled(page, timeout = 30_000) {
+  await page.waitForFunction(() => /^(ready|error)/.test(window.__looplab?.status ?? ''), null, { timeout, polling: 50 });
+  return status(page);
+}
+
+/**
+ * Holds the worker's request for the WebAssembly module (build/wasm/looplab.mjs) until release() is
+ * called, so a test can act while the page still says it is loading. Call before navigating.
+ */
+export async function holdModule(page) {
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await page.route(/\/build\/wasm\/looplab\.mjs$/, async (route) => { await held; await route.continue(); });
+  return release;
 }
 
 export async function assertClean(page, problems) {

@@ -1,5 +1,5 @@
 // Browser tests of the looplab page against the real WebAssembly module (build/wasm/looplab.mjs),
-// served by web/serve.py (COOP/COEP + strict CSP) and driven in Debian's Chromium by playwright-core.
+// served by web/tools/serve.py (COOP/COEP + strict CSP) and driven in Debian's Chromium by playwright-core.
 //
 //   node --test tests/web/page.test.mjs          (needs `npm ci`, the wasm build, /usr/bin/chromium)
 //
@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RESULTS, ROOT, RUN_TIMEOUT_MS, assertClean, countColor, status, useBrowser, waitForStatus } from './harness.mjs';
+import { RESULTS, ROOT, RUN_TIMEOUT_MS, assertClean, countColor, holdModule, status, useBrowser, waitForStatus } from './harness.mjs';
 
 const browser = useBrowser();
 const open = (path) => browser.open(path);
@@ -136,6 +136,39 @@ test('an invalid value shows the core\'s message under the control it names', { 
   // A valid value clears it.
   await page.fill('#param-lr_raw', '0.0002');
   await error.waitFor({ state: 'hidden', timeout: 5_000 });
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('Run pressed right after load, while the module is still loading, starts the run once it is ready', { timeout: 120_000 }, async () => {
+  const { page, problems } = await open('/tests/web/fixtures/blank.html');
+  const release = await holdModule(page);         // the page stays at "loading the WebAssembly module"
+  await page.goto(new URL('/web/?experiment=standardization&max_iterations=2000', page.url()).href);   // resolves on load
+  assert.match(await status(page), /^loading/);
+  await page.click('#run');
+  assert.equal(await page.isDisabled('#run'), true, 'Run shows it is queued');
+  assert.match(await page.textContent('#progress-message'), /starts as soon as the experiment is ready/);
+  release();
+  await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
+  const result = await page.evaluate(() => window.__looplab.lastResult);
+  assert.equal(result.config.max_iterations, 2000, 'the run used the values from the URL');
+  assert.equal(await page.isEnabled('#run'), true);
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('Stop drops a run queued while the module loads', { timeout: 60_000 }, async () => {
+  const { page, problems } = await open('/tests/web/fixtures/blank.html');
+  const release = await holdModule(page);
+  await page.goto(new URL('/web/?experiment=standardization', page.url()).href);
+  await page.click('#run');
+  await page.click('#stop');
+  assert.equal(await page.isEnabled('#run'), true, 'Run is back');
+  release();
+  await waitForStatus(page, 'ready');
+  await page.waitForTimeout(300);                 // a run that still started would be under way by now
+  assert.equal(await status(page), 'ready');
+  assert.equal(await page.evaluate(() => window.__looplab.lastResult), null, 'nothing ran');
   await assertClean(page, problems);
   await page.close();
 });

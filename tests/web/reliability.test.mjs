@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, RUN_TIMEOUT_MS, assertClean, status, useBrowser, waitForStatus } from './harness.mjs';
+import { ROOT, RUN_TIMEOUT_MS, assertClean, status, useBrowser, waitForSettled, waitForStatus } from './harness.mjs';
 
 const browser = useBrowser();
 const cases = JSON.parse(readFileSync(join(ROOT, 'tests', 'bad-inputs', 'cases.json'), 'utf8')).cases;
@@ -108,8 +108,8 @@ test('markup in URL parameters and the experiment id creates no element and runs
   const q = encodeURIComponent(payload);
   for (const path of [`/web/?experiment=${q}`, `/web/?experiment=standardization&mode=${q}&${q}=1&lr_raw=${q}`]) {
     const { page } = await browser.open(path);
-    await waitForStatus(page, 'ready');
-    await page.waitForTimeout(300);            // validation of URL values is asynchronous
+    await waitForSettled(page);                // an invalid value in the URL: "error: mode: …"
+    await page.waitForTimeout(300);
     const seen = await page.evaluate(() => ({
       imgs: document.querySelectorAll('img').length,
       pwned: window.__pwned,
@@ -127,7 +127,7 @@ test('bad inputs from the list show the same message in the form as in the CLI',
   const { page } = await browser.open('/web/');
   for (const c of sample) {
     await page.goto(page.url().replace(/\/web\/.*$/, `/web/?${c.page_query}`));
-    await waitForStatus(page, 'ready');
+    await waitForSettled(page);              // the status names the error too, as the widget's does
     const want = c.message_wasm ?? c.message;
     await page.waitForFunction((w) => [...document.querySelectorAll('.field-error, #form-error')]
       .some((e) => !e.hidden && e.textContent === w), want, { timeout: 10_000 }).catch(() => {});

@@ -1,5 +1,5 @@
 // Browser tests of the course widgets (issue 5) against the real WebAssembly module, served by
-// web/serve.py (COOP/COEP + strict CSP) and driven in Debian's Chromium by playwright-core:
+// web/tools/serve.py (COOP/COEP + strict CSP) and driven in Debian's Chromium by playwright-core:
 // <looplab-experiment> on a host page, embed.html in an iframe with its postMessage API, the offline
 // dist/looplab-standalone.html from file://, keyboard use, a 360 px screen, and hostile text.
 //
@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RESULTS, ROOT, RUN_TIMEOUT_MS, assertClean, useBrowser } from './harness.mjs';
+import { RESULTS, ROOT, RUN_TIMEOUT_MS, assertClean, holdModule, useBrowser } from './harness.mjs';
 
 const browser = useBrowser();
 const HOST = '/tests/web/fixtures/two-widgets.html';
@@ -109,6 +109,19 @@ test('host page: two widgets under the strict CSP run side by side without freez
   await assertClean(page, problems);
 });
 
+test('run() while the widget is still loading its module: the run starts once it is ready', { timeout: 120_000 }, async () => {
+  const { page, problems } = await browser.open('/tests/web/fixtures/blank.html');
+  const release = await holdModule(page);
+  await page.goto(new URL(HOST, page.url()).href);
+  await page.waitForFunction(() => document.querySelector('#first').status === 'loading');
+  await page.evaluate(() => { document.querySelector('#first').run(); });
+  release();
+  await waitWidget(page, '#first', 'done', RUN_TIMEOUT_MS);
+  await waitWidget(page, '#second', 'ready');
+  assert.equal(await page.evaluate(() => document.querySelector('#second').result), null, 'only the widget asked to run ran');
+  await assertClean(page, problems);
+});
+
 test('attributes: bursts coalesce; an invalid value shows the CLI message; hostile text stays text', { timeout: 120_000 }, async () => {
   const { page, problems } = await browser.open(HOST);
   await waitWidget(page, '#first', 'ready');
@@ -129,7 +142,7 @@ test('attributes: bursts coalesce; an invalid value shows the CLI message; hosti
   const expected = cliMessage('lr_raw', '-1') ?? 'lr_raw: must be a number in (0, 10], got -1';
   await page.evaluate(() => document.querySelector('#first').setAttribute('lr_raw', '-1'));
   await waitWidget(page, '#first', 'error');
-  assert.equal(await shadowText(page, '#first', '.error'), expected);
+  assert.equal(await shadowText(page, '#first', '#form-error'), expected);
   await page.evaluate(() => document.querySelector('#first').run());
   await page.waitForTimeout(300);
   assert.equal(await page.evaluate(() => document.querySelector('#first').result), null, 'an invalid config does not run');
@@ -138,7 +151,7 @@ test('attributes: bursts coalesce; an invalid value shows the CLI message; hosti
   await page.evaluate(() => { const w = document.querySelector('#first'); w.setAttribute('lr_raw', '1e-4'); w.setAttribute('lr_scaled', '0'); });
   await page.waitForFunction(() => /^error: lr_scaled/.test(document.querySelector('#first').status));
   assert.match(await shadowText(page, '#first', '#param-lr_scaled-error'), /^lr_scaled: must be a number in \(0, 10\], got 0$/);
-  assert.equal(await shadowText(page, '#first', '.error'), null, 'shown once, under the control');
+  assert.equal(await shadowText(page, '#first', '#form-error'), null, 'shown once, under the control');
 
   // Hostile text in an attribute value: shown as text, never parsed.
   await page.evaluate((h) => { const w = document.querySelector('#first'); w.setAttribute('lr_scaled', '0.1'); w.setAttribute('scaling', h); }, HOSTILE);
@@ -267,7 +280,7 @@ test('keyboard only: tab to the control, type a value, run, open the data table'
   await tabTo(/^input#param-lr_scaled/);
   await page.keyboard.press('Control+A');
   await page.keyboard.type('0.25');
-  await tabTo(/^button:Run$/);
+  await tabTo(/^button#run:Run$/);
   await page.keyboard.press('Enter');
   await waitWidget(page, '#first', 'done', RUN_TIMEOUT_MS);
   assert.equal(await page.evaluate(() => document.querySelector('#first').result.config.lr_scaled), 0.25);
@@ -343,10 +356,10 @@ test('prefers-color-scheme and prefers-reduced-motion: theme auto follows the re
   const counts = await page.evaluate(async () => {
     const w = document.querySelector('#first');
     const seen = [];
-    w.addEventListener('looplab-progress', () => seen.push(w.plots[0].plot.pointCount()));
+    w.addEventListener('looplab-progress', () => seen.push(w.plots[0].pointCount()));
     setTimeout(() => w.setAttribute('compact', ''), 50);   // styling while it runs: the run goes on
     await w.run();
-    return { during: seen, after: w.plots[0].plot.pointCount(), status: w.status };
+    return { during: seen, after: w.plots[0].pointCount(), status: w.status };
   });
   assert.equal(counts.status, 'done');
   assert.equal(await page.evaluate(() => document.querySelector('#first').updateCount), updates + 1, 'compact during the run: one styling update, the run not stopped');

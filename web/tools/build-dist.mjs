@@ -5,7 +5,8 @@
 //
 // dist/                          deploy as-is to any static host or CDN: no server code
 //   index.html                   -> web/ (a meta refresh: no script)
-//   web/                         the page, the widget script, embed.html, author.html, worker, styles
+//   web/                         the pages (index, embed, author), looplab-widgets.js and the folders they
+//                                load (app, panel, plots, runtime, shared, styles, widgets); not web/tools
 //   build/wasm/looplab.{mjs,wasm}
 //   node_modules/uplot/dist/{uPlot.esm.js,uPlot.min.css}
 //   looplab-standalone.html      one self-contained file: opens from file:// and uploads to an LMS
@@ -27,7 +28,7 @@ const WASM_MJS = join(ROOT, 'build/wasm/looplab.mjs');
 const WASM_BIN = join(ROOT, 'build/wasm/looplab.wasm');
 const VENDOR = ['node_modules/uplot/dist/uPlot.esm.js', 'node_modules/uplot/dist/uPlot.min.css'];
 const SITE_EXT = /\.(html|js|css)$/;
-const NOT_SITE = new Set(['serve.py']);   // server code stays out; web/tools/ is not copied
+const NOT_SITE = new Set(['tools']);   // build scripts and the dev server stay out of the site
 
 function fail(message) {
   console.error(`build-dist: ${message}`);
@@ -35,13 +36,20 @@ function fail(message) {
 }
 
 // ---------------------------------------------------------------- static site
+/** Copies web/<dir>'s pages, scripts and styles (recursively, without web/tools) to OUT/web/<dir>. */
+function copyWeb(dir = '') {
+  mkdirSync(join(OUT, 'web', dir), { recursive: true });
+  for (const name of readdirSync(join(ROOT, 'web', dir))) {
+    const rel = join(dir, name);
+    const from = join(ROOT, 'web', rel);
+    if (statSync(from).isDirectory()) { if (!NOT_SITE.has(rel)) copyWeb(rel); continue; }
+    if (SITE_EXT.test(name)) cpSync(from, join(OUT, 'web', rel));
+  }
+}
+
 function copySite() {
   rmSync(OUT, { recursive: true, force: true });
-  mkdirSync(join(OUT, 'web'), { recursive: true });
-  for (const name of readdirSync(join(ROOT, 'web'))) {
-    const from = join(ROOT, 'web', name);
-    if (statSync(from).isFile() && SITE_EXT.test(name) && !NOT_SITE.has(name)) cpSync(from, join(OUT, 'web', name));
-  }
+  copyWeb();
   for (const file of [...VENDOR, 'build/wasm/looplab.mjs', 'build/wasm/looplab.wasm']) {
     mkdirSync(dirname(join(OUT, file)), { recursive: true });
     cpSync(join(ROOT, file), join(OUT, file));
@@ -114,10 +122,10 @@ function standalone() {
   const wasmB64 = readFileSync(WASM_BIN).toString('base64');
   // The worker's module gets its wasm from the base64 text instead of fetching looplab.wasm.
   const factory = `{ default: (options = {}) => createLooplab({ wasmBinary: Uint8Array.from(atob(${JSON.stringify(wasmB64)}), (c) => c.charCodeAt(0)), ...options }) }`;
-  const workerJs = bundle(join(ROOT, 'web/worker.js'), { [WASM_MJS]: factory });
+  const workerJs = bundle(join(ROOT, 'web/runtime/worker.js'), { [WASM_MJS]: factory });
   const mainJs = bundle(join(ROOT, 'web/tools/standalone-main.js'));
-  const css = VENDOR.filter((f) => f.endsWith('.css')).map((f) => readFileSync(join(ROOT, f), 'utf8'))
-    .concat(readFileSync(join(ROOT, 'web/widget.css'), 'utf8')).join('\n');
+  const css = [...VENDOR.filter((f) => f.endsWith('.css')), 'web/styles/panel.css', 'web/styles/widget.css']
+    .map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
   const pageCss = readFileSync(join(ROOT, 'web/tools/standalone.css'), 'utf8');
   const template = readFileSync(join(ROOT, 'web/tools/standalone.html'), 'utf8');
   const parts = {

@@ -3,8 +3,9 @@
 // experiment (file:///…/looplab-standalone.html?experiment=overhead&controls=all), else from the
 // preset in the file (<script type="application/json" id="looplab-preset">, which the authoring
 // page rewrites for a lesson). The worker is a Blob URL made from the inlined worker script.
-import { LooplabClient } from '../worker-client.js';
-import { configure } from '../looplab-widgets.js';
+// The widget module itself, not the entry that re-exports it: the bundler takes no re-exports.
+import { LooplabClient } from '../runtime/client.js';
+import { configure } from '../widgets/looplab-experiment.js';
 
 const NAME_RE = /^[a-z][a-z0-9_]*$/;
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Checks the authoring page's snippets with the real site generators, when they are installed:
 // builds an MkDocs site and a Sphinx + MyST (Jupyter Book's engine) site from the snippets that
-// web/author.html generates, serves them with web/serve.py, and runs the widget in each in Chromium.
+// web/author.html generates, serves them with web/tools/serve.py, and runs the widget in each in Chromium.
 // Not part of `make test` (mkdocs, sphinx and myst-parser are not project dependencies):
 //
 //   apt-get install mkdocs python3-sphinx python3-myst-parser   # Debian 12: MkDocs 1.4, Sphinx 5.3, MyST 0.18
@@ -20,7 +20,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SITES = join(ROOT, 'test-results', 'snippet-sites');
 
 function serve() {
-  const proc = spawn('python3', ['-u', 'web/serve.py', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+  const proc = spawn('python3', ['-u', 'web/tools/serve.py', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
   return new Promise((res) => proc.stdout.on('data', (d) => {
     const m = /PORT (\d+)/.exec(d);
     if (m) res({ proc, base: `http://127.0.0.1:${m[1]}` });

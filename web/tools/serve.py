@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Serve the looplab repo root on 127.0.0.1 for the page and the browser tests (stdlib only).
 
-    python3 web/serve.py [--port 8080] [--verbose]     # --port 0 picks a free port
+    python3 web/tools/serve.py [--port 8080] [--verbose]     # --port 0 picks a free port
 
 Prints `PORT <n>` and the page URL on stdout, then serves until interrupted. `/` redirects to
 `/web/`. Every response carries the headers the page is meant to run under:
@@ -14,7 +14,7 @@ import http.server
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repo root
 
 HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",

@@ -1,47 +1,16 @@
-// The page's plots, one per entry of describe.plots; createPlot() picks the kind from spec.type.
-//
-// Line plots (the default type) are live:
+// Line plots (the default plot type), live: uPlot fed with points as a run reports them.
 //   {id, title, x, y, x_label, y_label, log_x, log_y, series: [names], style?: 'lines'|'points'}
 // Points arrive as columns per series ({raw: {iteration: [...], gap: [...]}, ...}); append() collects
 // them and redraws at most once per animation frame. Series may have different x values: they are
 // merged into one sorted x column with gaps (null), which uPlot bridges with spanGaps. style 'points'
 // draws markers only; a series with few points gets markers on its line.
-//
-// Bar plots ({type: 'bars', source: 'runs', category, value, ...}) are drawn from the finished result:
-// see bars.js. Heatmaps ({type: 'heatmap', source, row, col, value, scale}) likewise: see heatmap.js.
-//
-//   const plot = createPlot(container, spec, colorOf);   // colorOf(name, index) -> CSS colour
-//   plot.append(progress.series);       // live (bar plots ignore it)
-//   plot.finish(result);                // the complete result at the end
-//   plot.destroy();
-import uPlot from '../node_modules/uplot/dist/uPlot.esm.js';
-import { formatNumber, logTick } from './format.js';
-import { BarPlot } from './bars.js';
-import { HeatmapPlot } from './heatmap.js';
+import uPlot from '../../node_modules/uplot/dist/uPlot.esm.js';
+import { formatNumber, logTick } from '../shared/format.js';
+import { seriesColors } from './colors.js';
 
-/** Okabe-Ito colours (distinguishable with the common colour-vision deficiencies), plus dashes. */
-export const COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
 const DASHES = [[], [8, 4], [2, 3], [10, 3, 2, 3]];
 const HEIGHT = 380;
 const FEW_POINTS = 60;          // up to this many x values, lines also get markers
-
-/**
- * Colour by name: the first plot that lists a series name decides its colour (its index in that plot).
- * colorOf(name, i) falls back to the i-th colour for other names, or undefined without i.
- */
-export function seriesColors(specs) {
-  const colors = new Map();
-  for (const spec of specs || []) {
-    (spec.series || []).forEach((name, i) => { if (!colors.has(name)) colors.set(name, COLORS[i % COLORS.length]); });
-  }
-  return (name, i) => colors.get(String(name)) ?? (Number.isInteger(i) ? COLORS[i % COLORS.length] : undefined);
-}
-
-/** The plot for one describe.plots entry. */
-export function createPlot(container, spec, colorOf = seriesColors([spec])) {
-  if (spec.type === 'heatmap') return new HeatmapPlot(container, spec);
-  return spec.type === 'bars' ? new BarPlot(container, spec, colorOf) : new LivePlot(container, spec, colorOf);
-}
 
 const mantissa = (v) => Math.round(v / 10 ** Math.floor(Math.log10(v) + 1e-9));
 

@@ -13,7 +13,7 @@
 // Host -> widget:
 //   {type: 'looplab:run'}   {type: 'looplab:stop'}   {type: 'looplab:set', params: {name: value, ...}}
 // A message of any other shape is ignored (the widget answers with a looplab:error saying why).
-import './looplab-widgets.js';
+import '../looplab-widgets.js';
 
 const NAME_RE = /^[a-z][a-z0-9_]*$/;          // attribute names we set: parameter names and ours
 const BOOLEAN_ATTRS = new Set(['autorun', 'compact']);

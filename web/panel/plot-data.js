@@ -1,10 +1,11 @@
-// What a widget offers for each chart besides the picture: a "show data" table (for screen readers and
+// What the panel offers for each chart besides the picture: a "show data" table (for screen readers and
 // for copying numbers) and a PNG of the chart. Both read the plot object's own data, so they show
 // exactly what is drawn. Text only; nothing is parsed as HTML.
 //
 //   details.append(dataTable(plot, spec, result));      // <table> with a caption
 //   const { name, blob } = await chartImage(plot, spec);  // PNG
-import { el, formatValue, humanize } from './format.js';
+import { el } from '../shared/dom.js';
+import { formatValue, humanize } from '../shared/format.js';
 
 const MAX_ROWS = 500;   // a longer table helps nobody; the CSV export has every point
 

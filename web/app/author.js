@@ -1,10 +1,10 @@
 // author.html: preset an experiment for a lesson, see it live, copy the snippet for the course platform.
-// The parameter editor is the page's Controls (from describe()); the preview is a real widget, which
+// The parameter editor is the panel's Controls (from describe()); the preview is a real widget, which
 // validates with the core and shows the same messages a reader would see. Snippets are plain text
 // shown with textContent; attribute values are HTML-escaped in the snippet text itself.
-import { define } from './looplab-widgets.js';
-import { Controls } from './controls.js';
-import { el, download } from './format.js';
+import { define } from '../looplab-widgets.js';
+import { Controls } from '../panel/controls.js';
+import { el, download } from '../shared/dom.js';
 
 define();
 const $ = (id) => document.getElementById(id);

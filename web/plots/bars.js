@@ -13,19 +13,13 @@
 //   const plot = new BarPlot(container, spec, (name, i) => colour);
 //   plot.finish(result);      // draws the bars
 //   plot.bars();              // [{label, value}] as drawn
-import { formatShort, humanize, logTick } from './format.js';
+import { formatShort, humanize, logTick } from '../shared/format.js';
+import { svg } from './svg.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 300;
 const MARGIN = { top: 30, right: 12, bottom: 40, left: 68 };
 const SLANTED_BOTTOM = 120;   // room for category names drawn at an angle
 
-function svg(tag, attrs = {}, text) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 /** A round step near span/count: 1, 2, 2.5 or 5 times a power of ten. */
 function niceStep(span, count) {

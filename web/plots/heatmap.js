@@ -10,20 +10,14 @@
 //   const plot = new HeatmapPlot(container, spec);
 //   plot.finish(result);      // draws the cells
 //   plot.cells();             // [{row, col, value, text}] as drawn
-import { formatShort, humanize } from './format.js';
+import { formatShort, humanize } from '../shared/format.js';
+import { svg } from './svg.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
 const VIRIDIS = ['#440154', '#3b528b', '#21918c', '#5ec962', '#fde725'];
 const PUOR = ['#b35806', '#f1a340', '#f7f7f7', '#998ec3', '#542788'];   // − orange … 0 white … + purple
 const CELL_H = 56;
 const MARGIN = { top: 34, right: 12, bottom: 30, left: 150 };
 
-function svg(tag, attrs = {}, text) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 const rgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 

@@ -1,13 +1,4 @@
-// Small formatting and DOM helpers shared by the page's modules. Text only: nothing here parses HTML.
-
-/** createElement + class + text (+ children). */
-export function el(tag, className, text, ...children) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = text;
-  node.append(...children);
-  return node;
-}
+// Numbers and keys as text for people, shared by the panel, the plots and the pages.
 
 /** "iterations_to_tolerance" -> "iterations to tolerance", "wall_ms" -> "wall (ms)". */
 export function humanize(key) {
@@ -62,16 +53,4 @@ export function formatDuration(ns) {
   if (ns >= 1e6) return `${+(ns / 1e6).toPrecision(3)} ms`;
   if (ns >= 1e3) return `${+(ns / 1e3).toPrecision(3)} µs`;
   return `${+ns.toPrecision(3)} ns`;
-}
-
-/** Saves text as a file through a temporary object URL. */
-export function download(filename, text, type) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = filename;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }

@@ -13,7 +13,7 @@
 //
 //   const merged = await addJsVariants(api, result, { cancelled: () => false, progress, nextTurn });
 //   // merged === null when cancelled
-import { check } from './looplab-api.js';
+import { check } from './api.js';
 
 const SLICE_MS = 50;   // yield to the event loop (cancel messages) about this often
 

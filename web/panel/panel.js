@@ -1,0 +1,462 @@
+// The experiment panel: one flow from an experiment's declarations to its result, the same on the
+// page (app/page.js), in the <looplab-experiment> widget and so in the iframe embed (app/embed.js):
+//   controls generated from describe().parameters; the core's validation message under the control
+//   it names; Run -> progress with live plots -> result (summary, tables); Stop; exports (JSON, CSV,
+//   a data table and a PNG per chart) and a link that shares the configuration.
+// The host picks the experiment and the values; the panel does the rest and reports through events:
+//   status {status}   progress {fraction, message}   result {result}   error {message}
+//   runstart {config}   running {running}
+//
+//   const panel = new ExperimentPanel(container, { layout: 'page', linkBase: location.href });
+//   panel.setClient(new LooplabClient(workerUrl));
+//   await panel.whileLoading((async () => {
+//     await panel.load('standardization');
+//     panel.setValues(new URLSearchParams('lr_raw=3e-4'));   // returns the names that are no parameter
+//     await panel.settle();                                   // validates; 'ready' when valid
+//   })());
+//   panel.run();   // pressed while loading: queued, starts when the loading is over
+//
+// Every text goes through textContent (controls.js, summary.js, dom.js): nothing reaches innerHTML.
+import { isTerminated } from '../runtime/client.js';
+import { createPlot } from '../plots/plots.js';
+import { seriesColors } from '../plots/colors.js';
+import { download, el } from '../shared/dom.js';
+import { formatValue } from '../shared/format.js';
+import { Controls } from './controls.js';
+import { DataPicker } from './data-picker.js';
+import { chartImage, dataTable } from './plot-data.js';
+import { LAYOUTS, buildShell } from './shell.js';
+import { renderExplanation, renderQuoted, renderResult, seriesCsv } from './summary.js';
+
+const REDUCED_MOTION = '(prefers-reduced-motion: reduce)';
+const VALIDATE_DELAY_MS = 120;    // typing: ask the core once the keys pause
+
+const stamp = () => new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+const seconds = (since) => ((performance.now() - since) / 1000).toFixed(1);
+
+export class ExperimentPanel extends EventTarget {
+  constructor(container, { layout = 'widget', linkBase = '' } = {}) {
+    super();
+    this.layout = LAYOUTS[layout];
+    this.linkBase = linkBase;
+    this.client = null;
+    this.controls = null;
+    this.charts = [];             // [{plot, spec, data}] per describe.plots entry
+    this.state = { status: 'idle', describe: null, result: null, active: null, starting: false,
+      loading: 0, queued: false, invalid: '', validation: 0 };
+    this.ui = buildShell(this.layout);
+    container.append(this.ui.root);
+    if (this.layout.dataPicker) this.data = new DataPicker(this.ui.dataBox, () => this.scheduleValidation());
+    this.wire();
+  }
+
+  get status() { return this.state.status; }
+  get result() { return this.state.result; }
+  get describe() { return this.state.describe; }
+  get running() { return Boolean(this.state.active); }
+  /** The plot objects, one per describe.plots entry (tests read their points). */
+  get plots() { return this.charts.map((c) => c.plot); }
+
+  /** The worker client to ask; a crash it recovers from is reported here unless a run reports it. */
+  setClient(client) {
+    this.client = client;
+    this.listed = null;
+    if (client) client.onRestart = (err) => { if (!this.state.active) this.fail(err); };
+  }
+
+  wire() {
+    const { ui } = this;
+    ui.form.addEventListener('submit', (e) => { e.preventDefault(); this.run(); });
+    ui.form.addEventListener('keydown', (e) => { if (e.key === 'Escape') this.stop(); });
+    ui.stop.addEventListener('click', () => this.stop());
+    ui.reset?.addEventListener('click', () => this.resetToDefaults());
+    ui.exportJson.addEventListener('click', () => this.exportJson());
+    ui.exportCsv.addEventListener('click', () => this.exportCsv());
+    ui.copyLink.addEventListener('click', () => this.copyLink());
+  }
+
+  emit(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  // ---- loading: the experiment, then its values ----
+
+  /**
+   * Marks the panel as loading until `work` settles. A Run pressed meanwhile is queued and starts
+   * afterwards; if `work` fails, the queued run is dropped (the failure is what the reader sees).
+   */
+  whileLoading(work) {
+    const token = ++this.state.loading;
+    const finish = (ok) => {
+      if (token !== this.state.loading) return;      // a newer load is under way: it decides
+      this.state.loading = 0;
+      if (ok) this.startQueuedRun(); else this.unqueueRun();
+    };
+    work.then(() => finish(true), () => finish(false));
+    return work;
+  }
+
+  get loading() { return this.state.loading !== 0; }
+
+  /** The module's experiments [{id, title, ...}], asked once per client. */
+  experiments() {
+    this.listed ??= this.client.list();
+    return this.listed;
+  }
+
+  /** Asks the core for experiment `id` and builds its controls, plots and texts. */
+  async load(id) {
+    this.setStatus('loading');
+    this.state.describe = null;
+    const list = await this.experiments();
+    if (!list.some((x) => x.id === id)) {
+      throw new Error(`experiment: unknown experiment "${id}"; one of ${list.map((x) => x.id).join(' | ')}`);
+    }
+    const d = await this.client.describe(id);
+    this.state.describe = d;
+    this.showExperiment(d);
+    return d;
+  }
+
+  showExperiment(d) {
+    const { ui } = this;
+    // The question is the headline; the experiment's short title sits above it.
+    ui.title.textContent = d.question || d.title;
+    ui.eyebrow.textContent = d.question && d.title !== d.question ? d.title : '';
+    ui.eyebrow.hidden = !ui.eyebrow.textContent;
+    renderExplanation(ui.explanation, d.explanation);
+    ui.fixedBox.replaceChildren();
+    this.controls = new Controls(ui.controls, d.parameters || [], () => this.scheduleValidation());
+    this.data?.show(Boolean(d.takes_csv));
+    this.buildCharts(d.plots || []);
+    if (this.layout.quoted) renderQuoted(ui.quoted, d.quoted);
+    this.showNote('');
+    this.showFormError('');
+    this.clearResult();
+  }
+
+  /**
+   * Sets every control to its default, then to `values` ([name, text] pairs, e.g. URLSearchParams);
+   * shows the controls named in `visible` (null: all) and lists the others as fixed.
+   * Returns the names in `values` that are not parameters of this experiment.
+   */
+  setValues(values, visible = null) {
+    this.controls.reset();
+    const unknown = this.controls.applyQuery(values);
+    this.showVisibleControls(visible);
+    return unknown;
+  }
+
+  showVisibleControls(visible) {
+    const { ui, controls } = this;
+    const fixed = [];
+    for (const [name, field] of controls.fields) {
+      if (!visible || visible.has(name)) { ui.controls.append(field.root); continue; }
+      ui.fixedBox.append(field.root);
+      if (controls.isApplicable(field.p)) fixed.push(`${name} = ${formatValue(controls.values()[name])}`);
+    }
+    ui.controls.hidden = ui.controls.childElementCount === 0;
+    ui.fixedNote.textContent = fixed.length ? `Fixed for this lesson: ${fixed.join(', ')}` : '';
+    ui.fixedNote.hidden = !fixed.length;
+  }
+
+  /** Asks the core whether the values are valid; 'ready' when they are. Emits error when not. */
+  async settle() {
+    const valid = await this.validate();
+    if (valid) this.setStatus('ready');
+    else if (this.state.invalid) this.emit('error', { message: this.state.invalid });
+    return valid;
+  }
+
+  resetToDefaults() {
+    if (!this.controls || this.state.active) return;
+    this.controls.reset();
+    this.showFormError('');
+    this.scheduleValidation();
+  }
+
+  // ---- validation ----
+
+  /** The config the core gets: the experiment, the applicable controls, the reader's CSV if any. */
+  config() {
+    const csv = this.data?.attachment();
+    return { experiment: this.state.describe.id, ...this.controls.values(), ...(csv ? { csv } : {}) };
+  }
+
+  scheduleValidation() {
+    clearTimeout(this.validationTimer);
+    this.validationTimer = setTimeout(() => this.validate(), VALIDATE_DELAY_MS);
+  }
+
+  /** The core's verdict on the current values; resolves true when valid and still current. */
+  async validate() {
+    if (!this.state.describe || !this.client) return false;
+    const seq = ++this.state.validation;
+    try {
+      await this.client.validate(this.config());
+      if (seq === this.state.validation) this.showValid();
+      return seq === this.state.validation;
+    } catch (e) {
+      if (seq === this.state.validation && !isTerminated(e)) this.showInvalid(e.message);
+      return false;
+    }
+  }
+
+  showValid() {
+    this.state.invalid = '';
+    this.controls.clearErrors();
+    this.data?.showError('');
+    this.showFormError('');
+    if (this.state.status.startsWith('error')) this.setStatus('ready');
+  }
+
+  /** The message goes under the visible control it names, else under the file picker, else below the form. */
+  showInvalid(message) {
+    this.state.invalid = message;
+    const underControl = this.controls.showError(message) && this.invalidField() !== null;
+    const aboutData = !underControl && Boolean(this.data?.showError(message));
+    this.showFormError(underControl || aboutData ? '' : message);
+    this.setStatus(`error: ${message}`);
+  }
+
+  /** The visible field showing an error, or null (a field the lesson fixes sits in fixedBox). */
+  invalidField() {
+    return this.ui.controls.querySelector('.field.invalid');
+  }
+
+  // ---- running ----
+
+  /** Validates, then runs in the worker. While loading, the run is queued and starts when the loading is over. */
+  async run() {
+    if (this.state.active || this.state.starting) return;
+    if (this.loading) { this.queueRun(); return; }
+    if (!this.state.describe) return;
+    clearTimeout(this.validationTimer);
+    this.state.starting = true;        // a second press while the config is being validated does nothing
+    let valid;
+    try { valid = await this.validate(); } finally { this.state.starting = false; }
+    if (!valid) { this.refuse(); return; }
+    await this.runValid(this.config());
+  }
+
+  /** Run pressed with an invalid config: the reader's focus goes to the control at fault. */
+  refuse() {
+    if (!this.state.invalid) return;       // no verdict (the worker went away): nothing to say
+    const field = this.invalidField();
+    if (field) this.controls.focus(field.dataset.param);
+    this.emit('error', { message: this.state.invalid });
+  }
+
+  async runValid(config) {
+    this.emit('runstart', { config });
+    this.clearResult();
+    this.setRunning(true);
+    this.setStatus('running');
+    this.showProgressMessage('starting…');
+    const started = performance.now();
+    const live = !matchMedia(REDUCED_MOTION).matches;   // reduced motion: draw once, at the end
+    const handle = this.client.run(config, (p) => this.onProgress(p, live));
+    this.state.active = handle;
+    try {
+      const { result, cancelled } = await handle.done;
+      if (cancelled) this.showStopped(`stopped after ${seconds(started)} s; the plots show the points reached so far`);
+      else this.showFinished(result, started);
+    } catch (e) {
+      if (isTerminated(e)) this.showStopped('stopped: the widget left the page');
+      else { this.showProgressMessage(''); this.fail(e); }
+    } finally {
+      this.state.active = null;
+      this.setRunning(false);
+    }
+  }
+
+  showStopped(message) {
+    this.showProgressMessage(message);
+    this.setStatus('stopped');
+  }
+
+  showFinished(result, started) {
+    this.showResult(result);
+    this.ui.progress.value = 1;
+    this.showProgressMessage(`finished in ${seconds(started)} s (wall time in the page, including plotting)`);
+    this.setStatus('done');
+    this.emit('result', { result });
+  }
+
+  /** Stops the run after its current chunk, or drops a run queued while loading. */
+  stop() {
+    if (this.state.queued) {
+      this.unqueueRun();
+      this.showProgressMessage('the queued run was cancelled');
+      return;
+    }
+    if (!this.state.active) return;
+    this.showProgressMessage('stopping after the current chunk…');
+    this.state.active.cancel();
+  }
+
+  queueRun() {
+    if (this.state.queued) return;
+    this.state.queued = true;
+    this.ui.run.disabled = true;
+    this.ui.stop.disabled = false;         // Stop drops the queued run
+    this.showProgressMessage('Run pressed while loading: the run starts as soon as the experiment is ready');
+  }
+
+  unqueueRun() {
+    if (!this.state.queued) return;
+    this.state.queued = false;
+    this.ui.run.disabled = false;
+    this.ui.stop.disabled = true;
+    this.showProgressMessage('');
+  }
+
+  startQueuedRun() {
+    if (!this.state.queued) return;
+    this.unqueueRun();
+    this.run();
+  }
+
+  onProgress(p, live) {
+    if (typeof p.fraction === 'number') this.ui.progress.value = p.fraction;
+    if (p.message) this.showProgressMessage(p.message);
+    if (live) for (const { plot } of this.charts) plot.append(p.series);
+    this.emit('progress', { fraction: p.fraction ?? null, message: p.message ?? '' });
+  }
+
+  setRunning(running) {
+    const { ui } = this;
+    ui.run.disabled = running;
+    ui.stop.disabled = !running;
+    if (ui.reset) ui.reset.disabled = running;
+    this.controls.setLocked(running);
+    this.data?.setLocked(running);
+    ui.root.classList.toggle('running', running);
+    const root = ui.root.getRootNode();
+    if (!running && root.activeElement === ui.stop) ui.run.focus();
+    this.emit('running', { running });
+  }
+
+  // ---- the result ----
+
+  clearResult() {
+    this.state.result = null;
+    this.ui.summary.hidden = true;
+    this.ui.linkBox.hidden = true;
+    this.ui.progress.value = 0;
+    for (const { plot, data } of this.charts) { plot.clear(); data.open = false; }
+  }
+
+  showResult(result) {
+    const { ui } = this;
+    this.state.result = result;
+    for (const { plot } of this.charts) plot.finish(result);
+    renderResult({ headline: ui.headline, reading: ui.reading, runs: ui.runs, extra: ui.extra }, result, this.colorOf);
+    ui.summary.hidden = false;
+  }
+
+  /** One chart per describe.plots entry, each with a "show data" table and a PNG download. */
+  buildCharts(specs) {
+    for (const { plot } of this.charts) plot.destroy();
+    this.ui.plots.replaceChildren();
+    this.colorOf = seriesColors(specs);
+    this.charts = specs.map((spec) => this.addChart(spec));
+  }
+
+  addChart(spec) {
+    const box = el('div', 'plot-box');
+    this.ui.plots.append(box);
+    const plot = createPlot(box, spec, this.colorOf);
+    const tableHolder = el('div', 'table-wrap');
+    const data = el('details', 'plot-data', null, el('summary', null, `Show data: ${spec.title}`), tableHolder);
+    data.addEventListener('toggle', () => {
+      if (data.open) tableHolder.replaceChildren(dataTable(plot, spec, this.state.result));
+    });
+    const image = el('button', 'quiet small', 'Download chart');
+    image.type = 'button';
+    image.addEventListener('click', () => this.downloadChart(plot, spec));
+    box.append(el('div', 'plot-tools', null, data, image));
+    return { plot, spec, data };
+  }
+
+  async downloadChart(plot, spec) {
+    try {
+      const { name, blob } = await chartImage(plot, spec);
+      download(`looplab-${this.state.describe.id}-${name}`, blob, blob.type);
+    } catch (e) {
+      this.showNote(e.message);
+    }
+  }
+
+  // ---- exports and sharing ----
+
+  fileStem() {
+    return `looplab-${this.state.result.experiment}-${stamp()}`;
+  }
+
+  exportJson() {
+    if (this.state.result) download(`${this.fileStem()}.json`, `${JSON.stringify(this.state.result, null, 2)}\n`, 'application/json');
+  }
+
+  exportCsv() {
+    if (this.state.result) download(`${this.fileStem()}-series.csv`, seriesCsv(this.state.result.series), 'text/csv');
+  }
+
+  /** The query that reproduces the current controls: experiment first, then the applicable parameters. */
+  query() {
+    return this.controls.toQuery(this.state.describe.id);
+  }
+
+  /** The full page's URL for this exact configuration (the page reads it back from its query). */
+  link() {
+    return `${this.linkBase}?${this.query()}`;
+  }
+
+  async copyLink() {
+    const url = this.link();
+    this.ui.linkBox.value = url;
+    try {
+      await navigator.clipboard.writeText(url);
+      this.ui.linkBox.hidden = true;
+      this.setStatus('link copied');
+    } catch {
+      // No clipboard (an iframe without permission, file://): show the link, selected, to copy by hand.
+      this.ui.linkBox.hidden = false;
+      this.ui.linkBox.select();
+      this.setStatus('link shown below: copy it with Ctrl+C');
+    }
+  }
+
+  // ---- what the reader reads ----
+
+  setStatus(text) {
+    this.state.status = text;
+    this.ui.status.textContent = text;
+    this.ui.status.dataset.state = text.split(/[\s:]/)[0];
+    this.emit('status', { status: text });
+  }
+
+  /** Something went wrong outside validation: said in the status and below the form. */
+  fail(err) {
+    if (isTerminated(err)) return;        // the host let the worker go on purpose
+    const message = err instanceof Error ? err.message : String(err);
+    this.showFormError(message);
+    this.setStatus(`error: ${message}`);
+    this.emit('error', { message });
+  }
+
+  showProgressMessage(text) {
+    this.ui.progressMessage.textContent = text;
+  }
+
+  showFormError(message) {
+    this.ui.formError.textContent = message;
+    this.ui.formError.hidden = !message;
+  }
+
+  /** A note below the form (ignored URL parameters or attributes, a chart that could not be saved). */
+  showNote(message) {
+    this.ui.note.textContent = message;
+    this.ui.note.hidden = !message;
+  }
+}

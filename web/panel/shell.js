@@ -1,0 +1,120 @@
+// The panel's elements, built once per panel; panel.js fills them per experiment and per run.
+// Ids are unique within the panel's root: the page holds one panel, and each widget's panel lives in
+// its own shadow root, so the same ids serve the page's skip link, labels, tests and styles.
+//
+//   const ui = buildShell(LAYOUTS.page);     // ui.root holds ui.head, ui.side (the form), ui.results
+import { el } from '../shared/dom.js';
+
+/** How a panel is laid out where it lives. */
+export const LAYOUTS = {
+  // The full page: the question as the page's h1, Run above the parameters (the list can be long),
+  // every number in view, a Defaults button, the reader's own data, the figures quoted from the seed thread.
+  page: { name: 'page', heading: 'h1', runFirst: true, numbersOpen: true, resetButton: true, dataPicker: true, quoted: true },
+  // A widget inside a course page: an h2 under the host's own headings, Run after the few controls a
+  // lesson shows, the numbers folded away.
+  widget: { name: 'widget', heading: 'h2', runFirst: false, numbersOpen: false, resetButton: false, dataPicker: false, quoted: false },
+};
+
+const SUBHEADING = { h1: 'h2', h2: 'h3' };
+
+function withId(node, id) {
+  node.id = id;
+  return node;
+}
+
+function button(id, text, className = null, type = 'button') {
+  const b = withId(el('button', className, text), id);
+  b.type = type;
+  return b;
+}
+
+/** A line of text that starts hidden (errors, notes). */
+function hiddenLine(id, className) {
+  const p = withId(el('p', className), id);
+  p.hidden = true;
+  return p;
+}
+
+function buildHead(ui, layout) {
+  ui.eyebrow = withId(el('p', 'eyebrow'), 'eyebrow');
+  ui.eyebrow.hidden = true;
+  ui.title = withId(el(layout.heading, 'title', 'Loading…'), 'title');
+  ui.explanation = withId(el('div', 'explanation'), 'explanation');
+  ui.explain = el('details', 'explain-box', null, el('summary', null, 'What happens, and why'), ui.explanation);
+  ui.explain.open = true;
+  ui.head = el('header', 'panel-head', null, ui.eyebrow, ui.title, ui.explain);
+}
+
+function buildRunState(ui) {
+  ui.run = button('run', 'Run', 'primary', 'submit');
+  ui.stop = button('stop', 'Stop');
+  ui.stop.disabled = true;
+  ui.progress = withId(el('progress'), 'progress');
+  ui.progress.max = 1;
+  ui.progress.value = 0;
+  ui.progress.setAttribute('aria-label', 'Run progress');
+  ui.status = withId(el('p', 'status', 'idle'), 'status');
+  ui.status.setAttribute('role', 'status');
+  ui.status.setAttribute('aria-live', 'polite');
+  ui.progressMessage = withId(el('p', 'progress-message'), 'progress-message');
+  ui.runState = el('div', 'run-state', null, el('div', 'actions', null, ui.run, ui.stop), ui.progress, ui.status,
+    ui.progressMessage);
+}
+
+function buildParams(ui, layout) {
+  ui.controls = withId(el('div', 'controls'), 'controls');
+  ui.fixedBox = el('div', 'fixed-box');            // the fields a lesson fixes: kept, not shown
+  ui.fixedBox.hidden = true;
+  ui.fixedNote = hiddenLine('fixed-note', 'fixed');
+  ui.dataBox = el('div', 'data-box');              // the reader's own CSV, when the layout offers it
+  ui.formError = hiddenLine('form-error', 'form-error');
+  ui.formError.setAttribute('role', 'alert');
+  ui.note = hiddenLine('form-note', 'form-note');
+  const head = el('div', 'params-head', null, el(SUBHEADING[layout.heading], null, 'Parameters'));
+  if (layout.resetButton) {
+    ui.reset = button('reset', 'Defaults', 'quiet small');
+    head.append(ui.reset);
+  }
+  ui.params = el('div', 'params', null, head, ui.controls, ui.fixedBox, ui.fixedNote, ui.dataBox, ui.formError, ui.note);
+}
+
+function buildSummary(ui, layout) {
+  ui.headline = withId(el('div', 'cards'), 'headline');
+  ui.reading = withId(el('p', 'reading'), 'reading');
+  ui.runs = withId(el('div', 'runs'), 'runs');
+  ui.extra = withId(el('div', 'summary-extra'), 'summary-extra');
+  ui.numbers = el('details', 'more', null, el('summary', null, 'All numbers'), ui.runs, ui.extra);
+  ui.numbers.open = layout.numbersOpen;
+  ui.exportJson = button('export-json', 'Results (JSON)', 'quiet');
+  ui.exportCsv = button('export-csv', 'Series (CSV)', 'quiet');
+  ui.copyLink = button('copy-link', 'Copy link', 'quiet');
+  ui.linkBox = withId(el('input', 'link-box'), 'link-box');
+  ui.linkBox.readOnly = true;
+  ui.linkBox.hidden = true;
+  ui.linkBox.setAttribute('aria-label', 'Link to this configuration');
+  const title = withId(el(SUBHEADING[layout.heading], 'summary-title', 'What this run measured'), 'summary-title');
+  const exports = el('div', 'exports', null, ui.exportJson, ui.exportCsv, ui.copyLink);
+  ui.summary = withId(el('section', 'summary', null, el('div', 'summary-head', null, title, exports), ui.headline,
+    ui.reading, ui.numbers, ui.linkBox), 'summary');
+  ui.summary.setAttribute('aria-labelledby', 'summary-title');
+  ui.summary.hidden = true;
+}
+
+/** Every element of a panel laid out as `layout` (one of LAYOUTS). */
+export function buildShell(layout) {
+  const ui = {};
+  buildHead(ui, layout);
+  buildRunState(ui);
+  buildParams(ui, layout);
+  ui.form = withId(el('form', 'panel-form', null, ...(layout.runFirst ? [ui.runState, ui.params] : [ui.params, ui.runState])),
+    'controls-form');
+  ui.form.noValidate = true;
+  ui.side = el('div', 'panel-side', null, ui.form);
+  ui.plots = withId(el('div', 'plots'), 'plots');
+  buildSummary(ui, layout);
+  ui.quoted = withId(el('section', 'quoted'), 'quoted');
+  ui.quoted.hidden = true;
+  ui.results = el('div', 'results', null, ui.plots, ui.summary, ui.quoted);
+  ui.root = el('div', `looplab-panel layout-${layout.name}`, null, ui.head, ui.side, ui.results);
+  return ui;
+}

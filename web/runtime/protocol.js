@@ -1,0 +1,33 @@
+// The messages between the page (client.js) and the module worker (worker.js): the one place their
+// type names are defined, imported by both sides.
+//
+// Every request carries an id chosen by the page; every answer names the id it answers.
+//   page -> worker  {type: LIST | DESCRIBE | VALIDATE | RUN | CANCEL, id, experiment?, config?}
+//   worker -> page  {type: READY, environment}          once the module is instantiated
+//                   {type: REPLY, id, value}            LIST / DESCRIBE / VALIDATE
+//                   {type: PROGRESS, id, progress}      RUN: new points since the last message
+//                   {type: RESULT, id, result}          RUN finished
+//                   {type: CANCELLED, id}               RUN stopped by a CANCEL request
+//                   {type: ERROR, id, message}          a request failed (id null: the module failed to load)
+//                   {type: FATAL, id, message}          the module trapped: this worker is unusable; the page
+//                                                       terminates it and starts a fresh one
+// A run advances in ~50 ms chunks and yields to the event loop between chunks, so CANCEL (and
+// VALIDATE) messages are handled while it runs.
+
+export const REQUEST = Object.freeze({
+  LIST: 'list',
+  DESCRIBE: 'describe',
+  VALIDATE: 'validate',
+  RUN: 'run',
+  CANCEL: 'cancel',
+});
+
+export const ANSWER = Object.freeze({
+  READY: 'ready',
+  REPLY: 'reply',
+  PROGRESS: 'progress',
+  RESULT: 'result',
+  CANCELLED: 'cancelled',
+  ERROR: 'error',
+  FATAL: 'fatal',
+});

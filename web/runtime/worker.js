@@ -1,0 +1,88 @@
+// Module worker: owns the WebAssembly module so the page never freezes. The messages it takes and
+// sends are defined in protocol.js; client.js is the page's side.
+import { wrap } from './api.js';
+import { ANSWER, REQUEST } from './protocol.js';
+import { addJsVariants } from './js-variants.js';
+
+const CHUNK_MS = 50;
+const post = (msg) => self.postMessage(msg);
+
+const apiReady = (async () => {
+  const { default: createLooplab } = await import('../../build/wasm/looplab.mjs');
+  return wrap(await createLooplab());
+})();
+
+apiReady.then(
+  (api) => post({ type: ANSWER.READY, environment: api.environment() }),
+  (e) => post({ type: ANSWER.ERROR, id: null, message: `could not load the WebAssembly module (build/wasm/looplab.mjs): ${e.message}` }),
+);
+
+/** Resolves on the next turn of the event loop; a MessageChannel avoids setTimeout's 4 ms clamping. */
+const channel = new MessageChannel();
+const waiting = [];
+channel.port1.onmessage = () => waiting.shift()?.();
+const nextTurn = () => new Promise((resolve) => { waiting.push(resolve); channel.port2.postMessage(0); });
+
+/**
+ * A trap (RuntimeError: unreachable, out-of-bounds access, an emscripten abort) or a stack overflow
+ * unwinds out of the module and leaves its memory and stack pointer in an unknown state: no later
+ * call can be trusted, so the page must replace this worker. Errors the module *returns* are not fatal.
+ */
+function isFatal(e) {
+  return e instanceof WebAssembly.RuntimeError || e instanceof RangeError;
+}
+
+/** Runs that are in progress, by request id: {cancelled}. */
+const active = new Map();
+
+async function run(api, id, config, state) {
+  let handle = null;
+  try {
+    handle = api.createRun(config);
+    for (;;) {
+      if (state.cancelled) { post({ type: ANSWER.CANCELLED, id }); return; }
+      const done = handle.advance(CHUNK_MS);
+      post({ type: ANSWER.PROGRESS, id, progress: handle.progress() });
+      if (done) {
+        // Variants only a browser can measure (JS calling the module per batch) join the core's result.
+        const result = await addJsVariants(api, handle.result(), {
+          cancelled: () => state.cancelled, nextTurn, progress: (progress) => post({ type: ANSWER.PROGRESS, id, progress }),
+        });
+        post(result ? { type: ANSWER.RESULT, id, result } : { type: ANSWER.CANCELLED, id });
+        return;
+      }
+      await nextTurn();
+    }
+  } finally {
+    handle?.delete();
+  }
+}
+
+self.onmessage = async ({ data: msg }) => {
+  const { type, id } = msg;
+  if (type === REQUEST.CANCEL) {          // needs no module; a cancel for a finished run is a no-op
+    const state = active.get(id);
+    if (state) state.cancelled = true;
+    return;
+  }
+  let state = null;
+  if (type === REQUEST.RUN) {             // registered before any await, so an early cancel finds it
+    state = { cancelled: false };
+    active.set(id, state);
+  }
+  try {
+    const api = await apiReady;
+    switch (type) {
+      case REQUEST.LIST: post({ type: ANSWER.REPLY, id, value: api.listExperiments() }); break;
+      case REQUEST.DESCRIBE: post({ type: ANSWER.REPLY, id, value: api.describe(msg.experiment) }); break;
+      case REQUEST.VALIDATE: post({ type: ANSWER.REPLY, id, value: api.validateConfig(msg.config) }); break;
+      case REQUEST.RUN: await run(api, id, msg.config, state); break;
+      default: throw new Error(`unknown request type "${type}"`);
+    }
+  } catch (e) {
+    if (isFatal(e)) post({ type: ANSWER.FATAL, id, message: `the WebAssembly module crashed (${e.name}: ${e.message})` });
+    else post({ type: ANSWER.ERROR, id, message: e instanceof Error ? e.message : String(e) });
+  } finally {
+    if (state) active.delete(id);
+  }
+};
