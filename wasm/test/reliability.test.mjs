@@ -75,15 +75,15 @@ test('a lone surrogate from JS (not UTF-8 representable) is a ConfigError, not a
 test('1,000 consecutive runs leave the wasm heap flat', { timeout: 300_000 }, () => {
   const config = { experiment: 'standardization', max_iterations: 200 };
   for (let i = 0; i < 20; i++) runToEnd(config);            // warm-up: one-time statics
-  const before = m.heapStats();
+  const start = m.heapStats();
   const t0 = performance.now();
   for (let i = 0; i < 1000; i++) runToEnd(config);
   const ms = performance.now() - t0;
   const after = m.heapStats();
-  console.log(`  1,000 runs in ${(ms / 1000).toFixed(1)} s; heap ${before.heap_bytes} -> ${after.heap_bytes} bytes, `
-    + `malloc in use ${before.used_bytes} -> ${after.used_bytes} bytes`);
-  assert.equal(after.heap_bytes, before.heap_bytes, 'wasm memory grew');
-  assert.ok(after.used_bytes - before.used_bytes <= 4096, `malloc in use grew by ${after.used_bytes - before.used_bytes} bytes`);
+  console.log(`  1,000 runs in ${(ms / 1000).toFixed(1)} s; heap ${start.heap_bytes} -> ${after.heap_bytes} bytes, `
+    + `malloc in use ${start.used_bytes} -> ${after.used_bytes} bytes`);
+  assert.equal(after.heap_bytes, start.heap_bytes, 'wasm memory grew');
+  assert.ok(after.used_bytes - start.used_bytes <= 4096, `malloc in use grew by ${after.used_bytes - start.used_bytes} bytes`);
 });
 
 /** A copy of a result without what is measured: keys naming times, the environment, the prose. */

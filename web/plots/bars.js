@@ -33,7 +33,7 @@ export function barScale(values, log) {
   if (log) {
     const pos = values.filter((v) => v > 0);
     if (!pos.length) return null;
-    let lo = Math.floor(Math.log10(Math.min(...pos)) + 1e-9);
+    const lo = Math.floor(Math.log10(Math.min(...pos)) + 1e-9);
     let hi = Math.ceil(Math.log10(Math.max(...pos)) - 1e-9);
     if (hi <= lo) hi = lo + 1;
     const ticks = [];

@@ -25,7 +25,7 @@ function logKept(u, splits, axisIdx, thin) {
   const mantissas = perDecade >= 160 ? [1, 2, 5] : [1];
   const minPx = axisIdx === 0 ? 44 : 22;
   const every = thin && perDecade < minPx ? Math.ceil(minPx / perDecade) : 1;
-  return splits.map((v) => (v != null && v > 0 && mantissas.includes(mantissa(v))
+  return splits.map((v) => (v > 0 && mantissas.includes(mantissa(v))
     && Math.round(Math.log10(v)) % every === 0 ? v : null));
 }
 const logGrid = (u, splits, axisIdx) => logKept(u, splits, axisIdx, false);
@@ -58,7 +58,7 @@ export class LivePlot {
     const grid = (log) => ({ stroke: '#e6e9ef', ...(log ? { filter: logGrid } : {}) });
     const ticks = (log) => ({ stroke: '#c9ced8', ...(log ? { filter: logGrid } : {}) });
     // Legend values only while the cursor is over the plot (uPlot shows "--" otherwise).
-    const value = (u, v, si, di) => (di == null ? '' : v == null ? '—' : formatNumber(v));
+    const value = (u, v, si, di) => (typeof di !== 'number' ? '' : typeof v !== 'number' ? '—' : formatNumber(v));
     this.uplot = new uPlot({
       width: Math.max(300, this.body.clientWidth || 600),
       height: HEIGHT,
@@ -163,7 +163,7 @@ const hasMarkers = (spec, u) => spec.style === 'points' || u.data[0].length <= F
 /** uPlot's x range (data extent; decades on a log axis), widened a little when markers would sit on the edges. */
 function xRange(spec) {
   return (u, min, max) => {
-    if (min == null) return [null, null];
+    if (typeof min !== 'number') return [null, null];   // no data yet
     const few = hasMarkers(spec, u);
     if (spec.log_x) return few ? [min / 1.25, max * 1.25] : uPlot.rangeLog(min, max, 10, false);
     if (!few) return [min, max];

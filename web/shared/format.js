@@ -23,7 +23,7 @@ const superscript = (n) => String(n).replace(/[-0-9]/g, (c) => SUPERSCRIPT[c]);
 
 /** Tick label for a log axis: 0.01 … 1000 as plain numbers, 10⁻⁶ etc. beyond; other values as 2·10⁻⁶. */
 export function logTick(v) {
-  if (v == null || !(v > 0)) return '';
+  if (!(v > 0)) return '';   // also null and undefined: uPlot asks for splits it has no value at
   const e = Math.floor(Math.log10(v) + 1e-9);
   const m = Math.round(v / 10 ** e);
   if (e >= -3 && e <= 4) return String(+v.toPrecision(3));
