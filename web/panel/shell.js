@@ -9,10 +9,13 @@ import { el } from '../shared/dom.js';
 export const LAYOUTS = {
   // The full page: the question as the page's h1, Run above the parameters (the list can be long),
   // every number in view, a Defaults button, the reader's own data, the figures quoted from the seed thread.
-  page: { name: 'page', heading: 'h1', runFirst: true, numbersOpen: true, resetButton: true, dataPicker: true, quoted: true },
+  page: { name: 'page', heading: 'h1', runFirst: true, numbersOpen: true, resetButton: true, dataPicker: true, quoted: true,
+    landmarks: true },
   // A widget inside a course page: an h2 under the host's own headings, Run after the few controls a
   // lesson shows, the numbers folded away.
-  widget: { name: 'widget', heading: 'h2', runFirst: false, numbersOpen: false, resetButton: false, dataPicker: false, quoted: false },
+  // Landmarks are the host page's business there.
+  widget: { name: 'widget', heading: 'h2', runFirst: false, numbersOpen: false, resetButton: false, dataPicker: false, quoted: false,
+    landmarks: false },
 };
 
 const SUBHEADING = { h1: 'h2', h2: 'h3' };
@@ -100,6 +103,14 @@ function buildSummary(ui, layout) {
   ui.summary.hidden = true;
 }
 
+/** A landmark `tag` labelled for screen readers when the layout wants landmarks, else a plain div. */
+function region(layout, tag, className, label, ...children) {
+  if (!layout.landmarks) return el('div', className, null, ...children);
+  const node = el(tag, className, null, ...children);
+  node.setAttribute('aria-label', label);
+  return node;
+}
+
 /** Every element of a panel laid out as `layout` (one of LAYOUTS). */
 export function buildShell(layout) {
   const ui = {};
@@ -109,12 +120,12 @@ export function buildShell(layout) {
   ui.form = withId(el('form', 'panel-form', null, ...(layout.runFirst ? [ui.runState, ui.params] : [ui.params, ui.runState])),
     'controls-form');
   ui.form.noValidate = true;
-  ui.side = el('div', 'panel-side', null, ui.form);
+  ui.side = region(layout, 'aside', 'panel-side', 'Parameters and run', ui.form);
   ui.plots = withId(el('div', 'plots'), 'plots');
   buildSummary(ui, layout);
   ui.quoted = withId(el('section', 'quoted'), 'quoted');
   ui.quoted.hidden = true;
-  ui.results = el('div', 'results', null, ui.plots, ui.summary, ui.quoted);
+  ui.results = region(layout, 'section', 'results', 'Results', ui.plots, ui.summary, ui.quoted);
   ui.root = el('div', `looplab-panel layout-${layout.name}`, null, ui.head, ui.side, ui.results);
   return ui;
 }
