@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "looplab/api.hpp"
+#include "looplab/api/api.hpp"
 
 namespace {
 
@@ -124,7 +124,7 @@ val test_allocate(double mb) {
 #endif
 
 val create_run(const std::string& config_json) {
-  return result_or_error([&] { return Run(looplab::ExperimentRun::create(config_json)); });
+  return result_or_error([&] { return Run(looplab::start_run(config_json)); });
 }
 
 }  // namespace
@@ -157,7 +157,7 @@ EMSCRIPTEN_BINDINGS(looplab) {
 #include <optional>
 #include <vector>
 
-#include "looplab/session.hpp"
+#include "looplab/api/sessions.hpp"
 
 namespace {
 

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "looplab/api.hpp"
-#include "looplab/experiment.hpp"
-#include "looplab/results.hpp"
+#include "looplab/api/api.hpp"
+#include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/results.hpp"
 
 namespace looplab {
 namespace {
@@ -245,10 +245,9 @@ int cmd_run(const std::vector<std::string>& args) {
   if (id_in_file && (config_path.empty() || !sets.empty() || !data_path.empty()))
     throw UsageError("run: which experiment? (--set and --data need `looplab run <experiment>`)");
   // Text from --set is stored as given; invalid UTF-8 becomes U+FFFD so validation can name it.
-  auto run =
-      ExperimentRun::create(id_in_file ? read_file(config_path)
-                                       : build_config(id, config_path, data_path, sets)
-                                             .dump(-1, ' ', false, json::error_handler_t::replace));
+  auto run = start_run(id_in_file ? read_file(config_path)
+                                  : build_config(id, config_path, data_path, sets)
+                                        .dump(-1, ' ', false, json::error_handler_t::replace));
   const bool tty = isatty(fileno(stderr));
   while (!run->advance(200.0)) {
     const json p = json::parse(run->progress_json());

@@ -19,13 +19,13 @@
 #include <utility>
 #include <vector>
 
-#include "looplab/api.hpp"
-#include "looplab/graph_trainer.hpp"
-#include "looplab/linear.hpp"
-#include "looplab/mlp_reference.hpp"
-#include "looplab/optim.hpp"
-#include "looplab/results.hpp"
-#include "looplab/train.hpp"
+#include "looplab/api/api.hpp"
+#include "looplab/experiments/results.hpp"
+#include "looplab/train/graph_trainer.hpp"
+#include "looplab/train/linear.hpp"
+#include "looplab/train/linear_trainer.hpp"
+#include "looplab/train/mlp_reference.hpp"
+#include "looplab/train/optim.hpp"
 
 namespace looplab {
 namespace {
@@ -66,7 +66,7 @@ double best_of(int repeats, const std::function<double()>& run) {
 }
 
 double w1_ms(Mode mode) {
-  const LinearData d = seed004_data();
+  const LinearData d = sine_trend_data();
   auto t = make_linear_trainer(mode, d.x, d.y);
   const Stopwatch w;
   for (int i = 0; i < 100000; ++i) t->step(1e-4f);
@@ -75,7 +75,7 @@ double w1_ms(Mode mode) {
 
 // W1 traced with fusion on or off: what make_linear_trainer(Mode::Traced) does, with the option.
 double w1_traced_ms(bool fuse) {
-  const LinearData d = seed004_data();
+  const LinearData d = sine_trend_data();
   LinearRegression model(1);
   Sgd sgd(0.0);
   CompileOptions options;
@@ -145,7 +145,7 @@ json program_info(int workload, bool fuse) {
   CompileOptions options;
   options.fuse = fuse;
   if (workload == 1) {
-    const LinearData d = seed004_data();
+    const LinearData d = sine_trend_data();
     LinearRegression model(1);
     Sgd sgd(1e-4);
     return GraphTrainer(Mode::Traced, model, sgd, d.x.shape(), d.y.shape(), 1, true, Loss::Mse,
@@ -166,7 +166,7 @@ void print_pipelines_table(int repeats) {
       R"({"experiment": "pipelines", "n": 10000, "batch": 100, "epochs": 20})";
   json best;
   for (int r = 0; r < repeats; ++r) {
-    auto run = ExperimentRun::create(config);
+    auto run = start_run(config);
     while (!run->advance(1e9)) {
     }
     const json result = json::parse(run->result_json());

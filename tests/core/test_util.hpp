@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "looplab/api.hpp"
+#include "looplab/api/api.hpp"
 
 namespace looplab {
 

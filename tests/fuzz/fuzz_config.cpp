@@ -1,5 +1,5 @@
 // fuzz_config — libFuzzer target for the JSON boundary: any bytes → validate_config_json and
-// ExperimentRun::create (construction only; fuzz_run advances runs).
+// start_run (construction only; fuzz_run advances runs).
 //
 // Bad input must come back as looplab::ConfigError; any other exception, a crash or a sanitizer
 // report is a finding. create() is called only for configs the limits accept, which also bounds
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "looplab/api.hpp"
+#include "looplab/api/api.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;  // the expected answer to bad input
   }
   try {
-    auto run = looplab::ExperimentRun::create(text);
+    auto run = looplab::start_run(text);
     run->progress_json();
   } catch (const looplab::ConfigError&) {
     // validate accepted it, so create must too

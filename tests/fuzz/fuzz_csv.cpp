@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "looplab/api.hpp"
-#include "looplab/csv.hpp"
+#include "looplab/api/api.hpp"
+#include "looplab/data/csv.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <string>
 
-#include "looplab/api.hpp"
-#include "looplab/experiment.hpp"
+#include "looplab/api/api.hpp"
+#include "looplab/experiments/experiment.hpp"
 
 namespace {
 
@@ -86,7 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;  // a cross-parameter rule (batch <= n, ...) rejected it
   }
 
-  auto run = looplab::ExperimentRun::create(text);
+  auto run = looplab::start_run(text);
   const auto start = std::chrono::steady_clock::now();
   bool done = false;
   while (!done) {

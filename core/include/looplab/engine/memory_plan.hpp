@@ -1,0 +1,35 @@
+// looplab/engine/memory_plan.hpp — liveness-based placement of buffers in one arena (a pure pass).
+//
+// Each buffer is needed from the step that writes it to the last step that reads it. Two buffers
+// may share bytes only if those intervals do not overlap; the planner places buffers in order of
+// definition, reusing the lowest free gap that fits (first fit) and freeing a buffer's bytes once
+// its last reader has run. It knows nothing of kernels, so it is tested on synthetic lists.
+//
+//   std::vector<BufferRequest> req = {{4000, 0, 2}, {4000, 1, 3}, {4000, 3, 4}};
+//   MemoryPlan plan = plan_memory(req);   // the third reuses the first's bytes
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace looplab {
+
+struct BufferRequest {
+  std::size_t bytes = 0;
+  int first = 0;  // the step that writes it
+  int last = 0;   // the last step that reads it (inclusive); ≥ first
+};
+
+struct MemoryPlan {
+  std::vector<std::size_t> offsets;  // one per request, in bytes, aligned to kAlignment
+  std::size_t total_bytes = 0;
+};
+
+constexpr std::size_t kAlignment = 64;  // a cache line; also enough for any SIMD load
+
+MemoryPlan plan_memory(const std::vector<BufferRequest>& requests);
+
+// True when two requests whose lifetimes overlap also overlap in bytes (the property tests check).
+bool plan_has_conflict(const std::vector<BufferRequest>& requests, const MemoryPlan& plan);
+
+}  // namespace looplab

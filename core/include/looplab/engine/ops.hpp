@@ -1,0 +1,130 @@
+// looplab/engine/ops.hpp — the one op vocabulary shared by eager and traced execution.
+//
+// Each op has, in one place (ops.cpp, one block per op): its shape rule, its forward kernel
+// (raw float pointers viewed through Eigen maps), its gradient rule (written with Builder ops,
+// so the same rule runs eagerly or appends nodes to a traced graph) and its FLOP count.
+// Only primitives live here; mse and dense are compositions in builder.hpp.
+//
+//   const OpDef& d = op_def(OpKind::MatMul);
+//   Shape out = d.shape(in_shapes, attrs);
+//   d.forward({inputs, in_shapes, out_ptr, out, attrs});
+#pragma once
+
+#include <array>
+#include <string_view>
+
+#include "looplab/base/tensor.hpp"
+
+namespace looplab {
+
+// X(name, arity). The enum and the name table both come from this list.
+#define LOOPLAB_OPS(X) \
+  X(MatMul, 2)         \
+  X(AddRow, 2)         \
+  X(Add, 2)            \
+  X(Sub, 2)            \
+  X(Mul, 2)            \
+  X(Scale, 1)          \
+  X(MulScalar, 2)      \
+  X(Square, 1)         \
+  X(Mean, 1)           \
+  X(SumRows, 1)        \
+  X(Sum, 1)            \
+  X(MeanGrad, 2)       \
+  X(Fill, 2)           \
+  X(RepeatRows, 2)     \
+  X(AddConst, 1)       \
+  X(Div, 2)            \
+  X(Sqrt, 1)           \
+  X(Tanh, 1)           \
+  X(TanhGrad, 2)       \
+  X(Sigmoid, 1)        \
+  X(SigmoidGrad, 2)    \
+  X(Relu, 1)           \
+  X(ReluGrad, 2)       \
+  X(Log, 1)            \
+  X(Clip, 1)           \
+  X(ClipGrad, 2)
+
+enum class OpKind {
+#define LOOPLAB_ENUM(name, arity) name,
+  LOOPLAB_OPS(LOOPLAB_ENUM)
+#undef LOOPLAB_ENUM
+};
+
+#define LOOPLAB_COUNT(name, arity) +1
+inline constexpr int kOpCount = 0 LOOPLAB_OPS(LOOPLAB_COUNT);
+#undef LOOPLAB_COUNT
+
+constexpr int kMaxArity = 2;
+
+// Static attributes of a node, fixed when it is built.
+struct OpAttrs {
+  float scale = 1.0f;          // Scale: y = scale * x; AddConst: y = x + scale
+  float lo = 0.0f, hi = 0.0f;  // Clip: y = min(max(x, lo), hi)
+  bool transpose_a = false;    // MatMul: op(A) = A^T
+  bool transpose_b = false;    // MatMul: op(B) = B^T
+};
+// NOTE: no op keeps a shape in its attributes. Every output shape follows from the input shapes,
+// so a program compiled with a relaxed batch dimension can re-derive all shapes for a new batch.
+
+struct KernelArgs {
+  std::array<const float*, kMaxArity> in{};
+  std::array<Shape, kMaxArity> in_shape{};
+  float* out = nullptr;
+  Shape out_shape{};
+  const OpAttrs* attrs = nullptr;
+};
+
+class Builder;
+struct Value;
+
+// What a gradient rule sees: the node's inputs and output as Values of the builder it runs in,
+// and the incoming gradient dout. It sets din[i] for every input that needs one.
+struct GradArgs {
+  std::array<Value*, kMaxArity> din{};
+  std::array<const Value*, kMaxArity> in{};
+  const Value* out = nullptr;
+  const Value* dout = nullptr;
+  const OpAttrs* attrs = nullptr;
+};
+
+struct OpDef {
+  std::string_view name;
+  int arity;
+  // Throws ShapeError (std::invalid_argument) when the inputs do not fit.
+  Shape (*shape)(const std::array<Shape, kMaxArity>& in, const OpAttrs& attrs);
+  void (*forward)(const KernelArgs& args);
+  void (*gradient)(Builder& b, const GradArgs& args);
+  double (*flops)(const std::array<Shape, kMaxArity>& in, Shape out, const OpAttrs& attrs);
+};
+
+const OpDef& op_def(OpKind kind);
+
+// tanh by a rational approximation (Eigen's generic_fast_tanh_float), |error| < 1e-6. NOTE: libm's
+// tanh is not vectorizable and would be most of a small MLP's step; this is inline and branch-free
+// so loops over it vectorize (SSE natively, simd128 in WebAssembly).
+inline float fast_tanh(float a) {
+  const float c = 7.99881172180175781f;
+  float x = a > c ? c : a;
+  x = x < -c ? -c : x;
+  const float x2 = x * x;
+  float p = -2.76076847742355e-16f;
+  p = p * x2 + 2.00018790482477e-13f;
+  p = p * x2 - 8.60467152213735e-11f;
+  p = p * x2 + 5.12229709037114e-08f;
+  p = p * x2 + 1.48572235717979e-05f;
+  p = p * x2 + 6.37261928875436e-04f;
+  p = p * x2 + 4.89352455891786e-03f;
+  p = p * x;
+  float q = 1.19825839466702e-06f;
+  q = q * x2 + 1.18534705686654e-04f;
+  q = q * x2 + 2.26843463243900e-03f;
+  q = q * x2 + 4.89352518554385e-03f;
+  const float r = p / q;  // computed unconditionally: the selects below then need no branch
+  const float magnitude = a < 0.0f ? -a : a;
+  return magnitude < 0.0004f ? a : r;
+}
+inline std::string_view op_name(OpKind kind) { return op_def(kind).name; }
+
+}  // namespace looplab

@@ -1,0 +1,38 @@
+// looplab/experiments/csv_attachment.hpp — the user's CSV attached to an experiment's config.
+//
+// An experiment that takes data (Experiment::takes_csv) gets it in its config as
+//   {"csv": {"text": "<the file>", "x": "<column>", "y": "<column>", "name": "<file name>"}}
+// — data, not a parameter: it has no control, no default and no range, so it lives beside the
+// parameters and api.cpp hands it through (take_csv_config). x defaults to the first column and
+// y to the last.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "looplab/base/json.hpp"
+#include "looplab/data/csv.hpp"
+#include "looplab/experiments/params.hpp"
+
+namespace looplab {
+
+// A parsed attachment: the data, and what a result reports about it (never the text itself).
+struct CsvData {
+  LinearData data;
+  std::string name, x, y;
+  std::size_t rows = 0, bytes = 0;
+  json summary() const;  // {"name", "x", "y", "rows", "bytes"}
+};
+
+// Removes "csv" from `config` and checks its shape ({"text": string, optional "x", "y", "name"
+// strings}); null when absent. Throws ConfigError if present but the experiment takes no data.
+json take_csv_config(json& config, const std::string& experiment, bool accepted);
+
+// The CSV attached to validated params (values()["csv"]), parsed and selected, or nullopt.
+std::optional<CsvData> csv_data(const Params& p);
+
+// The params' values for a result's "config": the attachment replaced by its summary.
+json config_without_text(const Params& p, const std::optional<CsvData>& csv);
+
+}  // namespace looplab

@@ -1,0 +1,74 @@
+// looplab/experiments/experiment.hpp — what an experiment is, and the registry of all of them.
+//
+// An experiment declares its text (the question, what to try, the mechanism), its parameters
+// (params.hpp), its plots, the figures it quotes from the seed threads, and how to start a run.
+// The CLI, the wasm module, the page and the widgets all read these declarations, so adding an
+// experiment means adding one file (experiment_<id>.cpp) and one line in the registry.
+//
+//   const Experiment& e = find_experiment("standardization");   // throws ConfigError
+//   auto run = e.start(validate_params(e.id, e.params, config));
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "looplab/base/error.hpp"
+#include "looplab/experiments/params.hpp"
+#include "looplab/experiments/run.hpp"
+
+namespace looplab {
+
+// What a config will need, estimated from the parameters alone so that api.cpp can refuse a config
+// over this build's limits *before* anything is allocated (the message states limit and estimate).
+struct Estimate {
+  double bytes =
+      0.0;  // peak heap the run needs (data, models, compiled programs), generously rounded up
+  double steps = 0.0;   // training steps / iterations / calls the run performs in total
+  std::string drivers;  // the parameters it depends on, named in the message: "n, batch and hidden"
+};
+
+struct Experiment {
+  std::string id, title, question;
+  json explanation;  // {"intro", "try", "mechanism"}: shown by `describe`, the page and the widget
+  std::vector<ParamSpec> params;
+  bool takes_csv = false;  // accepts the user's own data as the config's "csv" field (csv.hpp)
+  json plots;   // [{"id","title","x","y","x_label","y_label","log_x","log_y","series":[...]}]
+  json quoted;  // [{"label","value","source"}]: figures from the seed threads, labelled as quoted
+  // Checks rules that involve several parameters (e.g. x_min < x_max); throws ConfigError.
+  std::function<void(const Params&)> check;
+  std::function<std::unique_ptr<ExperimentRun>(const Params&)> start;
+  // Optional but expected of every experiment: memory and steps for a validated config. Without it
+  // a config is not checked against the limits (see config_limits() in api.cpp), so a new
+  // experiment should set it; tests/core/limits_test.cpp checks it against measured allocation.
+  std::function<Estimate(const Params&)> estimate;
+
+  json describe() const;
+};
+
+const std::vector<Experiment>& experiments();
+
+// The limits a config's Estimate must stay within in this build (native and wasm differ: the wasm
+// module has a fixed maximum memory, see wasm/CMakeLists.txt).
+struct Limits {
+  double bytes, steps;
+};
+// wasm: the module's maximum memory is 1 GiB (wasm/CMakeLists.txt); 400 MB leaves room for what
+// the estimates do not count (the module itself, fragmentation, the results JSON).
+inline constexpr Limits kNativeLimits{4e9, 1e9};
+inline constexpr Limits kWasmLimits{400e6, 2e8};
+Limits config_limits();  // this build's: kWasmLimits under Emscripten, else kNativeLimits
+const Experiment& find_experiment(const std::string& id);
+
+// One builder per experiment file.
+Experiment make_standardization_experiment();
+Experiment make_execution_modes_experiment();
+Experiment make_retracing_experiment();
+Experiment make_unroll_experiment();
+Experiment make_call_granularity_experiment();
+Experiment make_overhead_experiment();
+Experiment make_matrix_experiment();
+Experiment make_pipelines_experiment();
+
+}  // namespace looplab

@@ -1,0 +1,81 @@
+// looplab/experiments/params.hpp — parameter declarations: one list per experiment drives
+// validation, the CLI's --set, the page's controls and the widget attributes.
+//
+//   const std::vector<ParamSpec> specs = {
+//     number("lr_raw", 1e-4, 0, 10, "learning rate for the raw
+//     inputs").exclusive_min().log_scale(), choice("scaling", "standardize", {"standardize",
+//     "minmax"}, "how to scale x"),
+//   };
+//   Params p = validate_params("standardization", specs, config);   // throws ConfigError
+//   double lr = p.number("lr_raw");
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "looplab/base/error.hpp"
+#include "looplab/base/format.hpp"
+#include "looplab/base/json.hpp"
+
+namespace looplab {
+
+enum class ParamType { Choice, Number, Integer, Bool };
+
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::Number;
+  json default_value;
+  double min = 0.0, max = 0.0;  // Number and Integer
+  bool min_exclusive = false, max_exclusive = false;
+  bool log = false;                  // a hint for controls: the value spans decades
+  std::vector<std::string> choices;  // Choice
+  std::string help;
+  std::string when_param, when_value;  // shown only when another parameter has this value
+
+  ParamSpec& exclusive_min() {
+    min_exclusive = true;
+    return *this;
+  }
+  ParamSpec& log_scale() {
+    log = true;
+    return *this;
+  }
+  ParamSpec& only_when(std::string param, std::string value) {
+    when_param = std::move(param);
+    when_value = std::move(value);
+    return *this;
+  }
+  std::string allowed() const;  // "a number in (0, 10]", "one of eager | reference", ...
+  json describe() const;
+};
+
+ParamSpec number(std::string name, double def, double min, double max, std::string help);
+ParamSpec integer(std::string name, long long def, long long min, long long max, std::string help);
+ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices,
+                 std::string help);
+ParamSpec boolean(std::string name, bool def, std::string help);
+
+// A validated, complete set of values (defaults filled in).
+class Params {
+ public:
+  explicit Params(json values) : values_(std::move(values)) {}
+  double number(const std::string& name) const { return values_.at(name).get<double>(); }
+  long long integer(const std::string& name) const { return values_.at(name).get<long long>(); }
+  std::string choice(const std::string& name) const { return values_.at(name).get<std::string>(); }
+  bool flag(const std::string& name) const { return values_.at(name).get<bool>(); }
+  const json& values() const { return values_; }
+
+ private:
+  json values_;
+};
+
+// Checks every key of `config` (except "experiment") against `specs`: unknown keys, types and
+// ranges. Throws ConfigError with a one-line message naming the parameter and what it allows.
+Params validate_params(const std::string& experiment, const std::vector<ParamSpec>& specs,
+                       const json& config);
+
+// Turns the text of `--set name=value` (or a URL/attribute value) into a JSON value of the
+// parameter's type. Throws ConfigError if it does not parse.
+json parse_param_text(const ParamSpec& spec, const std::string& text);
+
+}  // namespace looplab

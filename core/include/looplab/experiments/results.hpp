@@ -1,0 +1,58 @@
+// looplab/experiments/results.hpp — helpers shared by every experiment's results: sampled series,
+// timing, and the environment block.
+//
+//   SeriesSampler s;                           // log-spaced: all of 0..99, then ~1% apart
+//   if (s.wants(i)) series.add({{"iteration", i}, {"loss", l}});
+//   Stopwatch w;  ...;  w.elapsed_ms();
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "looplab/base/clock.hpp"
+#include "looplab/base/format.hpp"
+#include "looplab/base/json.hpp"
+
+namespace looplab {
+
+// Which iterations to keep for a plot: every one below 100, then each about 1% after the last,
+// so a run of 10 million iterations still plots in under 2000 points on a log axis.
+class SeriesSampler {
+ public:
+  bool wants(long long i) {
+    if (i < next_) return false;
+    next_ =
+        i < 100 ? i + 1 : std::max(i + 1, static_cast<long long>(static_cast<double>(i) * 1.01));
+    return true;
+  }
+
+ private:
+  long long next_ = 0;
+};
+
+// Named columns of equal length, appended to point by point. Keeps what was added since the last
+// take_new() so progress events carry only new points.
+class Series {
+ public:
+  explicit Series(std::vector<std::string> columns)
+      : columns_(std::move(columns)), data_(columns_.size()) {}
+  void add(const std::vector<double>& point);
+  std::size_t size() const { return data_.empty() ? 0 : data_[0].size(); }
+  json to_json() const { return slice(0); }
+  json take_new();  // the points since the previous call
+
+ private:
+  json slice(std::size_t from) const;
+  std::vector<std::string> columns_;
+  std::vector<std::vector<double>> data_;
+  std::size_t sent_ = 0;
+};
+
+// The median of per-chunk timings (0 for none): robust to the odd chunk a scheduler interrupts.
+double median(std::vector<double> v);
+
+// {"build", "simd", "compiler", "eigen", "clock_resolution_ns"}; the clock is measured once.
+json environment();
+
+}  // namespace looplab

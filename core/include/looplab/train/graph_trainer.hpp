@@ -1,0 +1,65 @@
+// looplab/train/graph_trainer.hpp — train any Model on a loss (mse or bce), eagerly or from a
+// program.
+//
+//   eager      every step builds the model, loss, gradients and optimizer update on a fresh
+//              EagerBuilder: each op runs at once into a fresh buffer;
+//   traced     the step is traced once and compiled (trace.hpp); run() replays it, pointing the
+//              program's batch inputs at the next batch (no copy, no allocation);
+//   unrolled   k steps traced into one program, each reading its own batch, the parameters
+//              flowing from one step to the next inside the program.
+//
+//   Adam adam(1e-3, model.parameters());
+//   GraphTrainer t(Mode::Traced, model, adam, {100, 1}, {100, 1});
+//   const float* xs[] = {batch_x}; const float* ys[] = {batch_y}; float loss;
+//   t.run(xs, ys, &loss);
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "looplab/base/json.hpp"
+#include "looplab/engine/trace.hpp"
+#include "looplab/train/linear_trainer.hpp"
+#include "looplab/train/model.hpp"
+#include "looplab/train/optim.hpp"
+
+namespace looplab {
+
+class GraphTrainer {
+ public:
+  // mode is Eager or Traced; unroll > 1 needs Traced. training = false: the loss only, no update
+  // (an evaluation step: a different program, as a static argument makes it in a framework).
+  GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch,
+               int unroll = 1, bool training = true, Loss loss = Loss::Mse,
+               CompileOptions options = {});
+  int steps_per_call() const { return unroll_; }
+  // Runs steps_per_call() steps on batches xs[j], ys[j]; losses[j] is step j's loss before its
+  // update. rows: the batch rows of this call; a traced program re-derives its shapes for it (at
+  // most the rows it was traced with). -1: the rows it was built for.
+  void run(const float* const* xs, const float* const* ys, float* losses, int rows = -1);
+  // Traced: trace_ms, compile_ms and the program's size; eager: empty.
+  json setup_info() const;
+
+ private:
+  void trace();
+  void run_eager(const float* x, const float* y, float* loss, int rows);
+
+  Mode mode_;
+  Model& model_;
+  Optimizer& opt_;
+  Shape x_shape_, y_shape_;
+  int unroll_;
+  bool training_;
+  Loss loss_;
+  CompileOptions options_;
+  std::optional<Program> program_;
+  std::vector<Value> x_inputs_, y_inputs_;
+  double trace_ms_ = 0.0;
+};
+
+// Runs a few untimed steps of a tiny MLP in every mode, once per process. NOTE: a WebAssembly
+// engine compiles a function fast first and optimizes it once it runs hot; without this the first
+// experiment's first mode would be billed for that, which is the engine's cost, not the mode's.
+void warm_up_engines();
+
+}  // namespace looplab

@@ -1,0 +1,99 @@
+// looplab/train/linear.hpp — linear regression: the data, the model, scaling and the analysis.
+//
+// The model y ≈ x·W + b is written once against the Builder (LinearRegression) and trained by
+// plain gradient descent on the mean squared error L = (1/n) Σ (x_i·W + b − y_i)².
+// Because L is quadratic, everything about gradient descent on it can be worked out exactly:
+//   Hessian        H = (2/n) Aᵀ A,  A = [X 1]      (constant)
+//   closed form    θ* = argmin L,   L* = L(θ*)
+//   gap            L(θ) − L* = ½ (θ − θ*)ᵀ H (θ − θ*)
+//   one GD step    θ − θ* ← (I − lr·H)(θ − θ*): each eigen-direction shrinks by |1 − lr·λ_i|,
+//   so it converges iff lr < 2/λ_max, and the slowest direction sets the pace: κ = λ_max/λ_min.
+//
+//   LinearData d = sine_trend_data();                 // x = arange(0, 100, 0.1), y = x + 20
+//   sin(x/10)
+//   + 15 Quadratic q(d.x, d.y);                         // closed form, eigenvalues, gap() Scaler s
+//   = Scaler::fit(d.x, ScalingKind::Standardize); Tensor xs = s.transform(d.x);                  //
+//   (x − mean) / std LinearWeights raw = s.to_raw(scaled_weights);  // W = W_s/std, b = b_s −
+//   mean·W_s/std
+#pragma once
+
+#include <Eigen/Core>
+#include <optional>
+#include <vector>
+
+#include "looplab/base/tensor.hpp"
+#include "looplab/data/xy_data.hpp"
+#include "looplab/engine/builder.hpp"
+#include "looplab/train/model.hpp"
+
+namespace looplab {
+
+// Weights in double, for analysis and for reporting.
+struct LinearWeights {
+  std::vector<double> w;
+  double b = 0.0;
+};
+
+// y ≈ x·W + b with W [d x 1] and b [1 x 1], both starting at zero as in the seed.
+class LinearRegression final : public Model {
+ public:
+  explicit LinearRegression(int features);
+  std::vector<Tensor*> parameters() override { return {&w_, &b_}; }
+  Value forward(Builder& b, Value x, const std::vector<Value>& params) const override {
+    return b.dense(x, params[0], params[1]);
+  }
+  LinearWeights weights() const;
+  void read_theta(double* theta) const;  // (W_1..W_d, b)
+
+ private:
+  Tensor w_, b_;
+};
+
+enum class ScalingKind { Standardize, MinMax };
+
+// x' = (x − offset) / scale per column: standardize uses (mean, population std), min-max uses
+// (min, max − min). A constant column keeps scale 1.
+struct Scaler {
+  std::vector<double> offset, scale;
+  static Scaler fit(const Tensor& x, ScalingKind kind);
+  Tensor transform(const Tensor& x) const;
+  LinearWeights to_raw(const LinearWeights& scaled) const;
+  LinearWeights to_scaled(const LinearWeights& raw) const;
+};
+
+// Exact facts about gradient descent on L(θ) = (1/n)|Aθ − y|², θ = (W, b), all in double.
+class Quadratic {
+ public:
+  Quadratic(const Tensor& x, const Tensor& y);
+
+  const LinearWeights& optimum() const { return optimum_; }
+  double loss_at_optimum() const { return loss_star_; }
+  const Eigen::VectorXd& eigenvalues() const { return eigenvalues_; }  // ascending
+  double condition_number() const {
+    return eigenvalues_(eigenvalues_.size() - 1) / eigenvalues_(0);
+  }
+  double largest_stable_lr() const { return 2.0 / eigenvalues_(eigenvalues_.size() - 1); }
+
+  double gap(const LinearWeights& w) const;           // L(θ) − L*, exact
+  double relative_gap(const LinearWeights& w) const;  // gap / L* (see gap_scale())
+  // The same for θ = (W_1..W_d, b) in a plain array; allocates nothing (called every step).
+  double relative_gap(const double* theta) const;
+  double gap_scale() const { return gap_scale_; }  // L*, floored for exact fits
+  // The first iteration k at which exact-arithmetic gradient descent from `start` with rate lr has
+  // relative gap ≤ tolerance; nullopt when it never gets there (lr ≥ 2/λ_max) or k > limit.
+  std::optional<long long> predicted_iterations(const LinearWeights& start, double lr,
+                                                double tolerance,
+                                                long long limit = 1'000'000'000'000LL) const;
+
+ private:
+  Eigen::VectorXd to_theta(const LinearWeights& w) const;
+
+  LinearWeights optimum_;
+  Eigen::MatrixXd hessian_;
+  Eigen::VectorXd eigenvalues_;
+  Eigen::MatrixXd eigenvectors_;
+  std::vector<double> theta_star_, hessian_flat_;  // for the allocation-free relative_gap
+  double loss_star_ = 0.0, gap_scale_ = 1.0;
+};
+
+}  // namespace looplab

@@ -1,0 +1,99 @@
+// looplab/train/session.hpp — training driven from outside, one batch per call (Keras
+// train_on_batch), against the whole loop inside the core (fit).
+//
+// A TrainerSession owns a model, its optimizer and one execution mode. train_on_batch() COPIES the
+// caller's batch into the session's own staging buffers and runs one step on them, as Keras
+// converts a NumPy batch into a tensor on every call; fit() runs every batch of an epoch inside the
+// core, pointing the step straight at the caller's data (no copy, no call boundary per batch). Both
+// run exactly the same steps on the same batches in the same order, so their losses are identical.
+//
+//   TrainerSession s(SessionConfig{.mode = Mode::Traced});        // Dense(20, tanh) -> Dense(1),
+//   Adam float loss = s.train_on_batch(x_batch, y_batch);               // batch rows, copied in
+//   std::vector<float> losses = s.fit(x, y, n, 1);                 // one epoch, n / batch steps
+//
+// The WebAssembly bindings let JavaScript do the same per batch: the binding copies a Float32Array
+// into staged_x()/staged_y() (the wasm heap) and calls train_staged().
+//
+// LinearSession is the same idea for one linear-regression gradient step over n points (the
+// overhead experiment's per-call variant): the caller copies n points in, then calls step().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "looplab/base/json.hpp"
+#include "looplab/train/graph_trainer.hpp"
+#include "looplab/train/linear.hpp"
+#include "looplab/train/linear_trainer.hpp"
+#include "looplab/train/mlp_reference.hpp"
+#include "looplab/train/model.hpp"
+#include "looplab/train/optim.hpp"
+
+namespace looplab {
+
+struct SessionConfig {
+  Mode mode = Mode::Traced;
+  int inputs = 1, hidden = 20, batch = 100;
+  Activation activation = Activation::Tanh;
+  Loss loss = Loss::Mse;
+  double lr = 1e-3;
+  std::uint64_t seed = 1;  // initial weights come from Rng(seed + 1), as in execution-modes
+};
+
+class TrainerSession {
+ public:
+  explicit TrainerSession(const SessionConfig& config);
+  const SessionConfig& config() const { return config_; }
+  long long steps() const { return steps_; }
+
+  // One step on a batch of config().batch rows, copied in first. Returns the loss before the
+  // update.
+  float train_on_batch(const float* x, const float* y);
+  // The staging buffers train_on_batch copies into; a caller that copies itself (the wasm binding)
+  // writes here and calls train_staged().
+  float* staged_x() { return staged_x_.data(); }
+  float* staged_y() { return staged_y_.data(); }
+  std::size_t staged_x_size() const { return staged_x_.size(); }
+  std::size_t staged_y_size() const { return staged_y_.size(); }
+  float train_staged();
+
+  // `epochs` passes over n rows in batches of config().batch (a last partial batch is dropped), all
+  // inside the core: the steps read the caller's arrays in place. Returns every step's loss.
+  std::vector<float> fit(const float* x, const float* y, int n, int epochs);
+
+ private:
+  float step(const float* x, const float* y);
+
+  SessionConfig config_;
+  std::unique_ptr<Mlp> model_;
+  std::unique_ptr<Adam> adam_;
+  std::unique_ptr<GraphTrainer> graph_;
+  std::unique_ptr<ReferenceMlp> reference_;
+  std::vector<float> staged_x_, staged_y_;
+  long long steps_ = 0;
+};
+
+// The session a resolved call-granularity config describes (its mode, hidden, batch, lr, seed).
+SessionConfig session_config(const json& config);
+
+// The overhead experiment's data for n points: the seed-004 curve sampled n times on [0, 100):
+// x_i = 100 i / n, y_i = x_i + 20 sin(x_i / 10) + 15 (n = 1000 is exactly the seed's data).
+LinearData overhead_data(int n);
+
+// One linear-regression gradient step per call over n points that the caller copies in each time.
+class LinearSession {
+ public:
+  LinearSession(Mode mode, int n);
+  float* staged_x() { return x_.data(); }
+  float* staged_y() { return y_.data(); }
+  int n() const { return x_.shape().rows; }
+  float step(float lr) { return trainer_->step(lr); }  // loss before the update
+
+ private:
+  Tensor x_, y_;  // NOTE: the trainer keeps pointers into these; they never reallocate
+  std::unique_ptr<LinearTrainer> trainer_;
+};
+
+}  // namespace looplab

@@ -1,0 +1,59 @@
+// looplab/train/trace_cache.hpp — one traced program per input signature, and why each was traced.
+//
+// A traced function is only valid for the signature it was traced with: the batch shape and the
+// static arguments (here `training`: a training step and an evaluation step are different
+// programs). The cache looks the signature up on every call, replays the program it finds, and
+// otherwise traces a new one and records the reason: "first call", "new batch shape [50 x 1]",
+// "new static argument training=false". With relaxed_batch the batch rows leave the signature:
+// one program, traced for the largest batch, serves every smaller one (shapes are derived again).
+//
+//   TraceCache cache(model, adam, {.features = 1, .relaxed_batch = false, .capacity_rows = 100});
+//   float loss = cache.call(x, y, 100, /*training=*/true);    // traced: first call
+//   loss = cache.call(x2, y2, 100, true);                       // replayed
+//   loss = cache.call(x3, y3, 50, true);                        // traced: new batch shape [50 x 1]
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "looplab/train/graph_trainer.hpp"
+
+namespace looplab {
+
+struct TraceCacheOptions {
+  int features = 1;
+  bool relaxed_batch = false;
+  int capacity_rows = 0;  // relaxed: the rows the one program is traced with (the largest batch)
+};
+
+struct TraceEvent {
+  long long call = 0;
+  int rows = 0;
+  bool training = true;
+  bool traced = false;
+  std::string reason;  // empty when replayed
+  double ms = 0.0;     // the whole call, tracing included
+};
+
+class TraceCache {
+ public:
+  TraceCache(Model& model, Optimizer& optimizer, TraceCacheOptions options);
+  float call(const float* x, const float* y, int rows, bool training);
+  int traces() const { return traces_; }
+  const std::vector<TraceEvent>& events() const { return events_; }
+
+ private:
+  std::string reason_for(int rows, bool training) const;
+
+  Model& model_;
+  Optimizer& opt_;
+  TraceCacheOptions options_;
+  std::map<std::pair<int, bool>, std::unique_ptr<GraphTrainer>>
+      programs_;  // (rows or -1, training)
+  std::vector<TraceEvent> events_;
+  int traces_ = 0;
+};
+
+}  // namespace looplab

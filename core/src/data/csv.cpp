@@ -1,0 +1,206 @@
+// csv.cpp — CSV text to a numeric table (csv.hpp).
+#include "looplab/data/csv.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+
+#include "looplab/base/error.hpp"
+#include "looplab/base/format.hpp"
+
+namespace looplab {
+namespace {
+
+// Where an error is: "csv line 4 (data row 3), column \"b\"". data_row 0 = the header.
+struct Place {
+  std::size_t line = 0, data_row = 0;
+  std::string where(const std::string& column) const {
+    std::string s = "csv line " + with_commas(static_cast<long long>(line));
+    if (data_row > 0) s += " (data row " + with_commas(static_cast<long long>(data_row)) + ")";
+    return s + ", column " + column;
+  }
+};
+
+[[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// One field of a line starting at `pos`: unquoted it is the text up to the next comma; quoted,
+// the text between the quotes with "" turned into ". Leaves pos on the comma or at the end.
+std::string field(std::string_view line, std::size_t& pos, const Place& at, std::size_t col) {
+  std::size_t start = pos;
+  while (start < line.size() && (line[start] == ' ' || line[start] == '\t')) ++start;
+  if (start >= line.size() || line[start] != '"') {
+    const std::size_t comma = std::min(line.find(',', start), line.size());
+    pos = comma;
+    return std::string(trim(line.substr(start, comma - start)));
+  }
+  std::string out;
+  std::size_t i = start + 1;
+  for (;; ++i) {
+    if (i >= line.size())
+      fail(at.where(std::to_string(col)) + ": a quote is not closed on this line");
+    if (line[i] != '"') {
+      out += line[i];
+    } else if (i + 1 < line.size() && line[i + 1] == '"') {
+      out += '"';
+      ++i;
+    } else {
+      break;
+    }
+  }
+  pos = i + 1;
+  while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t')) ++pos;
+  if (pos < line.size() && line[pos] != ',')
+    fail(at.where(std::to_string(col)) + ": text after the closing quote");
+  return out;
+}
+
+// All fields of one line. An empty line has no fields.
+void split(std::string_view line, const Place& at, std::vector<std::string>& out) {
+  out.clear();
+  std::size_t pos = 0;
+  for (;;) {
+    out.push_back(field(line, pos, at, out.size() + 1));
+    if (pos >= line.size()) return;
+    ++pos;  // the comma
+  }
+}
+
+// [+-] digits [. digits] [e [+-] digits], with at least one digit before the exponent.
+bool is_decimal(std::string_view s) {
+  std::size_t i = 0, digits = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) ++digits;
+  if (i < s.size() && s[i] == '.')
+    for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) ++digits;
+  if (digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    const std::size_t exp_start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    if (i == exp_start) return false;
+  }
+  return i == s.size();
+}
+
+bool is_nan_or_inf(std::string_view s) {
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
+  std::string lower;
+  for (char c : s) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  return lower == "nan" || lower == "inf" || lower == "infinity";
+}
+
+// NOTE: strtod on a checked decimal string: the grammar is ours, so locale-specific or hex forms
+// never get through, and std::from_chars for double is missing from Emscripten 3.1.6's libc++.
+double number(const std::string& s, const Place& at, const std::string& column) {
+  if (s.empty()) fail(at.where(column) + ": empty value (every cell must be a number)");
+  if (is_nan_or_inf(s))
+    fail(at.where(column) + ": " + quoted_text(s) +
+         " is not allowed (NaN and infinity are not data)");
+  if (!is_decimal(s)) fail(at.where(column) + ": " + quoted_text(s) + " is not a number");
+  const double v = std::strtod(s.c_str(), nullptr);
+  if (!(std::abs(v) <= FLT_MAX))
+    fail(at.where(column) + ": " + quoted_text(s) + " is outside the float32 range");
+  return v;
+}
+
+void read_header(const std::vector<std::string>& fields, const Place& at, const CsvLimits& limits,
+                 CsvTable& t) {
+  if (fields.size() > limits.max_columns)
+    fail(at.where(std::to_string(limits.max_columns + 1)) + ": too many columns (at most " +
+         with_commas(static_cast<long long>(limits.max_columns)) + ")");
+  for (std::size_t c = 0; c < fields.size(); ++c) {
+    if (fields[c].empty())
+      fail(at.where(std::to_string(c + 1)) + ": empty column name (the first row is the header)");
+    for (std::size_t k = 0; k < c; ++k)
+      if (fields[k] == fields[c])
+        fail(at.where(std::to_string(c + 1)) + ": duplicate column name " + quoted_text(fields[c]) +
+             " (also column " + std::to_string(k + 1) + ")");
+    t.columns.push_back(fields[c]);
+  }
+}
+
+void read_row(const std::vector<std::string>& fields, const Place& at, CsvTable& t) {
+  const std::size_t want = t.columns.size();
+  if (fields.size() < want)
+    fail(at.where(quoted_text(t.columns[fields.size()])) + ": missing (the row has " +
+         std::to_string(fields.size()) + " fields, the header " + std::to_string(want) + ")");
+  if (fields.size() > want)
+    fail(at.where(std::to_string(want + 1)) + ": extra field (the header has " +
+         std::to_string(want) + " columns)");
+  for (std::size_t c = 0; c < want; ++c)
+    t.values.push_back(number(fields[c], at, quoted_text(t.columns[c])));
+  ++t.rows;
+}
+
+}  // namespace
+
+std::size_t CsvTable::index(std::string_view name, std::string_view what) const {
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    if (columns[c] == name) return c;
+  std::string list;
+  for (std::size_t c = 0; c < columns.size() && c < 10; ++c)
+    list += (c ? " | " : "") + quoted_text(columns[c]);
+  if (columns.size() > 10) list += " | ...";
+  fail(std::string(what) + ": no column " + quoted_text(name) + " in the CSV; its columns are " +
+       list);
+}
+
+CsvTable parse_csv(std::string_view text, const CsvLimits& limits) {
+  if (text.size() > limits.max_bytes)
+    fail("csv: the file has " + with_commas(static_cast<long long>(text.size())) +
+         " bytes, at most " + with_commas(static_cast<long long>(limits.max_bytes)) +
+         " are allowed");
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a UTF-8 byte-order mark
+  CsvTable t;
+  std::vector<std::string> fields;
+  Place at;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++at.line;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (trim(line).empty()) continue;
+    split(line, at, fields);
+    if (t.columns.empty()) {
+      read_header(fields, at, limits, t);
+      // Every value takes at least two bytes ("1,"), which bounds the reservation by the text.
+      t.values.reserve(
+          std::min(limits.max_rows * t.columns.size(), text.size() / 2 + t.columns.size()));
+      continue;
+    }
+    ++at.data_row;
+    if (at.data_row > limits.max_rows)
+      fail("csv line " + with_commas(static_cast<long long>(at.line)) + ": more than " +
+           with_commas(static_cast<long long>(limits.max_rows)) + " data rows");
+    read_row(fields, at, t);
+  }
+  if (t.columns.empty()) fail("csv: the file is empty (it needs a header row and data rows)");
+  if (t.rows == 0)
+    fail("csv: no data rows after the header (line " +
+         with_commas(static_cast<long long>(at.line)) + ")");
+  return t;
+}
+
+LinearData select_xy(const CsvTable& table, std::string_view x, std::string_view y) {
+  const std::size_t xi = table.index(x, "x"), yi = table.index(y, "y");
+  if (xi == yi) fail("y: must be a different column from x, got " + quoted_text(y) + " for both");
+  const int n = static_cast<int>(table.rows);
+  LinearData d{Tensor(Shape{n, 1}), Tensor(Shape{n, 1})};
+  for (std::size_t r = 0; r < table.rows; ++r) {
+    d.x[r] = static_cast<float>(table.at(r, xi));
+    d.y[r] = static_cast<float>(table.at(r, yi));
+  }
+  return d;
+}
+
+}  // namespace looplab

@@ -1,0 +1,66 @@
+// memory_plan.cpp — first-fit placement with liveness.
+#include "looplab/engine/memory_plan.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace looplab {
+namespace {
+
+std::size_t aligned(std::size_t bytes) {
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+}  // namespace
+
+MemoryPlan plan_memory(const std::vector<BufferRequest>& requests) {
+  MemoryPlan plan;
+  plan.offsets.assign(requests.size(), 0);
+  std::vector<std::size_t> order(requests.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return requests[a].first < requests[b].first;
+  });
+
+  struct Placed {
+    std::size_t offset, bytes;
+    int last;
+  };
+  std::vector<Placed> live;  // sorted by offset
+  for (std::size_t r : order) {
+    const BufferRequest& req = requests[r];
+    // Free what nobody reads any more: its last reader ran before this buffer is written.
+    live.erase(std::remove_if(live.begin(), live.end(),
+                              [&](const Placed& p) { return p.last < req.first; }),
+               live.end());
+    const std::size_t bytes = aligned(std::max<std::size_t>(req.bytes, 1));
+    std::size_t offset = 0;
+    for (const Placed& p : live) {
+      if (offset + bytes <= p.offset) break;  // the gap before p fits
+      offset = std::max(offset, p.offset + p.bytes);
+    }
+    const Placed mine{offset, bytes, req.last};
+    live.insert(
+        std::upper_bound(live.begin(), live.end(), mine,
+                         [](const Placed& a, const Placed& b) { return a.offset < b.offset; }),
+        mine);
+    plan.offsets[r] = offset;
+    plan.total_bytes = std::max(plan.total_bytes, offset + bytes);
+  }
+  return plan;
+}
+
+bool plan_has_conflict(const std::vector<BufferRequest>& requests, const MemoryPlan& plan) {
+  for (std::size_t i = 0; i < requests.size(); ++i)
+    for (std::size_t j = i + 1; j < requests.size(); ++j) {
+      const auto& a = requests[i];
+      const auto& b = requests[j];
+      const bool live_together = a.first <= b.last && b.first <= a.last;
+      const bool share_bytes = plan.offsets[i] < plan.offsets[j] + b.bytes &&
+                               plan.offsets[j] < plan.offsets[i] + a.bytes;
+      if (live_together && share_bytes && a.bytes > 0 && b.bytes > 0) return true;
+    }
+  return false;
+}
+
+}  // namespace looplab

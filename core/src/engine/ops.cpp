@@ -1,0 +1,476 @@
+// ops.cpp — one block per op: shape rule, forward kernel, gradient rule, FLOP count.
+//
+// NOTE: reductions (Mean, SumRows) accumulate in double. A float32 sum of 1000 terms that nearly
+// cancel (the gradient near the optimum) is only good to ~1e-4 relative, which would make eager,
+// traced, reference and WebAssembly runs drift apart through their different summation orders.
+#include "looplab/engine/ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "looplab/engine/builder.hpp"
+
+namespace looplab {
+namespace {
+
+using In = std::array<Shape, kMaxArity>;
+
+[[noreturn]] void shape_fail(std::string_view op, const std::string& why) {
+  throw ShapeError(std::string(op) + ": " + why);
+}
+
+Shape same_shape(std::string_view op, const In& in) {
+  if (in[0] != in[1]) shape_fail(op, "shapes differ: " + in[0].str() + " vs " + in[1].str());
+  return in[0];
+}
+Shape unary_shape(const In& in, const OpAttrs&) { return in[0]; }
+
+// Σ p[i] in double. NOTE: kLanes independent partial sums break the add-latency chain (one running
+// sum costs ~4 cycles per element) and let the compiler vectorize.
+double sum_double(const float* p, std::size_t n) {
+  constexpr std::size_t kLanes = 8;
+  double lane[kLanes] = {};
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (std::size_t l = 0; l < kLanes; ++l) lane[l] += p[i + l];
+  double s = 0.0;
+  for (; i < n; ++i) s += p[i];
+  for (double v : lane) s += v;
+  return s;
+}
+double elementwise_flops(const In& in, Shape, const OpAttrs&) {
+  return static_cast<double>(in[0].size());
+}
+
+// --- MatMul: C = op(A) op(B), op = transpose if the attribute says so --------------------------
+Shape matmul_shape(const In& in, const OpAttrs& a) {
+  const int m = a.transpose_a ? in[0].cols : in[0].rows,
+            k = a.transpose_a ? in[0].rows : in[0].cols;
+  const int k2 = a.transpose_b ? in[1].cols : in[1].rows,
+            n = a.transpose_b ? in[1].rows : in[1].cols;
+  if (k != k2) shape_fail("MatMul", "inner sizes differ: " + in[0].str() + " x " + in[1].str());
+  return {m, n};
+}
+double dot_double(const float* a, const float* b, std::size_t n) {
+  constexpr std::size_t kLanes = 8;
+  double lane[kLanes] = {};
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (std::size_t l = 0; l < kLanes; ++l) lane[l] += static_cast<double>(a[i + l]) * b[i + l];
+  double s = 0.0;
+  for (; i < n; ++i) s += static_cast<double>(a[i]) * b[i];
+  for (double v : lane) s += v;
+  return s;
+}
+
+// C = op(A) op(B) by plain loops: element (i, p) of op(A) is at a[i·ai + p·ap], and so on.
+// Sums run in double with independent lanes, like the reductions above.
+void matmul_loops(const KernelArgs& k, int m, int depth, int n) {
+  const bool ta = k.attrs->transpose_a, tb = k.attrs->transpose_b;
+  const std::size_t lda = static_cast<std::size_t>(k.in_shape[0].cols),
+                    ldb = static_cast<std::size_t>(k.in_shape[1].cols);
+  const std::size_t ai = ta ? 1 : lda, ap = ta ? lda : 1, bp = tb ? 1 : ldb, bj = tb ? ldb : 1;
+  const float* a = k.in[0];
+  const float* b = k.in[1];
+  if (depth == 1) {           // an outer product: one rounding per element, no sum
+    if (n == 1 && ai == 1) {  // a column times a scalar: contiguous, vectorizable
+      const float s = b[0];   // NOTE: a local, or the compiler must reload it (out might alias b)
+      for (int i = 0; i < m; ++i) k.out[i] = a[i] * s;
+      return;
+    }
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        k.out[static_cast<std::size_t>(i) * n + j] = a[i * ai] * b[j * bj];
+    return;
+  }
+  constexpr int kLanes = 8;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      const float* ar = a + i * ai;
+      const float* bc = b + j * bj;
+      if (ap == 1 && bp == 1) {  // both operands contiguous: a plain dot product
+        k.out[static_cast<std::size_t>(i) * n + j] =
+            static_cast<float>(dot_double(ar, bc, static_cast<std::size_t>(depth)));
+        continue;
+      }
+      double lane[kLanes] = {};
+      int p = 0;
+      for (; p + kLanes <= depth; p += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+          lane[l] += static_cast<double>(ar[(p + l) * ap]) * bc[(p + l) * bp];
+      double sum = 0.0;
+      for (; p < depth; ++p) sum += static_cast<double>(ar[p * ap]) * bc[p * bp];
+      for (double v : lane) sum += v;
+      k.out[static_cast<std::size_t>(i) * n + j] = static_cast<float>(sum);
+    }
+}
+
+void matmul_forward(const KernelArgs& k) {
+  const bool ta = k.attrs->transpose_a, tb = k.attrs->transpose_b;
+  const int m = k.out_shape.rows, n = k.out_shape.cols;
+  const int depth = ta ? k.in_shape[0].rows : k.in_shape[0].cols;
+  // NOTE: Eigen's GEMM pays off only when every dimension is sizeable; the thin products of small
+  // models (a column of inputs times a 1 x h row, a dot product over the batch) are faster as
+  // loops.
+  if (std::min({m, n, depth}) < 8) return matmul_loops(k, m, depth, n);
+  auto a = as_matrix(k.in[0], k.in_shape[0]);
+  auto b = as_matrix(k.in[1], k.in_shape[1]);
+  auto c = as_matrix(k.out, k.out_shape);
+  if (!ta && !tb)
+    c.noalias() = a * b;
+  else if (ta && !tb)
+    c.noalias() = a.transpose() * b;
+  else if (!ta && tb)
+    c.noalias() = a * b.transpose();
+  else
+    c.noalias() = a.transpose() * b.transpose();
+}
+// dA and dB for every transpose combination of C = op(A) op(B).
+void matmul_gradient(Builder& b, const GradArgs& g) {
+  const Value a = *g.in[0], w = *g.in[1], d = *g.dout;
+  const bool ta = g.attrs->transpose_a, tb = g.attrs->transpose_b;
+  if (g.din[0]) *g.din[0] = ta ? b.matmul(w, d, tb, true) : b.matmul(d, w, false, !tb);
+  if (g.din[1]) *g.din[1] = tb ? b.matmul(d, a, true, ta) : b.matmul(a, d, !ta, false);
+}
+double matmul_flops(const In& in, Shape out, const OpAttrs& a) {
+  const int k = a.transpose_a ? in[0].rows : in[0].cols;
+  return 2.0 * k * static_cast<double>(out.size());
+}
+
+// --- AddRow: y = A + r, the row vector r (1 x cols) added to every row --------------------------
+Shape add_row_shape(const In& in, const OpAttrs&) {
+  if (in[1].rows != 1 || in[1].cols != in[0].cols)
+    shape_fail("AddRow",
+               "row must be [1 x " + std::to_string(in[0].cols) + "], got " + in[1].str());
+  return in[0];
+}
+void add_row_forward(const KernelArgs& k) {
+  const int rows = k.out_shape.rows, cols = k.out_shape.cols;
+  const float* a = k.in[0];
+  const float* r = k.in[1];
+  if (cols == 1) {
+    const float r0 = r[0];  // a local, so the loop vectorizes without an aliasing check
+    for (int i = 0; i < rows; ++i) k.out[i] = a[i] + r0;
+    return;
+  }
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j)
+      k.out[static_cast<std::size_t>(i) * cols + j] =
+          a[static_cast<std::size_t>(i) * cols + j] + r[j];
+}
+void add_row_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = *g.dout;
+  if (g.din[1]) *g.din[1] = b.sum_rows(*g.dout);
+}
+
+// --- Add, Sub, Mul: elementwise, same shapes ---------------------------------------------------
+Shape add_shape(const In& in, const OpAttrs&) { return same_shape("Add", in); }
+void add_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] + k.in[1][i];
+}
+void add_gradient(Builder&, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = *g.dout;
+  if (g.din[1]) *g.din[1] = *g.dout;
+}
+
+Shape sub_shape(const In& in, const OpAttrs&) { return same_shape("Sub", in); }
+void sub_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] - k.in[1][i];
+}
+void sub_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = *g.dout;
+  if (g.din[1]) *g.din[1] = b.scale(*g.dout, -1.0f);
+}
+
+Shape mul_shape(const In& in, const OpAttrs&) { return same_shape("Mul", in); }
+void mul_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] * k.in[1][i];
+}
+void mul_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.mul(*g.dout, *g.in[1]);
+  if (g.din[1]) *g.din[1] = b.mul(*g.dout, *g.in[0]);
+}
+
+// --- Scale: y = s * x --------------------------------------------------------------------------
+void scale_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float s = k.attrs->scale;
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = s * k.in[0][i];
+}
+void scale_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.scale(*g.dout, g.attrs->scale);
+}
+
+// --- MulScalar: y = s·x with s a [1 x 1] tensor (a program input such as the learning rate) -----
+Shape mul_scalar_shape(const In& in, const OpAttrs&) {
+  if (in[1] != Shape{1, 1}) shape_fail("MulScalar", "scalar must be [1 x 1], got " + in[1].str());
+  return in[0];
+}
+void mul_scalar_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float s = k.in[1][0];
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = s * k.in[0][i];
+}
+void mul_scalar_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.mul_scalar(*g.dout, *g.in[1]);
+  if (g.din[1]) {  // ds = Σ dout ⊙ x
+    *g.din[1] = b.sum(b.mul(*g.dout, *g.in[0]));
+  }
+}
+
+// --- Square: y = x^2, dy/dx = 2x ---------------------------------------------------------------
+void square_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] * k.in[0][i];
+}
+void square_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.mul(*g.dout, b.scale(*g.in[0], 2.0f));
+}
+
+// --- Mean: y = (1/N) sum x, a 1x1 result; dy/dx_i = 1/N ----------------------------------------
+Shape mean_shape(const In&, const OpAttrs&) { return {1, 1}; }
+void mean_forward(const KernelArgs& k) {
+  const std::size_t n = k.in_shape[0].size();
+  k.out[0] = static_cast<float>(sum_double(k.in[0], n) / static_cast<double>(n));
+}
+void mean_gradient(Builder& b, const GradArgs& g) {
+  // 1/N comes from x's shape when the kernel runs, not from the shape seen at trace time.
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::MeanGrad, {*g.dout, *g.in[0]});
+}
+
+// --- Sum: y = Σ x, a 1x1 result; dy/dx_i = 1 ----------------------------------------------------
+void sum_forward(const KernelArgs& k) {
+  k.out[0] = static_cast<float>(sum_double(k.in[0], k.in_shape[0].size()));
+}
+void sum_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.fill(*g.dout, *g.in[0]);
+}
+
+// --- MeanGrad(d, x): d / N in the shape of x, N = size of x (the gradient of Mean) ---------------
+Shape like_shape(const In& in, const OpAttrs&) {
+  if (in[0] != Shape{1, 1}) shape_fail("Fill", "value must be [1 x 1], got " + in[0].str());
+  return in[1];
+}
+void mean_grad_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float v = k.in[0][0] / static_cast<float>(n);
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = v;
+}
+void mean_grad_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.mean(*g.dout);
+}
+
+// --- Fill(s, x): s repeated in the shape of x ---------------------------------------------------
+void fill_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float v = k.in[0][0];
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = v;
+}
+void fill_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.sum(*g.dout);
+}
+
+// --- RepeatRows(r, x): the row r (1 x cols) repeated for every row of x -------------------------
+Shape repeat_rows_shape(const In& in, const OpAttrs&) {
+  if (in[0].rows != 1 || in[0].cols != in[1].cols)
+    shape_fail("RepeatRows",
+               "row must be [1 x " + std::to_string(in[1].cols) + "], got " + in[0].str());
+  return in[1];
+}
+void repeat_rows_forward(const KernelArgs& k) {
+  const int rows = k.out_shape.rows, cols = k.out_shape.cols;
+  for (int i = 0; i < rows; ++i)
+    std::copy(k.in[0], k.in[0] + cols, k.out + static_cast<std::size_t>(i) * cols);
+}
+void repeat_rows_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.sum_rows(*g.dout);
+}
+
+// --- SumRows: y_j = sum_i x_ij, a 1 x cols row -------------------------------------------------
+Shape sum_rows_shape(const In& in, const OpAttrs&) { return {1, in[0].cols}; }
+void sum_rows_forward(const KernelArgs& k) {
+  const int rows = k.in_shape[0].rows, cols = k.in_shape[0].cols;
+  if (cols == 1) {
+    k.out[0] = static_cast<float>(sum_double(k.in[0], static_cast<std::size_t>(rows)));
+    return;
+  }
+  // Row by row into a block of double accumulators on the stack (no allocation per call).
+  constexpr int kBlock = 64;
+  for (int j0 = 0; j0 < cols; j0 += kBlock) {
+    const int width = std::min(kBlock, cols - j0);
+    double acc[kBlock] = {};
+    for (int i = 0; i < rows; ++i) {
+      const float* row = k.in[0] + static_cast<std::size_t>(i) * cols + j0;
+      for (int j = 0; j < width; ++j) acc[j] += row[j];
+    }
+    for (int j = 0; j < width; ++j) k.out[j0 + j] = static_cast<float>(acc[j]);
+  }
+}
+void sum_rows_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.repeat_rows(*g.dout, *g.in[0]);  // each row receives the row gradient
+}
+
+// --- AddConst: y = x + c (c = attrs.scale) ------------------------------------------------------
+void add_const_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float c = k.attrs->scale;
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] + c;
+}
+void add_const_gradient(Builder&, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = *g.dout;
+}
+
+// --- Div: y = a / b elementwise; da = dout / b, db = −dout·y / b --------------------------------
+Shape div_shape(const In& in, const OpAttrs&) { return same_shape("Div", in); }
+void div_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] / k.in[1][i];
+}
+void div_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.div(*g.dout, *g.in[1]);
+  if (g.din[1]) *g.din[1] = b.scale(b.div(b.mul(*g.dout, *g.out), *g.in[1]), -1.0f);
+}
+
+// --- Sqrt: y = √x, dy/dx = 1 / (2y) --------------------------------------------------------------
+void sqrt_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = std::sqrt(k.in[0][i]);
+}
+void sqrt_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.div(b.scale(*g.dout, 0.5f), *g.out);
+}
+
+// Activations: the gradient of each is a primitive of its own (XGrad(y or x, dout)), as in the
+// big frameworks: one fused pass instead of three elementwise ops. Their own gradients (second
+// derivatives) are not needed for training and not provided.
+void no_second_derivative(Builder&, const GradArgs&) {
+  throw ShapeError("second derivatives of activation gradients are not supported");
+}
+
+// --- Tanh: y = tanh x; dx = dout·(1 − y²) ------------------------------------------------------
+void tanh_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = fast_tanh(k.in[0][i]);
+}
+void tanh_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::TanhGrad, {*g.out, *g.dout});
+}
+Shape act_grad_shape(const In& in, const OpAttrs&) { return same_shape("activation gradient", in); }
+void tanh_grad_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[1][i] * (1.0f - k.in[0][i] * k.in[0][i]);
+}
+
+// --- Sigmoid: y = 1 / (1 + e^−x); dx = dout·y·(1 − y) --------------------------------------------
+void sigmoid_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  // σ(x) = (1 + tanh(x/2)) / 2: the vectorizable tanh instead of libm's exp.
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = 0.5f + 0.5f * fast_tanh(0.5f * k.in[0][i]);
+}
+void sigmoid_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::SigmoidGrad, {*g.out, *g.dout});
+}
+void sigmoid_grad_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[1][i] * k.in[0][i] * (1.0f - k.in[0][i]);
+}
+
+// --- Relu: y = max(x, 0); dx = dout·[x > 0] ------------------------------------------------------
+void relu_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] > 0.0f ? k.in[0][i] : 0.0f;
+}
+void relu_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::ReluGrad, {*g.in[0], *g.dout});
+}
+void relu_grad_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = k.in[0][i] > 0.0f ? k.in[1][i] : 0.0f;
+}
+
+// --- Log: y = ln x; dx = dout / x --------------------------------------------------------------
+void log_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = std::log(k.in[0][i]);
+}
+void log_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.div(*g.dout, *g.in[0]);
+}
+
+// --- Clip: y = min(max(x, lo), hi); dx = dout where lo < x < hi, else 0
+// ---------------------------
+void clip_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float lo = k.attrs->lo, hi = k.attrs->hi;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = k.in[0][i];
+    k.out[i] = v < lo ? lo : (v > hi ? hi : v);
+  }
+}
+void clip_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::ClipGrad, {*g.in[0], *g.dout}, *g.attrs);
+}
+void clip_grad_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float lo = k.attrs->lo, hi = k.attrs->hi;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = k.in[0][i];
+    k.out[i] = (v > lo && v < hi) ? k.in[1][i] : 0.0f;
+  }
+}
+
+const OpDef kOpDefs[] = {
+    {"MatMul", 2, matmul_shape, matmul_forward, matmul_gradient, matmul_flops},
+    {"AddRow", 2, add_row_shape, add_row_forward, add_row_gradient, elementwise_flops},
+    {"Add", 2, add_shape, add_forward, add_gradient, elementwise_flops},
+    {"Sub", 2, sub_shape, sub_forward, sub_gradient, elementwise_flops},
+    {"Mul", 2, mul_shape, mul_forward, mul_gradient, elementwise_flops},
+    {"Scale", 1, unary_shape, scale_forward, scale_gradient, elementwise_flops},
+    {"MulScalar", 2, mul_scalar_shape, mul_scalar_forward, mul_scalar_gradient, elementwise_flops},
+    {"Square", 1, unary_shape, square_forward, square_gradient, elementwise_flops},
+    {"Mean", 1, mean_shape, mean_forward, mean_gradient, elementwise_flops},
+    {"SumRows", 1, sum_rows_shape, sum_rows_forward, sum_rows_gradient, elementwise_flops},
+    {"Sum", 1, mean_shape, sum_forward, sum_gradient, elementwise_flops},
+    {"MeanGrad", 2, like_shape, mean_grad_forward, mean_grad_gradient, elementwise_flops},
+    {"Fill", 2, like_shape, fill_forward, fill_gradient, elementwise_flops},
+    {"RepeatRows", 2, repeat_rows_shape, repeat_rows_forward, repeat_rows_gradient,
+     elementwise_flops},
+    {"AddConst", 1, unary_shape, add_const_forward, add_const_gradient, elementwise_flops},
+    {"Div", 2, div_shape, div_forward, div_gradient, elementwise_flops},
+    {"Sqrt", 1, unary_shape, sqrt_forward, sqrt_gradient, elementwise_flops},
+    {"Tanh", 1, unary_shape, tanh_forward, tanh_gradient, elementwise_flops},
+    {"TanhGrad", 2, act_grad_shape, tanh_grad_forward, no_second_derivative, elementwise_flops},
+    {"Sigmoid", 1, unary_shape, sigmoid_forward, sigmoid_gradient, elementwise_flops},
+    {"SigmoidGrad", 2, act_grad_shape, sigmoid_grad_forward, no_second_derivative,
+     elementwise_flops},
+    {"Relu", 1, unary_shape, relu_forward, relu_gradient, elementwise_flops},
+    {"ReluGrad", 2, act_grad_shape, relu_grad_forward, no_second_derivative, elementwise_flops},
+    {"Log", 1, unary_shape, log_forward, log_gradient, elementwise_flops},
+    {"Clip", 1, unary_shape, clip_forward, clip_gradient, elementwise_flops},
+    {"ClipGrad", 2, act_grad_shape, clip_grad_forward, no_second_derivative, elementwise_flops},
+};
+static_assert(sizeof(kOpDefs) / sizeof(kOpDefs[0]) == kOpCount,
+              "every op in LOOPLAB_OPS needs an OpDef");
+
+}  // namespace
+
+const OpDef& op_def(OpKind kind) {
+  static const bool names_match = [] {
+    int i = 0;
+#define LOOPLAB_CHECK(op, n_in)                             \
+  if (kOpDefs[i].name != #op || kOpDefs[i].arity != (n_in)) \
+    throw std::logic_error("OpDef order: " #op);            \
+  ++i;
+    LOOPLAB_OPS(LOOPLAB_CHECK)
+#undef LOOPLAB_CHECK
+    return true;
+  }();
+  (void)names_match;
+  return kOpDefs[static_cast<int>(kind)];
+}
+
+}  // namespace looplab

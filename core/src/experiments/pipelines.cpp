@@ -1,0 +1,506 @@
+// pipelines.cpp — seed thread 000: why is my tf.data pipeline slower than a list of
+// tensors, and which stages pay for themselves?
+//
+// The seed-000 model, Dense(20, tanh) → Dense(1) with Adam(1e-3) and mse on N(0, 1) data, trained
+// from the same initial weights on the same batches in the same order by nine input pipelines
+// (dataset.hpp). Every call is split by the clock into the time spent pulling its batches from
+// the pipeline and the time spent in the training step, so the pipeline's share is measured, not
+// inferred. Since the batches are the same, the losses must be too: a check on every variant.
+// NOTE: the variants take turns, one epoch each, rather than running one after another: whatever
+// changes during a run (a WebAssembly engine optimizing hot code, another process taking the CPU)
+// then falls on all variants alike, and the engine's warm-up lands in the first epochs, which the
+// steady medians leave out.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "looplab/data/dataset.hpp"
+#include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/results.hpp"
+#include "looplab/train/graph_trainer.hpp"
+#include "looplab/train/linear.hpp"
+
+namespace looplab {
+namespace {
+
+// Variants a run trains, each for `epochs` epochs (the step estimate counts them all).
+constexpr double kPipelineVariants = 9.0;
+
+enum class Source { Slices, Batches };
+enum class Transform { None, MapPerBatch, Once };
+
+struct VariantSpec {
+  const char* id;
+  const char* pipeline;  // what it is, in tf.data's words
+  Source source;
+  bool cache, prefetch, repeat_inside;
+  Transform transform;
+};
+
+// NOTE: our traced step is a straight-line program and cannot hold a loop over a dataset, so
+// "repeat inside the traced function" is the nearest thing we can build: one repeated stream (no
+// per-epoch reset) feeding an unrolled program that takes k batches per call. Its "outside" twin is
+// slice_batch_cache_prefetch: a C++ epoch loop, a reset per epoch, one step per call.
+const VariantSpec kVariants[] = {
+    {"slice_batch", "from_tensor_slices → batch", Source::Slices, false, false, false,
+     Transform::None},
+    {"slice_batch_cache", "from_tensor_slices → batch → cache", Source::Slices, true, false, false,
+     Transform::None},
+    {"slice_batch_cache_prefetch", "from_tensor_slices → batch → cache → prefetch(1)",
+     Source::Slices, true, true, false, Transform::None},
+    {"prebatched", "from_batches (pre-batched views)", Source::Batches, false, false, false,
+     Transform::None},
+    {"prebatched_cache", "from_batches → cache", Source::Batches, true, false, false,
+     Transform::None},
+    {"prebatched_cache_prefetch", "from_batches → cache → prefetch(1)", Source::Batches, true, true,
+     false, Transform::None},
+    {"repeat_inside",
+     "from_tensor_slices → batch → cache → prefetch(1) → repeat(epochs), k batches per call",
+     Source::Slices, true, true, true, Transform::None},
+    {"map_per_batch", "from_batches → map(standardize x)", Source::Batches, false, false, false,
+     Transform::MapPerBatch},
+    {"transform_once", "x standardized once, then from_batches", Source::Batches, false, false,
+     false, Transform::Once},
+};
+
+// Single-threaded WebAssembly has no producer thread: prefetch pulls synchronously (dataset.hpp).
+#ifdef __EMSCRIPTEN__
+constexpr bool kPrefetchOverlaps = false;
+#else
+constexpr bool kPrefetchOverlaps = true;
+#endif
+
+using Clock = std::chrono::steady_clock;
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// Per epoch: the time of its calls (wall = pipeline + step: the clock is read before the pull,
+// between pull and step, and after the step); the one-off setup (weights, trace, a one-off
+// transform) is added to the first epoch's wall time only.
+struct EpochTimes {
+  double wall_ms = 0.0, pipeline_ms = 0.0, step_ms = 0.0, setup_ms = 0.0;
+  long long batches = 0;
+  double loss_sum = 0.0;
+};
+
+struct VariantRun {
+  const VariantSpec* spec = nullptr;
+  std::unique_ptr<Mlp> model;
+  std::unique_ptr<Adam> optimizer;
+  std::unique_ptr<GraphTrainer> trainer;
+  Tensor x_once;  // transform_once: the standardized copy of x the pipeline views
+  DatasetPtr ds;
+  int steps_per_call = 1;
+  std::vector<float> stage_x, stage_y;  // k batches side by side for an unrolled call
+  int epoch = 0;
+  bool finished = false, diverged = false;
+  float last_loss = 0.0f;
+  EpochTimes current;
+  std::vector<EpochTimes> epochs;
+  Series series{{"epoch", "loss", "ms"}};
+};
+
+// x → (x − mean) / std with mean and std of the whole x, in float so that mapping per batch and
+// transforming once give the same bits.
+struct Standardize {
+  float mean = 0.0f, inv_std = 1.0f;
+  explicit Standardize(const Tensor& x) {
+    const Scaler s = Scaler::fit(x, ScalingKind::Standardize);
+    mean = static_cast<float>(s.offset[0]);
+    inv_std = static_cast<float>(1.0 / s.scale[0]);
+  }
+  void apply(float* x, std::size_t n) const {
+    for (std::size_t i = 0; i < n; ++i) x[i] = (x[i] - mean) * inv_std;
+  }
+};
+
+class PipelinesRun final : public ExperimentRun {
+ public:
+  explicit PipelinesRun(const Params& p)
+      : params_(p),
+        mode_(parse_mode(p.choice("mode"))),
+        n_(static_cast<int>(p.integer("n"))),
+        batch_(static_cast<int>(p.integer("batch"))),
+        batches_(n_ / batch_),
+        epochs_(static_cast<int>(p.integer("epochs"))),
+        data_(normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))),
+        standardize_(data_.x) {
+    warm_up_engines();  // untimed: see graph_trainer.hpp
+    for (const auto& spec : kVariants) {
+      runs_.push_back(std::make_unique<VariantRun>());
+      runs_.back()->spec = &spec;
+    }
+  }
+
+  bool done() const override {
+    return std::all_of(runs_.begin(), runs_.end(), [](const auto& r) { return r->finished; });
+  }
+
+  bool advance(double budget_ms) override {
+    const Stopwatch budget;
+    while (!done() && budget.elapsed_ms() < budget_ms) {
+      VariantRun& r = current();
+      if (!r.trainer) setup(r);
+      call(r);
+    }
+    return done();
+  }
+
+  std::string progress_json() override {
+    json series = json::object();
+    for (auto& r : runs_) series[r->spec->id] = r->series.take_new();
+    long long epochs_done = 0;
+    for (auto& r : runs_) epochs_done += r->epoch;
+    const double total = static_cast<double>(epochs_) * static_cast<double>(runs_.size());
+    const double fraction = done() ? 1.0 : std::min(0.99, static_cast<double>(epochs_done) / total);
+    const std::string message = done() ? "done"
+                                       : std::string(current().spec->id) + ": epoch " +
+                                             std::to_string(current().epoch + 1) + " of " +
+                                             std::to_string(epochs_);
+    return json{{"done", done()}, {"fraction", fraction}, {"message", message}, {"series", series}}
+        .dump();
+  }
+
+  std::string result_json() const override {
+    json series = json::object(), runs = json::array();
+    for (const auto& r : runs_) {
+      series[r->spec->id] = r->series.to_json();
+      runs.push_back(run_json(*r));
+    }
+    json config = params_.values();
+    config["experiment"] = "pipelines";
+    return json{{"experiment", "pipelines"}, {"config", config}, {"environment", environment()},
+                {"series", series},          {"runs", runs},     {"summary", summary()}}
+        .dump();
+  }
+
+ private:
+  VariantRun& current() { return *runs_[turn_]; }
+
+  // The pipeline of one variant over data_ (or over its own standardized copy of x).
+  DatasetPtr build_pipeline(VariantRun& r) const {
+    const VariantSpec& s = *r.spec;
+    const Tensor& x = s.transform == Transform::Once ? r.x_once : data_.x;
+    DatasetPtr ds = s.source == Source::Slices
+                        ? batch(from_tensor_slices(x, data_.y), batch_, false)
+                        : from_batches(x, data_.y, batch_);
+    if (s.transform == Transform::MapPerBatch) {
+      const Standardize st = standardize_;
+      ds = map(std::move(ds), [st](MutableBatch& b) {
+        st.apply(b.x, static_cast<std::size_t>(b.rows) * b.x_cols);
+      });
+    }
+    if (s.cache) ds = cache(std::move(ds));
+    if (s.prefetch) ds = prefetch(std::move(ds), 1);
+    if (s.repeat_inside) ds = repeat(std::move(ds), epochs_);
+    return ds;
+  }
+
+  // Same seed, same initial weights for every variant; timed as part of the first epoch.
+  void setup(VariantRun& r) {
+    const Stopwatch watch;
+    if (r.spec->transform == Transform::Once) {  // the one-off transform is the pipeline's work
+      r.x_once = data_.x;
+      standardize_.apply(r.x_once.data(), r.x_once.size());
+    }
+    r.ds = build_pipeline(r);
+    Rng init(static_cast<std::uint64_t>(params_.integer("seed")) + 1);
+    r.model = std::make_unique<Mlp>(1, std::vector<int>{20}, 1, Activation::Tanh, init);
+    r.optimizer = std::make_unique<Adam>(1e-3, r.model->parameters());
+    r.steps_per_call = r.spec->repeat_inside && mode_ == Mode::Traced
+                           ? static_cast<int>(params_.integer("unroll"))
+                           : 1;
+    r.stage_x.resize(static_cast<std::size_t>(r.steps_per_call) * batch_);
+    r.stage_y.resize(r.stage_x.size());
+    r.trainer = std::make_unique<GraphTrainer>(mode_, *r.model, *r.optimizer, Shape{batch_, 1},
+                                               Shape{batch_, 1}, r.steps_per_call, true, Loss::Mse);
+    r.current.setup_ms = watch.elapsed_ms();
+  }
+
+  // Pulls the batches of one call; false at the end of the stream. An unrolled call needs all
+  // k batches at once, but a Batch is valid only until the next pull: those are copied.
+  bool pull(VariantRun& r, const float** xs, const float** ys) {
+    Batch b;
+    for (int j = 0; j < r.steps_per_call; ++j) {
+      if (!r.ds->next(b)) return false;
+      if (r.steps_per_call == 1) {
+        xs[0] = b.x;
+        ys[0] = b.y;
+        return true;
+      }
+      const std::size_t off = static_cast<std::size_t>(j) * batch_;
+      std::copy(b.x, b.x + batch_, r.stage_x.data() + off);
+      std::copy(b.y, b.y + batch_, r.stage_y.data() + off);
+      xs[j] = r.stage_x.data() + off;
+      ys[j] = r.stage_y.data() + off;
+    }
+    return true;
+  }
+
+  // One call: pull its batches (timed as pipeline), run the step(s) (timed as step).
+  void call(VariantRun& r) {
+    const float* xs[128];
+    const float* ys[128];
+    float losses[128];
+    const Clock::time_point t0 = Clock::now();
+    const bool got = pull(r, xs, ys);
+    const Clock::time_point t1 = Clock::now();
+    r.current.pipeline_ms += ms_between(t0, t1);
+    r.current.wall_ms += ms_between(t0, t1);
+    if (!got) return end_epoch(r);
+    r.trainer->run(xs, ys, losses);
+    const Clock::time_point t2 = Clock::now();
+    r.current.step_ms += ms_between(t1, t2);
+    r.current.wall_ms += ms_between(t1, t2);
+    for (int j = 0; j < r.steps_per_call; ++j) {
+      if (!std::isfinite(losses[j])) r.diverged = true;
+      r.current.loss_sum += losses[j];
+      r.last_loss = losses[j];
+    }
+    r.current.batches += r.steps_per_call;
+    // The repeated stream has no end per epoch: its epochs end by count (batches_ % k == 0).
+    if (r.spec->repeat_inside && r.current.batches == batches_) end_epoch(r);
+  }
+
+  void end_epoch(VariantRun& r) {
+    EpochTimes& e = r.current;
+    e.wall_ms += e.setup_ms;
+    r.series.add({static_cast<double>(r.epoch + 1),
+                  e.batches ? e.loss_sum / static_cast<double>(e.batches) : 0.0, e.wall_ms});
+    r.epochs.push_back(e);
+    r.current = EpochTimes{};
+    ++r.epoch;
+    if (r.epoch >= epochs_ || r.diverged) {
+      r.finished = true;
+      r.ds.reset();  // stops a prefetch thread for good
+    } else if (!r.spec->repeat_inside) {
+      r.ds->reset();
+    }
+    for (std::size_t k = 1; k <= runs_.size(); ++k) {  // the next unfinished variant takes its turn
+      const std::size_t next = (turn_ + k) % runs_.size();
+      if (!runs_[next]->finished) {
+        turn_ = next;
+        break;
+      }
+    }
+  }
+
+  json run_json(const VariantRun& r) const;
+  json summary() const;
+
+  Params params_;
+  Mode mode_;
+  int n_, batch_, batches_, epochs_;
+  LinearData data_;  // x and y ~ N(0, 1)
+  Standardize standardize_;
+  std::vector<std::unique_ptr<VariantRun>> runs_;
+  std::size_t turn_ = 0;  // the variant whose epoch is running
+};
+
+// The median over the steady epochs (all but the first, which traces, compiles and fills the cache,
+// when there are more) of one timing, per epoch in ms or per batch in µs. Medians, because a
+// scheduler on a busy machine can stretch any one epoch.
+double steady_median(const VariantRun& r, double EpochTimes::*field, bool per_batch) {
+  std::vector<double> v;
+  for (std::size_t i = r.epochs.size() > 1 ? 1 : 0; i < r.epochs.size(); ++i) {
+    const EpochTimes& e = r.epochs[i];
+    v.push_back(per_batch
+                    ? e.*field * 1000.0 / static_cast<double>(std::max<long long>(1, e.batches))
+                    : e.*field);
+  }
+  return median(v);
+}
+
+json PipelinesRun::run_json(const VariantRun& r) const {
+  json counts = json::array();
+  for (const auto& e : r.epochs) counts.push_back(e.batches);
+  return {{"variant", r.spec->id},
+          {"pipeline", r.spec->pipeline},
+          {"steps_per_call", r.steps_per_call},
+          {"epochs", r.epochs.size()},
+          {"batches_per_epoch", counts},
+          {"first_epoch_ms", r.epochs.empty() ? 0.0 : r.epochs.front().wall_ms},
+          {"ms_per_epoch", steady_median(r, &EpochTimes::wall_ms, false)},
+          {"pipeline_us_per_batch", steady_median(r, &EpochTimes::pipeline_ms, true)},
+          {"step_us_per_batch", steady_median(r, &EpochTimes::step_ms, true)},
+          {"final_loss", r.diverged ? json(nullptr) : json(r.last_loss)},
+          {"prefetch_overlap", r.spec->prefetch ? json(kPrefetchOverlaps) : json(nullptr)}};
+}
+
+// "2.1× faster" or "1.3× slower": a ratio of times (slow / fast) read in the right direction.
+std::string speed_text(double ratio) {
+  return ratio >= 1.0 ? format_sig(ratio, 3) + "× faster"
+                      : format_sig(1.0 / std::max(ratio, 1e-9), 3) + "× slower";
+}
+
+json PipelinesRun::summary() const {
+  auto ms = [&](int i) {
+    return steady_median(*runs_[static_cast<std::size_t>(i)], &EpochTimes::wall_ms, false);
+  };
+  auto ratio = [&](int slow, int fast) { return ms(slow) / std::max(ms(fast), 1e-9); };
+  double spread = 0.0;  // variants 0..6 see the same batches, 7 and 8 the same standardized ones
+  for (int i = 1; i < 9; ++i) {
+    const double ref = runs_[i < 7 ? 0 : 7]->last_loss;
+    spread = std::max(spread, std::abs(runs_[static_cast<std::size_t>(i)]->last_loss - ref) /
+                                  std::max(std::abs(ref), 1e-30));
+  }
+  const std::string overlap =
+      kPrefetchOverlaps ? "prefetch runs a producer thread, so pulling can overlap the step"
+                        : "WebAssembly here is single-threaded: prefetch has no overlap, it only "
+                          "passes batches through";
+  json s;
+  s["ms_per_epoch"] = json::object();
+  for (int i = 0; i < 9; ++i) s["ms_per_epoch"][kVariants[i].id] = ms(i);
+  s["prebatched_speedup"] = ratio(0, 3);
+  s["prefetch_overlap"] = kPrefetchOverlaps;
+  s["final_loss_spread"] = spread;
+  json h = json::array();
+  h.push_back({{"label", "Pre-batched vs slice-then-batch"},
+               {"value", "pre-batched " + speed_text(ratio(0, 3)) + " per epoch"},
+               {"note", format_sig(ms(0), 3) + " ms → " + format_sig(ms(3), 3) + " ms per epoch"}});
+  h.push_back(
+      {{"label", "+ cache"},
+       {"value", format_sig(ms(0), 3) + " → " + format_sig(ms(1), 3) + " ms (slices), " +
+                     format_sig(ms(3), 3) + " → " + format_sig(ms(4), 3) + " ms (pre-batched)"},
+       {"note", "the first pass fills the cache; later passes replay it"}});
+  h.push_back(
+      {{"label", "+ prefetch(1)"},
+       {"value", format_sig(ms(1), 3) + " → " + format_sig(ms(2), 3) + " ms (slices, cached)"},
+       {"note", overlap}});
+  h.push_back({{"label", "repeat inside (k per call) vs outside"},
+               {"value", format_sig(ms(6), 3) + " vs " + format_sig(ms(2), 3) + " ms per epoch"},
+               {"note", "inside: one repeated stream into an unrolled program of " +
+                            std::to_string(runs_[6]->steps_per_call) + " steps per call"}});
+  h.push_back({{"label", "map per batch vs transform once"},
+               {"value", format_sig(ms(7), 3) + " vs " + format_sig(ms(8), 3) + " ms per epoch"},
+               {"note", "the same standardized numbers; map redoes the work every epoch"}});
+  h.push_back({{"label", "Final loss, all pipelines"},
+               {"value", format_sig(runs_[0]->last_loss, 6) + " (raw x), " +
+                             format_sig(runs_[7]->last_loss, 6) + " (standardized x)"},
+               {"note", "same batches, same order: pipelines differ by at most " +
+                            format_sig(spread, 2) + " relative"}});
+  s["headline"] = h;
+  s["reading"] =
+      "Feeding the same " + with_commas(batches_) + " batches per epoch, slice-then-batch took " +
+      format_sig(ms(0), 3) + " ms per epoch and pre-batched " + format_sig(ms(3), 3) +
+      " ms (pre-batched " + speed_text(ratio(0, 3)) + "); in the pipeline alone, per batch, " +
+      format_sig(steady_median(*runs_[0], &EpochTimes::pipeline_ms, true), 3) + " µs against " +
+      format_sig(steady_median(*runs_[3], &EpochTimes::pipeline_ms, true), 3) + " µs: gathering " +
+      with_commas(batch_) +
+      " single examples into every batch is work a list of batches never does. " + overlap +
+      ": prefetch(1) took the cached slices pipeline from " +
+      format_sig(steady_median(*runs_[1], &EpochTimes::pipeline_ms, true), 3) + " to " +
+      format_sig(steady_median(*runs_[2], &EpochTimes::pipeline_ms, true), 3) +
+      " µs per batch at the consumer (" +
+      (ms(2) <= ms(1) ? "it paid for itself" : "the hand-off cost more than it hid") + ").";
+  return s;
+}
+
+}  // namespace
+
+Experiment make_pipelines_experiment() {
+  Experiment e;
+  e.id = "pipelines";
+  e.title = "Input pipelines";
+  e.question =
+      "Why is my tf.data pipeline slower than a list of tensors, and which stages pay for "
+      "themselves?";
+  e.explanation = {{"intro",
+                    "The seed-000 network, Dense(20, tanh) → Dense(1) trained by Adam on random "
+                    "points in batches, fed by nine "
+                    "input pipelines: examples sliced then batched, or pre-batched; each plain, "
+                    "cached, cached and prefetched; a "
+                    "repeated stream into an unrolled program (the loop inside the compiled "
+                    "function); and standardizing x per "
+                    "batch with map against doing it once. Every call is timed in two parts: "
+                    "pulling batches, and the step."},
+                   {"try",
+                    "Compare pipeline and step per batch: which stages cost more than the step "
+                    "itself? Raise batch and watch "
+                    "slice-then-batch fall behind (it gathers every example); switch mode to eager "
+                    "so the step dominates."},
+                   {"mechanism",
+                    "Time per epoch ≈ batches × (pipeline per batch + step per batch). "
+                    "from_tensor_slices → batch pulls each "
+                    "example through the chain and copies it into a fresh batch; pre-batched views "
+                    "cost nothing per example; "
+                    "cache replays a recorded pass; prefetch overlaps pulling with the step only "
+                    "where there is a second thread."}};
+  e.params = {
+      integer("n", 10000, 100, 1'000'000, "number of samples, x and y ~ N(0, 1)"),
+      integer("batch", 100, 1, 10000, "batch size (must divide n)"),
+      integer("epochs", 10, 1, 1000,
+              "passes over the data (the first is reported apart: trace and cache fill)"),
+      choice("mode", "traced", {"traced", "eager"},
+             "how the training step runs: compiled once and replayed, or op by op"),
+      integer("unroll", 5, 1, 100, "batches per call for repeat_inside (traced mode)"),
+      integer("seed", 1, 0, 4294967295LL, "seed of the data and the initial weights"),
+  };
+  e.plots = json::array({{{"id", "epoch"},
+                          {"type", "bars"},
+                          {"title", "Time per epoch (median of the epochs after the first)"},
+                          {"source", "runs"},
+                          {"category", "variant"},
+                          {"value", "ms_per_epoch"},
+                          {"y_label", "ms per epoch"},
+                          {"log_y", false}},
+                         {{"id", "split"},
+                          {"type", "bars"},
+                          {"title", "Per batch: time in the pipeline vs in the step"},
+                          {"source", "runs"},
+                          {"category", "variant"},
+                          {"value", "pipeline_us_per_batch"},
+                          {"stack", {"pipeline_us_per_batch", "step_us_per_batch"}},
+                          {"stack_labels", {"pipeline", "step"}},
+                          {"y_label", "µs per batch"},
+                          {"log_y", false}},
+                         {{"id", "loss"},
+                          {"title", "Mean training loss per epoch, every pipeline"},
+                          {"x", "epoch"},
+                          {"y", "loss"},
+                          {"x_label", "epoch"},
+                          {"y_label", "mean loss"},
+                          {"log_x", false},
+                          {"log_y", false},
+                          {"series",
+                           {"slice_batch", "slice_batch_cache", "slice_batch_cache_prefetch",
+                            "prebatched", "prebatched_cache", "prebatched_cache_prefetch",
+                            "repeat_inside", "map_per_batch", "transform_once"}}}});
+  e.quoted = json::array({{{"label", "100 epochs, slices → batch dataset in a tf.function"},
+                           {"value", "15.1 s"},
+                           {"source", "seed thread 000"}},
+                          {{"label", "100 epochs, pre-batched dataset in a tf.function"},
+                           {"value", "9.1 s"},
+                           {"source", "seed thread 000"}},
+                          {{"label", "100 epochs, list of tensors in a tf.function"},
+                           {"value", "2.1 s"},
+                           {"source", "seed thread 000"}}});
+  e.check = [](const Params& p) {
+    const long long n = p.integer("n"), batch = p.integer("batch"), unroll = p.integer("unroll");
+    if (batch > n)
+      throw ConfigError("batch: must be at most n (" + with_commas(n) + "), got " +
+                        with_commas(batch));
+    if (n % batch != 0)
+      throw ConfigError("batch: must divide n (" + with_commas(n) +
+                        ") so every batch is full, got " + with_commas(batch));
+    if (p.choice("mode") == "traced" && (n / batch) % unroll != 0)
+      throw ConfigError("unroll: must divide the number of batches per epoch (" +
+                        with_commas(n / batch) + "), got " + with_commas(unroll));
+  };
+  e.estimate = [](const Params& p) {
+    const double n = static_cast<double>(p.integer("n")),
+                 batch = static_cast<double>(p.integer("batch"));
+    const double epochs = static_cast<double>(p.integer("epochs"));
+    // x and y (8 bytes a row) held about six times over: the data, the pre-stacked batches, two
+    // caches, the transformed copy and the batches in flight; plus the models and their programs.
+    return Estimate{4e6 + 6.0 * 8.0 * n, kPipelineVariants * epochs * std::floor(n / batch),
+                    "n, batch and epochs"};
+  };
+  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
+    return std::make_unique<PipelinesRun>(p);
+  };
+  return e;
+}
+
+}  // namespace looplab

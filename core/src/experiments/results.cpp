@@ -1,0 +1,91 @@
+// results.cpp — series and the environment block of results.
+#include "looplab/experiments/results.hpp"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace looplab {
+
+void Series::add(const std::vector<double>& point) {
+  for (std::size_t c = 0; c < data_.size(); ++c) data_[c].push_back(point.at(c));
+}
+
+json Series::slice(std::size_t from) const {
+  json out = json::object();
+  for (std::size_t c = 0; c < columns_.size(); ++c)
+    out[columns_[c]] =
+        std::vector<double>(data_[c].begin() + static_cast<std::ptrdiff_t>(from), data_[c].end());
+  return out;
+}
+
+json Series::take_new() {
+  json out = slice(sent_);
+  sent_ = size();
+  return out;
+}
+
+namespace {
+
+// The smallest step steady_clock shows: in a browser this is performance.now()'s coarsening
+// (100 µs, or 5 µs when the page is cross-origin isolated).
+double measure_clock_resolution_ns() {
+  using clock = std::chrono::steady_clock;
+  double best = 1e18;
+  for (int trial = 0; trial < 5; ++trial) {
+    const auto t0 = clock::now();
+    auto t1 = clock::now();
+    for (long spins = 0; t1 == t0 && spins < 100'000'000; ++spins) t1 = clock::now();
+    best = std::min(best, std::chrono::duration<double, std::nano>(t1 - t0).count());
+  }
+  return best;
+}
+
+}  // namespace
+
+json environment() {
+  static const double resolution = measure_clock_resolution_ns();
+#if defined(__EMSCRIPTEN__)
+  const char* build = "wasm";
+#else
+  const char* build = "native";
+#endif
+#if defined(__wasm_simd128__) || defined(__SSE2__) || defined(__ARM_NEON)
+  const bool simd = true;
+#else
+  const bool simd = false;
+#endif
+#if defined(__wasm_simd128__)
+  const char* simd_kind = "wasm simd128";
+#elif defined(__AVX2__)
+  const char* simd_kind = "AVX2";
+#elif defined(__SSE2__)
+  const char* simd_kind = "SSE2";
+#else
+  const char* simd_kind = "none";
+#endif
+#if defined(EIGEN_VECTORIZE)
+  const bool eigen_vectorized = true;  // Eigen 3.4 has no WebAssembly SIMD path
+#else
+  const bool eigen_vectorized = false;
+#endif
+  return {
+      {"build", build},
+      {"simd", simd},
+      {"simd_kind", simd_kind},
+      {"compiler", __VERSION__},
+      {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) +
+                    "." + std::to_string(EIGEN_MINOR_VERSION)},
+      {"eigen_vectorized", eigen_vectorized},
+      {"clock_resolution_ns", resolution}};
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace looplab

@@ -1,0 +1,277 @@
+// unroll.cpp — seed thread 000: how far should I unroll?
+//
+// The seed-000 network compiled with k training steps per program, k = 1, 2, 5, 10, 50 and all
+// the batches of an epoch (the seed's fully unrolled Python list). Per k: what tracing and
+// compiling cost, how big the program is, and the steady time per step.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/results.hpp"
+#include "looplab/train/graph_trainer.hpp"
+#include "looplab/train/linear.hpp"
+
+namespace looplab {
+namespace {
+
+// As in experiment_execution_modes.cpp: floats one step keeps per (batch row × hidden unit), and
+// the bytes each unrolled step adds to a program (instructions, batch pointers).
+constexpr double kStepFloatsPerUnit = 8.0;
+constexpr double kBytesPerUnrolledStep = 32e3;
+
+class UnrollRun final : public ExperimentRun {
+ public:
+  explicit UnrollRun(const Params& p)
+      : params_(p),
+        n_(static_cast<int>(p.integer("n"))),
+        batch_(static_cast<int>(p.integer("batch"))),
+        batches_(n_ / batch_),
+        steps_(static_cast<long long>(batches_) * p.integer("epochs")),
+        data_(normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
+    warm_up_engines();  // untimed: see graph_trainer.hpp
+    for (int k : {1, 2, 5, 10, 50})
+      if (k < batches_ && batches_ % k == 0) factors_.push_back(k);
+    factors_.push_back(batches_);  // "all": one program per epoch
+  }
+
+  bool done() const override { return current_ >= factors_.size(); }
+
+  bool advance(double budget_ms) override {
+    const Stopwatch budget;
+    while (!done() && budget.elapsed_ms() < budget_ms) {
+      if (!trainer_) start_factor();
+      const Stopwatch chunk;
+      long long steps = 0;
+      while (done_steps_ < steps_ && !diverged_at_ && (steps == 0 || chunk.elapsed_ms() < 2.0)) {
+        call();
+        steps += k();
+      }
+      const double ms = chunk.elapsed_ms();
+      total_ms_ += ms;
+      chunk_us_.push_back(ms * 1000.0 / static_cast<double>(steps));
+      if (done_steps_ >= steps_ || diverged_at_) finish_factor();
+    }
+    return done();
+  }
+
+  std::string progress_json() override {
+    const double fraction =
+        done()
+            ? 1.0
+            : std::min(0.99, static_cast<double>(current_) / static_cast<double>(factors_.size()));
+    return json{{"done", done()},
+                {"fraction", fraction},
+                {"message", done() ? "done" : "k = " + std::to_string(k())},
+                {"series", {{"compile", compile_.take_new()}, {"step", step_.take_new()}}}}
+        .dump();
+  }
+
+  std::string result_json() const override {
+    json s;
+    const json& first = runs_.front();
+    const json& last = runs_.back();
+    s["headline"] = json::array(
+        {{{"label", "Trace + compile"},
+          {"value", format_sig(first["setup_ms"].get<double>(), 3) + " ms → " +
+                        format_sig(last["setup_ms"].get<double>(), 3) + " ms"},
+          {"note", "k = 1 → k = " + std::to_string(factors_.back()) + " (all batches)"}},
+         {{"label", "Steady step"},
+          {"value", format_sig(first["steady_step_us"].get<double>(), 3) + " µs → " +
+                        format_sig(last["steady_step_us"].get<double>(), 3) + " µs"},
+          {"note", "per training step"}},
+         {{"label", "Program size"},
+          {"value", with_commas(first["instructions"].get<long long>()) + " → " +
+                        with_commas(last["instructions"].get<long long>()) + " instructions"},
+          {"note",
+           "arena " + with_commas(first["arena_bytes"].get<long long>()) + " → " +
+               with_commas(last["arena_bytes"].get<long long>()) + " bytes; fusion at k = 1: " +
+               with_commas(first["nodes_before_fusion"].get<long long>()) + " ops → " +
+               with_commas(first["nodes_after_fusion"].get<long long>()) + " instructions"}}});
+    s["reading"] =
+        "Unrolling all " + std::to_string(factors_.back()) + " batches made the program " +
+        format_sig(last["instructions"].get<double>() / first["instructions"].get<double>(), 3) +
+        "× longer and its trace + compile " + format_sig(last["setup_ms"].get<double>(), 3) +
+        " ms, while the steady step went from " +
+        format_sig(first["steady_step_us"].get<double>(), 3) + " to " +
+        format_sig(last["steady_step_us"].get<double>(), 3) +
+        " µs: here a call costs little, so unrolling has little to remove." + diverged_;
+    json config = params_.values();
+    config["experiment"] = "unroll";
+    return json{{"experiment", "unroll"},
+                {"config", config},
+                {"environment", environment()},
+                {"series", {{"compile", compile_.to_json()}, {"step", step_.to_json()}}},
+                {"runs", runs_},
+                {"summary", s}}
+        .dump();
+  }
+
+ private:
+  int k() const { return factors_.at(current_); }
+
+  void start_factor() {
+    Rng init(static_cast<std::uint64_t>(params_.integer("seed")) + 1);
+    model_ = std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params_.integer("hidden"))},
+                                   1, Activation::Tanh, init);
+    adam_ = std::make_unique<Adam>(params_.number("lr"), model_->parameters());
+    const Stopwatch w;
+    trainer_ = std::make_unique<GraphTrainer>(Mode::Traced, *model_, *adam_, Shape{batch_, 1},
+                                              Shape{batch_, 1}, k());
+    xs_.assign(static_cast<std::size_t>(k()),
+               nullptr);  // sized here: the timed calls allocate nothing
+    ys_.assign(xs_.size(), nullptr);
+    losses_.assign(xs_.size(), 0.0f);
+    setup_ms_ = w.elapsed_ms();
+    done_steps_ = 0;
+    last_finite_loss_ = 0.0f;
+    total_ms_ = 0.0;
+    chunk_us_.clear();
+  }
+
+  void call() {
+    for (int j = 0; j < k(); ++j) {
+      const long long b = (done_steps_ + j) % batches_;
+      xs_[static_cast<std::size_t>(j)] = data_.x.data() + b * batch_;
+      ys_[static_cast<std::size_t>(j)] = data_.y.data() + b * batch_;
+    }
+    trainer_->run(xs_.data(), ys_.data(), losses_.data());
+    for (int j = 0; j < k(); ++j) {  // checked per call: a NaN stops this k at its first bad step
+      const float loss = losses_[static_cast<std::size_t>(j)];
+      if (!std::isfinite(loss)) {
+        diverged_at_ = done_steps_ + j;
+        break;
+      }
+      last_finite_loss_ = loss;
+    }
+    done_steps_ += k();
+  }
+
+  void finish_factor() {
+    const double steady = median(chunk_us_);
+    json r = {{"k", k()},
+              {"setup_ms", setup_ms_},
+              {"steady_step_us", steady},
+              {"total_ms", total_ms_ + setup_ms_},
+              {"final_loss", diverged_at_ ? json(nullptr) : json(last_finite_loss_)},
+              {"diverged_at", diverged_at_ ? json(*diverged_at_) : json(nullptr)},
+              {"last_finite_loss", last_finite_loss_}};
+    if (diverged_at_)
+      diverged_ += " k = " + std::to_string(k()) + " diverged at step " +
+                   with_commas(*diverged_at_) + " (last finite loss " +
+                   format_sig(last_finite_loss_, 4) + ").";
+    const json info = trainer_->setup_info();
+    for (const auto& [key, value] : info.items()) r[key] = value;
+    runs_.push_back(r);
+    compile_.add({static_cast<double>(k()), setup_ms_});
+    step_.add({static_cast<double>(k()), steady});
+    trainer_.reset();
+    diverged_at_.reset();
+    ++current_;
+  }
+
+  Params params_;
+  int n_, batch_, batches_;
+  long long steps_;
+  LinearData data_;  // x and y ~ N(0, 1)
+  std::vector<int> factors_;
+  std::size_t current_ = 0;
+  std::unique_ptr<Mlp> model_;
+  std::unique_ptr<Adam> adam_;
+  std::unique_ptr<GraphTrainer> trainer_;
+  long long done_steps_ = 0;
+  std::optional<long long> diverged_at_;  // of the current k
+  float last_finite_loss_ = 0.0f;
+  std::string diverged_;  // one sentence per k that diverged, for the reading
+  double setup_ms_ = 0.0, total_ms_ = 0.0;
+  std::vector<double> chunk_us_;
+  std::vector<const float*> xs_, ys_;
+  std::vector<float> losses_;
+  json runs_ = json::array();
+  Series compile_{{"k", "ms"}}, step_{{"k", "us"}};
+};
+
+}  // namespace
+
+Experiment make_unroll_experiment() {
+  Experiment e;
+  e.id = "unroll";
+  e.title = "Unrolling";
+  e.question = "How far should I unroll?";
+  e.explanation = {{"intro",
+                    "Unrolling compiles k consecutive training steps into one program, each "
+                    "reading its own batch. k = all batches "
+                    "is the seed's fully unrolled Python list, whose first call took TensorFlow "
+                    "7.4 s for 100 batches and 88 s for "
+                    "1000."},
+                   {"try",
+                    "Raise n to 100,000 (1000 batches) and watch the trace + compile time of k = "
+                    "all; compare the steady step."},
+                   {"mechanism",
+                    "Unrolling removes per-call overhead (a function call, input binding) but the "
+                    "program, its trace and its compile "
+                    "grow linearly with k. Once the per-call overhead is small next to the step, a "
+                    "larger k buys nothing."}};
+  e.params = {
+      integer("n", 10000, 100, 1'000'000, "number of samples, x and y ~ N(0, 1)"),
+      integer("batch", 100, 1, 10000, "batch size (the last partial batch is dropped)"),
+      integer("epochs", 5, 1, 1000, "passes over the data for each k"),
+      integer("hidden", 20, 1, 512, "hidden units"),
+      number("lr", 1e-3, 0.0, 1.0, "Adam learning rate").exclusive_min().log_scale(),
+      integer("seed", 1, 0, 4294967295LL, "seed of the data and the initial weights"),
+  };
+  e.plots = json::array({{{"id", "compile"},
+                          {"title", "Trace + compile time against k"},
+                          {"x", "k"},
+                          {"y", "ms"},
+                          {"x_label", "steps per program (k)"},
+                          {"y_label", "ms"},
+                          {"log_x", true},
+                          {"log_y", true},
+                          {"series", {"compile"}}},
+                         {{"id", "step"},
+                          {"title", "Steady time per step against k"},
+                          {"x", "k"},
+                          {"y", "us"},
+                          {"x_label", "steps per program (k)"},
+                          {"y_label", "µs per step"},
+                          {"log_x", true},
+                          {"log_y", false},
+                          {"series", {"step"}}}});
+  e.quoted = json::array({{{"label", "Fully unrolled list, 100 batches, first call"},
+                           {"value", "7.4 s"},
+                           {"source", "seed thread 000"}},
+                          {{"label", "Fully unrolled list, 1000 batches, first call"},
+                           {"value", "88 s"},
+                           {"source", "seed thread 000"}},
+                          {{"label", "Unrolling the loop body more than 5 times"},
+                           {"value", "gave nothing further"},
+                           {"source", "seed thread 000"}}});
+  e.check = [](const Params& p) {
+    if (p.integer("batch") > p.integer("n"))
+      throw ConfigError("batch: must be at most n (" + with_commas(p.integer("n")) + "), got " +
+                        with_commas(p.integer("batch")));
+    if (p.integer("n") / p.integer("batch") > 5000)
+      throw ConfigError("batch: at most 5,000 batches per epoch can be unrolled, got " +
+                        with_commas(p.integer("n") / p.integer("batch")));
+  };
+  e.estimate = [](const Params& p) {
+    const double n = static_cast<double>(p.integer("n")),
+                 batch = static_cast<double>(p.integer("batch"));
+    const double hidden = static_cast<double>(p.integer("hidden")), batches = std::floor(n / batch);
+    // One program at a time; the largest is k = all batches: one step's arena (reused across the
+    // steps) and every step's instructions. Steps: every k trains `epochs` epochs (at most 6 k's).
+    const double step_bytes =
+        batch * (hidden + 1.0) * 4.0 * kStepFloatsPerUnit + hidden * 4.0 * 64.0 + 64e3;
+    return Estimate{2e6 + n * 4.0 * 3.0 + step_bytes * 2.0 +
+                        (batches + 1.0) * (kBytesPerUnrolledStep + hidden * 32.0),
+                    6.0 * batches * static_cast<double>(p.integer("epochs")),
+                    "n, batch, hidden and epochs"};
+  };
+  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
+    return std::make_unique<UnrollRun>(p);
+  };
+  return e;
+}
+
+}  // namespace looplab

@@ -1,0 +1,126 @@
+// linear_trainer.cpp — the eager and reference linear-regression steps.
+#include "looplab/train/linear_trainer.hpp"
+
+#include <algorithm>
+
+#include "looplab/base/error.hpp"
+#include "looplab/train/graph_trainer.hpp"
+
+namespace looplab {
+
+Mode parse_mode(const std::string& name) {
+  if (name == "eager") return Mode::Eager;
+  if (name == "traced") return Mode::Traced;
+  if (name == "reference") return Mode::Reference;
+  throw ConfigError("mode: must be one of eager | traced | reference, got \"" + name + "\"");
+}
+
+std::string mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::Eager:
+      return "eager";
+    case Mode::Traced:
+      return "traced";
+    case Mode::Reference:
+      return "reference";
+  }
+  return "?";
+}
+
+namespace {
+
+// Eager and traced: the LinearRegression model, SGD and the GraphTrainer, full batch.
+class GraphLinearTrainer final : public LinearTrainer {
+ public:
+  GraphLinearTrainer(Mode mode, const Tensor& x, const Tensor& y)
+      : x_(x.data()),
+        y_(y.data()),
+        model_(x.shape().cols),
+        sgd_(0.0),
+        trainer_(mode, model_, sgd_, x.shape(), y.shape()) {}
+
+  float step(float lr) override {
+    sgd_.set_learning_rate(lr);  // written into the program's lr input, not frozen into the trace
+    float loss = 0.0f;
+    trainer_.run(&x_, &y_, &loss);
+    return loss;
+  }
+  LinearWeights weights() const override { return model_.weights(); }
+  void read_theta(double* theta) const override { model_.read_theta(theta); }
+  json setup_info() const override { return trainer_.setup_info(); }
+
+ private:
+  const float* x_;
+  const float* y_;
+  LinearRegression model_;
+  Sgd sgd_;
+  GraphTrainer trainer_;
+};
+
+class ReferenceLinearTrainer final : public LinearTrainer {
+ public:
+  ReferenceLinearTrainer(const Tensor& x, const Tensor& y)
+      : x_(x.data()), y_(y.data()), n_(x.shape().rows) {
+    if (x.shape().cols != 1)
+      throw ShapeError("reference loop: one feature only, got " + x.shape().str());
+  }
+
+  float step(float lr) override {
+    // Sums in double, as the framework's reductions (see ops.cpp), so the modes agree to rounding.
+    // NOTE: kLanes independent partial sums break the add-latency chain and let the compiler
+    // vectorize; one running sum would be latency-bound at ~4 cycles per point.
+    constexpr int kLanes = 8;
+    double sum_r[kLanes] = {}, sum_rx[kLanes] = {}, sum_rr[kLanes] = {};
+    int i = 0;
+    for (; i + kLanes <= n_; i += kLanes)
+      for (int l = 0; l < kLanes; ++l) {
+        const float r = w_ * x_[i + l] + b_ - y_[i + l];
+        sum_r[l] += r;
+        sum_rx[l] += static_cast<double>(r) * x_[i + l];
+        sum_rr[l] += static_cast<double>(r) * r;
+      }
+    for (; i < n_; ++i) {
+      const float r = w_ * x_[i] + b_ - y_[i];
+      sum_r[0] += r;
+      sum_rx[0] += static_cast<double>(r) * x_[i];
+      sum_rr[0] += static_cast<double>(r) * r;
+    }
+    double r_total = 0.0, rx_total = 0.0, rr_total = 0.0;
+    for (int l = 0; l < kLanes; ++l) {
+      r_total += sum_r[l];
+      rx_total += sum_rx[l];
+      rr_total += sum_rr[l];
+    }
+    const float grad_w = static_cast<float>(2.0 * rx_total / n_);
+    const float grad_b = static_cast<float>(2.0 * r_total / n_);
+    w_ -= lr * grad_w;
+    b_ -= lr * grad_b;
+    return static_cast<float>(rr_total / n_);
+  }
+  LinearWeights weights() const override { return {{w_}, b_}; }
+  void read_theta(double* theta) const override {
+    theta[0] = w_;
+    theta[1] = b_;
+  }
+
+ private:
+  const float* x_;
+  const float* y_;
+  int n_;
+  float w_ = 0.0f, b_ = 0.0f;
+};
+
+}  // namespace
+
+std::unique_ptr<LinearTrainer> make_linear_trainer(Mode mode, const Tensor& x, const Tensor& y) {
+  switch (mode) {
+    case Mode::Eager:
+    case Mode::Traced:
+      return std::make_unique<GraphLinearTrainer>(mode, x, y);
+    case Mode::Reference:
+      return std::make_unique<ReferenceLinearTrainer>(x, y);
+  }
+  return nullptr;
+}
+
+}  // namespace looplab

@@ -1,0 +1,78 @@
+// session.cpp — train_on_batch (a copy and one step per call) and fit (the loop in the core).
+#include "looplab/train/session.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "looplab/base/error.hpp"
+
+namespace looplab {
+
+TrainerSession::TrainerSession(const SessionConfig& c)
+    : config_(c),
+      staged_x_(static_cast<std::size_t>(c.batch) * static_cast<std::size_t>(c.inputs)),
+      staged_y_(static_cast<std::size_t>(c.batch)) {
+  Rng init(c.seed + 1);
+  model_ = std::make_unique<Mlp>(c.inputs, std::vector<int>{c.hidden}, 1, c.activation, init);
+  if (c.mode == Mode::Reference) {
+    reference_ = std::make_unique<ReferenceMlp>(*model_, c.batch, c.lr, c.loss);
+  } else {
+    adam_ = std::make_unique<Adam>(c.lr, model_->parameters());
+    graph_ = std::make_unique<GraphTrainer>(c.mode, *model_, *adam_, Shape{c.batch, c.inputs},
+                                            Shape{c.batch, 1}, 1, true, c.loss);
+  }
+}
+
+float TrainerSession::step(const float* x, const float* y) {
+  ++steps_;
+  if (reference_) return reference_->step(x, y);
+  float loss = 0.0f;
+  graph_->run(&x, &y, &loss);
+  return loss;
+}
+
+float TrainerSession::train_on_batch(const float* x, const float* y) {
+  std::copy(x, x + staged_x_.size(), staged_x_.begin());
+  std::copy(y, y + staged_y_.size(), staged_y_.begin());
+  return train_staged();
+}
+
+float TrainerSession::train_staged() { return step(staged_x_.data(), staged_y_.data()); }
+
+std::vector<float> TrainerSession::fit(const float* x, const float* y, int n, int epochs) {
+  const int batches = n / config_.batch;
+  const std::size_t x_stride =
+      static_cast<std::size_t>(config_.batch) * static_cast<std::size_t>(config_.inputs);
+  std::vector<float> losses;
+  losses.reserve(static_cast<std::size_t>(batches) * static_cast<std::size_t>(std::max(epochs, 0)));
+  for (int e = 0; e < epochs; ++e)
+    for (int b = 0; b < batches; ++b)
+      losses.push_back(step(x + static_cast<std::size_t>(b) * x_stride,
+                            y + static_cast<std::size_t>(b) * config_.batch));
+  return losses;
+}
+
+SessionConfig session_config(const json& c) {
+  SessionConfig s;
+  s.mode = parse_mode(c["mode"].get<std::string>());
+  s.hidden = c["hidden"].get<int>();
+  s.batch = c["batch"].get<int>();
+  s.lr = c["lr"].get<double>();
+  s.seed = c["seed"].get<std::uint64_t>();
+  return s;
+}
+
+LinearData overhead_data(int n) {
+  LinearData d{Tensor({n, 1}), Tensor({n, 1})};
+  for (int i = 0; i < n; ++i) {
+    const double x = 100.0 * i / n;
+    d.x[static_cast<std::size_t>(i)] = static_cast<float>(x);
+    d.y[static_cast<std::size_t>(i)] = static_cast<float>(x + 20.0 * std::sin(x / 10.0) + 15.0);
+  }
+  return d;
+}
+
+LinearSession::LinearSession(Mode mode, int n)
+    : x_({n, 1}), y_({n, 1}), trainer_(make_linear_trainer(mode, x_, y_)) {}
+
+}  // namespace looplab

@@ -1,0 +1,50 @@
+// trace_cache.cpp — signature lookup, tracing on a miss, and the reasons.
+#include "looplab/train/trace_cache.hpp"
+
+#include "looplab/base/clock.hpp"
+#include "looplab/base/format.hpp"
+
+namespace looplab {
+
+TraceCache::TraceCache(Model& model, Optimizer& optimizer, TraceCacheOptions options)
+    : model_(model), opt_(optimizer), options_(options) {}
+
+std::string TraceCache::reason_for(int rows, bool training) const {
+  if (programs_.empty()) return "first call";
+  for (const auto& [key, program] : programs_)
+    if (key.second == training)
+      return "new batch shape [" + std::to_string(rows) + " x " +
+             std::to_string(options_.features) + "]";
+  return std::string("new static argument training=") + (training ? "true" : "false");
+}
+
+float TraceCache::call(const float* x, const float* y, int rows, bool training) {
+  const Stopwatch watch;
+  const bool relaxed = options_.relaxed_batch && rows <= options_.capacity_rows;
+  const std::pair<int, bool> key{relaxed ? -1 : rows, training};
+  TraceEvent e;
+  e.call = static_cast<long long>(events_.size());
+  e.rows = rows;
+  e.training = training;
+  auto it = programs_.find(key);
+  if (it == programs_.end()) {
+    e.traced = true;
+    e.reason = reason_for(rows, training);
+    if (relaxed)
+      e.reason +=
+          " (relaxed batch: traced for " + std::to_string(options_.capacity_rows) + " rows)";
+    const int traced_rows = relaxed ? options_.capacity_rows : rows;
+    auto program = std::make_unique<GraphTrainer>(Mode::Traced, model_, opt_,
+                                                  Shape{traced_rows, options_.features},
+                                                  Shape{traced_rows, 1}, 1, training);
+    it = programs_.emplace(key, std::move(program)).first;
+    ++traces_;
+  }
+  float loss = 0.0f;
+  it->second->run(&x, &y, &loss, rows);
+  e.ms = watch.elapsed_ms();
+  events_.push_back(e);
+  return loss;
+}
+
+}  // namespace looplab

@@ -1,0 +1,403 @@
+// fusion_test.cpp — the fusion pass on synthetic graphs (what fuses, what must not), and fused
+// programs against unfused ones: the same numbers bit for bit, fewer instructions, a sound memory
+// plan.
+#include "looplab/engine/fusion.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "looplab/base/rng.hpp"
+#include "looplab/engine/trace.hpp"
+#include "looplab/train/graph_trainer.hpp"
+#include "looplab/train/linear.hpp"
+#include "looplab/train/model.hpp"
+
+namespace looplab {
+namespace {
+
+// A synthetic graph: nodes are appended in topological order; inputs are node indices or -1 (a
+// leaf).
+struct G {
+  std::vector<FusionNode> nodes;
+  int op(OpKind k, Shape out, int a = -1, Shape sa = {}, int b = -1, Shape sb = {},
+         OpAttrs attrs = {}) {
+    FusionNode n;
+    n.op = k;
+    n.in = {a, b};
+    n.in_shape = {sa, sb};
+    n.shape = out;
+    n.attrs = attrs;
+    nodes.push_back(n);
+    return static_cast<int>(nodes.size()) - 1;
+  }
+  void root(int k) { nodes[static_cast<std::size_t>(k)].root = true; }
+};
+
+const Shape kVec{256, 1}, kOne{1, 1};  // loops form from 64 elements on
+
+TEST(Fusion, ShortVectorsStayOneInstructionPerOp) {
+  G g;
+  const Shape tiny{20, 1};
+  const int a = g.op(OpKind::Sub, tiny, -1, tiny, -1, tiny);
+  const int b = g.op(OpKind::Square, tiny, a, tiny);
+  g.root(b);
+  const FusionPlan p = plan_fusion(g.nodes);
+  EXPECT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(p.fused_groups, 0);
+}
+
+TEST(Fusion, AnElementwiseChainAndItsReductionBecomeOneLoop) {
+  G g;  // mean((x − y)²): only the mean needs a buffer
+  const int d = g.op(OpKind::Sub, kVec, -1, kVec, -1, kVec);
+  const int sq = g.op(OpKind::Square, kVec, d, kVec);
+  const int m = g.op(OpKind::Mean, kOne, sq, kVec);
+  g.root(m);
+  const FusionPlan p = plan_fusion(g.nodes);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].kind, GroupKind::Loop);
+  EXPECT_EQ(p.fused_groups, 1);
+  EXPECT_FALSE(p.materialized[static_cast<std::size_t>(d)]);
+  EXPECT_FALSE(p.materialized[static_cast<std::size_t>(sq)]);
+  EXPECT_TRUE(p.materialized[static_cast<std::size_t>(m)]);
+}
+
+TEST(Fusion, ScalarBroadcastOpsJoinTheLoop) {
+  G g;  // ((x·w + b) − y) · lr + 0.5, with w, b, lr [1 x 1]
+  OpAttrs c;
+  c.scale = 0.5f;
+  const int xw = g.op(OpKind::MatMul, kVec, -1, kVec, -1, kOne);
+  const int pb = g.op(OpKind::AddRow, kVec, xw, kVec, -1, kOne);
+  const int r = g.op(OpKind::Sub, kVec, pb, kVec, -1, kVec);
+  const int s = g.op(OpKind::MulScalar, kVec, r, kVec, -1, kOne);
+  const int out = g.op(OpKind::AddConst, kVec, s, kVec, -1, {}, c);
+  g.root(out);
+  const FusionPlan p = plan_fusion(g.nodes);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.groups[0].members.size(), 5u);
+  EXPECT_EQ(std::count(p.materialized.begin(), p.materialized.end(), true), 1);
+}
+
+TEST(Fusion, IntermediatesReadOnlyInsideTheLoopNeedNoBuffer) {
+  G g;  // a = x − y is read twice, both times inside the loop
+  const int a = g.op(OpKind::Sub, kVec, -1, kVec, -1, kVec);
+  const int b = g.op(OpKind::Square, kVec, a, kVec);
+  const int c = g.op(OpKind::Scale, kVec, a, kVec);
+  const int d = g.op(OpKind::Mul, kVec, b, kVec, c, kVec);
+  g.root(d);
+  const FusionPlan p = plan_fusion(g.nodes);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_FALSE(p.materialized[static_cast<std::size_t>(a)]);
+  EXPECT_TRUE(p.materialized[static_cast<std::size_t>(d)]);
+}
+
+TEST(Fusion, AMultiConsumerIntermediateReadOutsideKeepsItsBuffer) {
+  G g;
+  const Shape wide{256, 3};
+  const int a = g.op(OpKind::Add, wide, -1, wide, -1, wide);
+  const int t = g.op(OpKind::Tanh, wide, a, wide);
+  const int s = g.op(OpKind::SumRows, {1, 3}, a, wide);  // three columns: not a loop sink
+  g.root(t);
+  g.root(s);
+  const FusionPlan p = plan_fusion(g.nodes);
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_TRUE(p.materialized[static_cast<std::size_t>(a)]);
+  EXPECT_EQ(p.group_of[static_cast<std::size_t>(a)], p.group_of[static_cast<std::size_t>(t)]);
+  EXPECT_LT(p.group_of[static_cast<std::size_t>(a)], p.group_of[static_cast<std::size_t>(s)]);
+  EXPECT_EQ(p.groups[static_cast<std::size_t>(p.group_of[static_cast<std::size_t>(s)])].kind,
+            GroupKind::Single);
+}
+
+TEST(Fusion, ProgramOutputsInsideAChainKeepTheirBuffers) {
+  G g;
+  const int a = g.op(OpKind::Sub, kVec, -1, kVec, -1, kVec);
+  const int b = g.op(OpKind::Square, kVec, a, kVec);
+  const int m = g.op(OpKind::Mean, kOne, b, kVec);
+  g.root(b);  // e.g. a value written back into a parameter
+  g.root(m);
+  const FusionPlan p = plan_fusion(g.nodes);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_FALSE(p.materialized[static_cast<std::size_t>(a)]);
+  EXPECT_TRUE(p.materialized[static_cast<std::size_t>(b)]);
+}
+
+TEST(Fusion, AReductionIsNotReadInsideItsOwnLoop) {
+  G g;  // x − mean(x): the mean exists only after the loop, and the lengths differ anyway
+  const int sq = g.op(OpKind::Square, kVec, -1, kVec);
+  const int m = g.op(OpKind::Mean, kOne, sq, kVec);
+  const int f = g.op(OpKind::Fill, kVec, m, kOne, sq, kVec);
+  const int d = g.op(OpKind::Sub, kVec, sq, kVec, f, kVec);
+  g.root(d);
+  const FusionPlan p = plan_fusion(g.nodes);
+  EXPECT_NE(p.group_of[static_cast<std::size_t>(m)], p.group_of[static_cast<std::size_t>(f)]);
+  EXPECT_LT(p.group_of[static_cast<std::size_t>(m)], p.group_of[static_cast<std::size_t>(f)]);
+  EXPECT_TRUE(p.materialized[static_cast<std::size_t>(sq)]);  // read by the second loop
+}
+
+TEST(Fusion, ShapeChangesEndALoop) {
+  G g;
+  const Shape other{128, 1};
+  const int a = g.op(OpKind::Square, kVec, -1, kVec);
+  const int s = g.op(OpKind::Sum, kOne, a, kVec);
+  const int b = g.op(OpKind::MulScalar, other, -1, other, s, kOne);  // another length
+  const int c = g.op(OpKind::Tanh, other, b, other);
+  g.root(c);
+  const FusionPlan p = plan_fusion(g.nodes);
+  ASSERT_EQ(p.groups.size(), 2u);
+  EXPECT_EQ(p.group_of[static_cast<std::size_t>(b)], p.group_of[static_cast<std::size_t>(c)]);
+  EXPECT_NE(p.group_of[static_cast<std::size_t>(a)], p.group_of[static_cast<std::size_t>(b)]);
+}
+
+TEST(Fusion, MatMulBiasActivationIsOneDenseGroup) {
+  G g;
+  const Shape x{256, 4}, w{4, 5}, h{256, 5}, b{1, 5};
+  const int mm = g.op(OpKind::MatMul, h, -1, x, -1, w);
+  const int ab = g.op(OpKind::AddRow, h, mm, h, -1, b);
+  const int t = g.op(OpKind::Tanh, h, ab, h);
+  const int use = g.op(OpKind::TanhGrad, h, t, h, -1, h);
+  g.root(use);
+  const FusionPlan p = plan_fusion(g.nodes);
+  const FusionGroup& dense =
+      p.groups[static_cast<std::size_t>(p.group_of[static_cast<std::size_t>(mm)])];
+  EXPECT_EQ(dense.kind, GroupKind::Dense);
+  EXPECT_EQ(dense.members, (std::vector<int>{mm, ab, t}));
+  EXPECT_FALSE(p.materialized[static_cast<std::size_t>(mm)]);
+  EXPECT_FALSE(p.materialized[static_cast<std::size_t>(ab)]);
+  EXPECT_TRUE(p.materialized[static_cast<std::size_t>(t)]);
+}
+
+TEST(Fusion, DenseStopsWhereAnIntermediateHasAnotherReader) {
+  G g;  // relu's gradient reads the pre-activation: the activation must not swallow it
+  const Shape x{256, 4}, w{4, 5}, h{256, 5}, b{1, 5};
+  const int mm = g.op(OpKind::MatMul, h, -1, x, -1, w);
+  const int ab = g.op(OpKind::AddRow, h, mm, h, -1, b);
+  const int r = g.op(OpKind::Relu, h, ab, h);
+  const int rg = g.op(OpKind::ReluGrad, h, ab, h, r, h);
+  g.root(rg);
+  const FusionPlan p = plan_fusion(g.nodes);
+  EXPECT_EQ(p.group_of[static_cast<std::size_t>(mm)], p.group_of[static_cast<std::size_t>(ab)]);
+  EXPECT_NE(p.group_of[static_cast<std::size_t>(ab)], p.group_of[static_cast<std::size_t>(r)]);
+  EXPECT_TRUE(p.materialized[static_cast<std::size_t>(ab)]);
+
+  G g2;  // a matmul that is a program output keeps its own value
+  const int mm2 = g2.op(OpKind::MatMul, h, -1, x, -1, w);
+  const int ab2 = g2.op(OpKind::AddRow, h, mm2, h, -1, b);
+  g2.root(mm2);
+  g2.root(ab2);
+  const FusionPlan p2 = plan_fusion(g2.nodes);
+  EXPECT_EQ(p2.groups.size(), 2u);
+  EXPECT_EQ(p2.fused_groups, 0);
+}
+
+TEST(Fusion, AGroupReadFromOutsideTakesNoLaterMembers) {
+  G g;
+  const int a = g.op(OpKind::Square, kVec, -1, kVec);
+  const int outside =
+      g.op(OpKind::MatMul, {256, 3}, a, kVec, -1, {1, 3});  // reads a: a's loop must run first
+  const int late = g.op(OpKind::Add, kVec, a, kVec, -1, kVec);
+  g.root(outside);
+  g.root(late);
+  const FusionPlan p = plan_fusion(g.nodes);
+  EXPECT_NE(p.group_of[static_cast<std::size_t>(a)], p.group_of[static_cast<std::size_t>(late)]);
+  EXPECT_LT(p.group_of[static_cast<std::size_t>(a)], p.group_of[static_cast<std::size_t>(outside)]);
+}
+
+// Random graphs of vectors, scalars and a non-fusible op: every plan must be a valid schedule.
+TEST(Fusion, RandomGraphsGiveValidSchedules) {
+  Rng rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    G g;
+    std::vector<int> vecs{-1}, scalars{-1};  // -1: a leaf
+    auto pick = [&](const std::vector<int>& from) {
+      return from[static_cast<std::size_t>(rng.uniform() * static_cast<double>(from.size()))];
+    };
+    const int n = 2 + static_cast<int>(rng.uniform() * 30);
+    for (int k = 0; k < n; ++k) {
+      const int kind = static_cast<int>(rng.uniform() * 7);
+      if (kind == 0) vecs.push_back(g.op(OpKind::Add, kVec, pick(vecs), kVec, pick(vecs), kVec));
+      if (kind == 1) vecs.push_back(g.op(OpKind::Tanh, kVec, pick(vecs), kVec));
+      if (kind == 2)
+        vecs.push_back(g.op(OpKind::MulScalar, kVec, pick(vecs), kVec, pick(scalars), kOne));
+      if (kind == 3) scalars.push_back(g.op(OpKind::Mean, kOne, pick(vecs), kVec));
+      if (kind == 4)
+        scalars.push_back(g.op(OpKind::MatMul, kOne, pick(vecs), kVec, pick(vecs), kVec, [] {
+          OpAttrs a;
+          a.transpose_a = true;
+          return a;
+        }()));
+      if (kind == 5)
+        vecs.push_back(g.op(OpKind::MeanGrad, kVec, pick(scalars), kOne, pick(vecs), kVec));
+      if (kind == 6) {  // not fusible: a column times a row; it reads a vector and so closes that
+                        // vector's loop
+        const int wide = g.op(OpKind::MatMul, {256, 2}, pick(vecs), kVec, -1, {1, 2});
+        vecs.push_back(g.op(OpKind::Sub, kVec, pick(vecs), kVec, pick(vecs), kVec));
+        g.root(wide);
+      }
+      if (rng.uniform() < 0.15) g.root(static_cast<int>(g.nodes.size()) - 1);
+    }
+    g.root(static_cast<int>(g.nodes.size()) - 1);
+    const FusionPlan p = plan_fusion(g.nodes);
+    std::vector<int> seen(g.nodes.size(), 0);
+    for (const FusionGroup& grp : p.groups)
+      for (int m : grp.members) ++seen[static_cast<std::size_t>(m)];
+    for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+      ASSERT_EQ(seen[k], 1) << "trial " << trial << ": node " << k << " is in one group";
+      const FusionNode& v = g.nodes[k];
+      if (v.root) {
+        EXPECT_TRUE(p.materialized[k]) << "trial " << trial << ": a root has a buffer";
+      }
+      const LoopRole role = loop_role(v);
+      for (int i = 0; i < kMaxArity; ++i) {
+        const int src = v.in[static_cast<std::size_t>(i)];
+        if (src < 0) continue;
+        const int gs = p.group_of[static_cast<std::size_t>(src)], gv = p.group_of[k];
+        const bool shape_only =
+            role.operand[static_cast<std::size_t>(i)] == LoopOperand::ShapeOnly;  // no data read
+        if (gs == gv) {
+          EXPECT_FALSE(loop_role(g.nodes[static_cast<std::size_t>(src)]).sink && !shape_only)
+              << "trial " << trial << ": a sink is read inside its loop";
+          continue;
+        }
+        if (shape_only) continue;
+        EXPECT_LT(gs, gv) << "trial " << trial << ": node " << src
+                          << " must be computed before node " << k;
+        EXPECT_TRUE(p.materialized[static_cast<std::size_t>(src)])
+            << "trial " << trial << ": read across groups";
+      }
+    }
+  }
+}
+
+// --- fused programs against unfused ones -------------------------------------------------------
+
+CompileOptions fused(bool on) {
+  CompileOptions o;
+  o.fuse = on;
+  return o;
+}
+
+// Loss curves of GraphTrainer runs, fused or not, for one model set-up.
+std::vector<float> mlp_losses(bool fuse, Activation act, Loss loss, int batch, int unroll,
+                              int steps, int rows = -1) {
+  Rng init(5);
+  Mlp mlp(1, {7}, 1, act, init);
+  Adam adam(1e-2, mlp.parameters());
+  GraphTrainer t(Mode::Traced, mlp, adam, {batch, 1}, {batch, 1}, unroll, true, loss, fused(fuse));
+  Rng data(6);
+  Tensor x({batch * unroll, 1}), y({batch * unroll, 1});
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<float>(data.normal());
+    y[i] = loss == Loss::Bce ? (data.uniform() < 0.5 ? 0.0f : 1.0f)
+                             : static_cast<float>(data.normal());
+  }
+  std::vector<const float*> xs, ys;
+  for (int j = 0; j < unroll; ++j) {
+    xs.push_back(x.data() + j * batch);
+    ys.push_back(y.data() + j * batch);
+  }
+  std::vector<float> out, l(static_cast<std::size_t>(unroll));
+  for (int s = 0; s < steps; ++s) {
+    t.run(xs.data(), ys.data(), l.data(), rows);
+    out.insert(out.end(), l.begin(), l.end());
+  }
+  return out;
+}
+
+TEST(FusedPrograms, EqualUnfusedBitForBit) {
+  // 1037 rows: two full tiles and a part, and a length that is not a multiple of 8 (the reductions'
+  // lanes).
+  for (Activation act :
+       {Activation::Tanh, Activation::Relu, Activation::Sigmoid, Activation::Linear})
+    for (Loss loss : {Loss::Mse, Loss::Bce})
+      for (int batch : {5, 64, 1037}) {
+        const auto a = mlp_losses(true, act, loss, batch, 1, 30),
+                   b = mlp_losses(false, act, loss, batch, 1, 30);
+        ASSERT_EQ(a, b) << "activation " << static_cast<int>(act) << ", loss "
+                        << static_cast<int>(loss) << ", batch " << batch;
+      }
+}
+
+TEST(FusedPrograms, EqualUnfusedWhenUnrolledAndWithARelaxedBatch) {
+  EXPECT_EQ(mlp_losses(true, Activation::Tanh, Loss::Mse, 80, 3, 20),
+            mlp_losses(false, Activation::Tanh, Loss::Mse, 80, 3, 20));
+  // Traced for 1037 rows, run on 523: every loop re-derives its length.
+  const auto a = mlp_losses(true, Activation::Tanh, Loss::Mse, 1037, 1, 20, 523);
+  EXPECT_EQ(a, mlp_losses(false, Activation::Tanh, Loss::Mse, 1037, 1, 20, 523));
+  EXPECT_NE(a, mlp_losses(true, Activation::Tanh, Loss::Mse, 1037, 1, 20))
+      << "the rows argument had no effect";
+}
+
+TEST(FusedPrograms, LinearRegressionIsOneLoopAndMatchesUnfused) {
+  const LinearData d = sine_trend_data();
+  LinearRegression m1(1), m2(1);
+  Sgd s1(1e-4), s2(1e-4);
+  GraphTrainer a(Mode::Traced, m1, s1, d.x.shape(), d.y.shape(), 1, true, Loss::Mse, fused(true));
+  GraphTrainer b(Mode::Traced, m2, s2, d.x.shape(), d.y.shape(), 1, true, Loss::Mse, fused(false));
+  const float* xs[] = {d.x.data()};
+  const float* ys[] = {d.y.data()};
+  for (int i = 0; i < 500; ++i) {
+    float la = 0.0f, lb = 0.0f;
+    a.run(xs, ys, &la);
+    b.run(xs, ys, &lb);
+    ASSERT_EQ(la, lb) << "iteration " << i;
+  }
+  EXPECT_EQ(m1.weights().w[0], m2.weights().w[0]);
+  EXPECT_EQ(m1.weights().b, m2.weights().b);
+  const json fa = a.setup_info(), fb = b.setup_info();
+  EXPECT_EQ(fa["nodes_before_fusion"], fb["nodes_before_fusion"]);
+  EXPECT_EQ(fb["nodes_after_fusion"],
+            fb["nodes_before_fusion"]);  // unfused: one instruction per op
+  // Forward, loss and all three reductions of the gradient in one loop over the 1000 points; the
+  // two SGD updates of [1 x 1] parameters after it, two ops each (too short to be worth a loop).
+  EXPECT_EQ(fa["nodes_after_fusion"].get<int>(), 5);
+  EXPECT_EQ(fa["fused_groups"].get<int>(), 1);
+  EXPECT_LT(fa["arena_bytes"].get<long long>(), fb["arena_bytes"].get<long long>());
+}
+
+TEST(FusedPrograms, InputsReadByFoldedOpsAreStillRebound) {
+  // mean(x²) sums squares inside the sink, and MeanGrad · x becomes MulScalar: x is read by both.
+  Tensor a({90, 1}, 2.0f), b({90, 1}, 3.0f);
+  Tracer t;
+  const Value x = t.input(a, "x");
+  const Value m = t.mean(t.square(x));
+  const Value g = t.mul(t.apply(OpKind::MeanGrad, {t.constant(Tensor({1, 1}, 90.0f)), x}), x);
+  Program p = compile(t, {m, g}, {});
+  EXPECT_LT(p.stats().nodes_after_fusion, p.stats().nodes_before_fusion);
+  p.run();
+  EXPECT_FLOAT_EQ(p.output(0), 4.0f);
+  EXPECT_FLOAT_EQ(p.output_data(1)[89], 2.0f);
+  p.bind_input(x, b.data());
+  p.run();
+  EXPECT_FLOAT_EQ(p.output(0), 9.0f);
+  EXPECT_FLOAT_EQ(p.output_data(1)[89], 3.0f);
+}
+
+TEST(FusedPrograms, MemoryPlanHasNoOverlappingLiveBuffers) {
+  for (int unroll : {1, 4}) {
+    Rng init(5);
+    Mlp mlp(1, {16, 8}, 1, Activation::Relu, init);
+    Adam adam(1e-3, mlp.parameters());
+    adam.reserve_steps(unroll);
+    Tracer t;
+    Tensor x({100, 1}, 0.5f), y({100, 1}, 1.0f);
+    const auto params = mlp.parameter_leaves(t);
+    OptimizerState s = adam.leaves(t, params);
+    const OptimizerState start = s;
+    std::vector<Value> losses;
+    for (int j = 0; j < unroll; ++j) {
+      const Value loss = t.mse(mlp.forward(t, t.input(x, "x"), s.params), t.input(y, "y"));
+      s = adam.apply(t, s, gradients(t, loss, s.params), j);
+      losses.push_back(loss);
+    }
+    std::vector<Assign> updates;
+    for (std::size_t i = 0; i < params.size(); ++i)
+      updates.push_back({start.params[i], s.params[i]});
+    const Program p = compile(t, losses, updates);
+    EXPECT_FALSE(plan_has_conflict(p.buffer_requests(), p.memory_plan())) << "unroll " << unroll;
+    EXPECT_LT(p.stats().nodes_after_fusion, p.stats().nodes_before_fusion);
+    EXPECT_EQ(p.stats().instructions, p.stats().nodes_after_fusion);
+  }
+}
+
+}  // namespace
+}  // namespace looplab

@@ -1,0 +1,376 @@
+// ops_test.cpp — one table: every op's forward against a plain double loop, and its gradient
+// (through the op's gradient rule and autodiff) against central finite differences.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <set>
+
+#include "looplab/base/rng.hpp"
+#include "looplab/engine/eager.hpp"
+
+namespace looplab {
+namespace {
+
+using Ref = std::function<std::vector<double>(const std::vector<Tensor>&, const OpAttrs&)>;
+
+struct OpCase {
+  std::string label;
+  OpKind op;
+  std::vector<Shape> inputs;
+  OpAttrs attrs;
+  Ref reference;                // forward in double
+  float lo = -1.0f, hi = 1.0f;  // where the random inputs are drawn
+  bool differentiable = true;   // activation-gradient ops have no gradient of their own
+  float grid = 0.0f;  // > 0: inputs snapped to (k + ½)·grid, away from kinks at multiples of grid
+};
+
+double at(const Tensor& t, int r, int c) {
+  return t[static_cast<std::size_t>(r) * t.shape().cols + c];
+}
+
+std::vector<double> matmul_ref(const std::vector<Tensor>& in, const OpAttrs& a) {
+  const Tensor &x = in[0], &y = in[1];
+  auto ax = [&](int i, int k) { return a.transpose_a ? at(x, k, i) : at(x, i, k); };
+  auto by = [&](int k, int j) { return a.transpose_b ? at(y, j, k) : at(y, k, j); };
+  const int m = a.transpose_a ? x.shape().cols : x.shape().rows;
+  const int kk = a.transpose_a ? x.shape().rows : x.shape().cols;
+  const int n = a.transpose_b ? y.shape().rows : y.shape().cols;
+  std::vector<double> out;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int k = 0; k < kk; ++k) s += ax(i, k) * by(k, j);
+      out.push_back(s);
+    }
+  return out;
+}
+
+Ref elementwise(std::function<double(double, double)> f) {
+  return [f](const std::vector<Tensor>& in, const OpAttrs&) {
+    std::vector<double> out;
+    for (std::size_t i = 0; i < in[0].size(); ++i)
+      out.push_back(f(in[0][i], in.size() > 1 ? in[1][i] : 0.0));
+    return out;
+  };
+}
+
+OpAttrs mm(bool ta, bool tb) {
+  OpAttrs a;
+  a.transpose_a = ta;
+  a.transpose_b = tb;
+  return a;
+}
+OpAttrs clip_to(float lo, float hi) {
+  OpAttrs a;
+  a.lo = lo;
+  a.hi = hi;
+  return a;
+}
+OpAttrs scale_by(float s) {
+  OpAttrs a;
+  a.scale = s;
+  return a;
+}
+
+std::vector<OpCase> cases() {
+  return {
+      {"MatMul", OpKind::MatMul, {{3, 4}, {4, 2}}, mm(false, false), matmul_ref},
+      {"MatMul A^T", OpKind::MatMul, {{4, 3}, {4, 2}}, mm(true, false), matmul_ref},
+      {"MatMul B^T", OpKind::MatMul, {{3, 4}, {2, 4}}, mm(false, true), matmul_ref},
+      {"MatMul A^T B^T", OpKind::MatMul, {{4, 3}, {2, 4}}, mm(true, true), matmul_ref},
+      {"AddRow",
+       OpKind::AddRow,
+       {{3, 2}, {1, 2}},
+       {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         std::vector<double> out;
+         for (int i = 0; i < 3; ++i)
+           for (int j = 0; j < 2; ++j) out.push_back(at(in[0], i, j) + at(in[1], 0, j));
+         return out;
+       }},
+      {"Add", OpKind::Add, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) {
+         return a + b;
+       })},
+      {"Sub", OpKind::Sub, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) {
+         return a - b;
+       })},
+      {"Mul", OpKind::Mul, {{2, 3}, {2, 3}}, {}, elementwise([](double a, double b) {
+         return a * b;
+       })},
+      {"Scale", OpKind::Scale, {{2, 3}}, scale_by(-1.5f), elementwise([](double a, double) {
+         return -1.5 * a;
+       })},
+      {"MulScalar",
+       OpKind::MulScalar,
+       {{2, 3}, {1, 1}},
+       {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         std::vector<double> out;
+         for (std::size_t i = 0; i < in[0].size(); ++i)
+           out.push_back(in[0][i] * static_cast<double>(in[1][0]));
+         return out;
+       }},
+      {"Square", OpKind::Square, {{2, 3}}, {}, elementwise([](double a, double) { return a * a; })},
+      {"Mean",
+       OpKind::Mean,
+       {{3, 4}},
+       {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         double s = 0;
+         for (std::size_t i = 0; i < in[0].size(); ++i) s += in[0][i];
+         return std::vector<double>{s / static_cast<double>(in[0].size())};
+       }},
+      {"SumRows",
+       OpKind::SumRows,
+       {{3, 2}},
+       {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         std::vector<double> out(2, 0.0);
+         for (int i = 0; i < 3; ++i)
+           for (int j = 0; j < 2; ++j) out[j] += at(in[0], i, j);
+         return out;
+       }},
+      {"Sum",
+       OpKind::Sum,
+       {{3, 4}},
+       {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         double s = 0;
+         for (std::size_t i = 0; i < in[0].size(); ++i) s += in[0][i];
+         return std::vector<double>{s};
+       }},
+      {"MeanGrad",
+       OpKind::MeanGrad,
+       {{1, 1}, {2, 3}},
+       {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         return std::vector<double>(6, in[0][0] / 6.0);
+       }},
+      {"Fill",
+       OpKind::Fill,
+       {{1, 1}, {2, 3}},
+       {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         return std::vector<double>(6, in[0][0]);
+       }},
+      {"RepeatRows",
+       OpKind::RepeatRows,
+       {{1, 2}, {3, 2}},
+       {},
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         std::vector<double> out;
+         for (int i = 0; i < 3; ++i)
+           for (int j = 0; j < 2; ++j) out.push_back(in[0][static_cast<std::size_t>(j)]);
+         return out;
+       }},
+      {"AddConst", OpKind::AddConst, {{2, 3}}, scale_by(0.25f), elementwise([](double a, double) {
+         return a + 0.25;
+       })},
+      {"Div",
+       OpKind::Div,
+       {{2, 3}, {2, 3}},
+       {},
+       elementwise([](double a, double b) { return a / b; }),
+       0.5f,
+       2.0f},
+      {"Sqrt",
+       OpKind::Sqrt,
+       {{2, 3}},
+       {},
+       elementwise([](double a, double) { return std::sqrt(a); }),
+       0.5f,
+       2.0f},
+      {"Tanh",
+       OpKind::Tanh,
+       {{3, 4}},
+       {},
+       elementwise([](double a, double) { return std::tanh(a); }),
+       -3.0f,
+       3.0f},
+      {"TanhGrad",
+       OpKind::TanhGrad,
+       {{2, 3}, {2, 3}},
+       {},
+       elementwise([](double y, double d) { return d * (1 - y * y); }),
+       -1.0f,
+       1.0f,
+       false},
+      {"Sigmoid",
+       OpKind::Sigmoid,
+       {{3, 4}},
+       {},
+       elementwise([](double a, double) { return 1.0 / (1.0 + std::exp(-a)); }),
+       -4.0f,
+       4.0f},
+      {"SigmoidGrad",
+       OpKind::SigmoidGrad,
+       {{2, 3}, {2, 3}},
+       {},
+       elementwise([](double y, double d) { return d * y * (1 - y); }),
+       0.0f,
+       1.0f,
+       false},
+      {"Relu",
+       OpKind::Relu,
+       {{3, 4}},
+       {},
+       elementwise([](double a, double) { return a > 0 ? a : 0.0; }),
+       -1.0f,
+       1.0f,
+       true,
+       0.1f},
+      {"ReluGrad",
+       OpKind::ReluGrad,
+       {{2, 3}, {2, 3}},
+       {},
+       elementwise([](double x, double d) { return x > 0 ? d : 0.0; }),
+       -1.0f,
+       1.0f,
+       false},
+      {"Log",
+       OpKind::Log,
+       {{2, 3}},
+       {},
+       elementwise([](double a, double) { return std::log(a); }),
+       0.5f,
+       2.0f},
+      {"Clip",
+       OpKind::Clip,
+       {{3, 4}},
+       clip_to(-0.5f, 0.5f),
+       elementwise([](double a, double) { return std::min(0.5, std::max(-0.5, a)); }),
+       -1.0f,
+       1.0f,
+       true,
+       0.1f},
+      {"ClipGrad",
+       OpKind::ClipGrad,
+       {{2, 3}, {2, 3}},
+       clip_to(-0.5f, 0.5f),
+       elementwise([](double x, double d) { return (x > -0.5 && x < 0.5) ? d : 0.0; }),
+       -1.0f,
+       1.0f,
+       false},
+  };
+}
+
+Tensor random_tensor(Shape s, Rng& rng, float lo = -1.0f, float hi = 1.0f, float grid = 0.0f) {
+  Tensor t(s);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const double v = rng.uniform(lo, hi);
+    t[i] = static_cast<float>(grid > 0.0f ? (std::floor(v / grid) + 0.5) * grid : v);
+  }
+  return t;
+}
+
+// L = Σ out ⊙ R for a fixed random R, so every output element's gradient path is exercised.
+float probe_loss(const OpCase& c, const std::vector<Tensor>& inputs, const Tensor& r) {
+  EagerBuilder b;
+  std::array<Value, kMaxArity> args{};
+  for (std::size_t i = 0; i < inputs.size(); ++i) args[i] = b.input(inputs[i], "x");
+  const Value out = b.apply(c.op, args, c.attrs);
+  return b.scalar(b.scale(b.mean(b.mul(out, b.input(r, "R"))), static_cast<float>(r.size())));
+}
+
+TEST(Ops, TableCoversEveryOp) {
+  std::set<OpKind> seen;
+  for (const auto& c : cases()) seen.insert(c.op);
+  EXPECT_EQ(static_cast<int>(seen.size()), kOpCount) << "add a row to cases() for every new op";
+}
+
+TEST(Ops, ForwardMatchesPlainLoop) {
+  Rng rng(7);
+  for (const auto& c : cases()) {
+    SCOPED_TRACE(c.label);
+    std::vector<Tensor> inputs;
+    for (Shape s : c.inputs) inputs.push_back(random_tensor(s, rng, c.lo, c.hi));
+    EagerBuilder b;
+    std::array<Value, kMaxArity> args{};
+    for (std::size_t i = 0; i < inputs.size(); ++i) args[i] = b.input(inputs[i], "x");
+    const Value out = b.apply(c.op, args, c.attrs);
+    const std::vector<double> want = c.reference(inputs, c.attrs);
+    ASSERT_EQ(b.shape(out).size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(b.data(out)[i], want[i], 1e-5) << "element " << i;
+  }
+}
+
+TEST(Ops, GradientMatchesCentralDifferences) {
+  Rng rng(11);
+  for (const auto& c : cases()) {
+    SCOPED_TRACE(c.label);
+    if (!c.differentiable) continue;
+    std::vector<Tensor> inputs;
+    for (Shape s : c.inputs) inputs.push_back(random_tensor(s, rng, c.lo, c.hi, c.grid));
+    EagerBuilder probe;
+    std::array<Value, kMaxArity> args{};
+    for (std::size_t i = 0; i < inputs.size(); ++i) args[i] = probe.input(inputs[i], "x");
+    const Tensor r = random_tensor(probe.shape(probe.apply(c.op, args, c.attrs)), rng);
+
+    // Analytic gradients through the op's gradient rule.
+    std::vector<std::vector<float>> analytic;
+    {
+      EagerBuilder b;
+      std::vector<Value> in;
+      for (auto& t : inputs) in.push_back(b.parameter(t, "p"));
+      std::array<Value, kMaxArity> a{};
+      for (std::size_t i = 0; i < in.size(); ++i) a[i] = in[i];
+      const Value loss = b.scale(b.mean(b.mul(b.apply(c.op, a, c.attrs), b.input(r, "R"))),
+                                 static_cast<float>(r.size()));
+      const auto g = gradients(b, loss, in);
+      for (std::size_t i = 0; i < g.size(); ++i) {
+        ASSERT_EQ(b.shape(g[i]), inputs[i].shape());
+        analytic.emplace_back(b.data(g[i]), b.data(g[i]) + inputs[i].size());
+      }
+    }
+    // Central differences: (L(x + h) − L(x − h)) / 2h, element by element.
+    const float h = 1e-2f;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      for (std::size_t k = 0; k < inputs[i].size(); ++k) {
+        const float saved = inputs[i][k];
+        inputs[i][k] = saved + h;
+        const double up = probe_loss(c, inputs, r);
+        inputs[i][k] = saved - h;
+        const double down = probe_loss(c, inputs, r);
+        inputs[i][k] = saved;
+        const double numeric = (up - down) / (2.0 * h);
+        EXPECT_NEAR(analytic[i][k], numeric, 2e-3 + 2e-3 * std::abs(numeric))
+            << "input " << i << " element " << k;
+      }
+  }
+}
+
+TEST(Ops, ShapeErrorsNameTheOp) {
+  Tensor a({2, 3}), b({4, 2});
+  EagerBuilder e;
+  try {
+    e.matmul(e.input(a, "a"), e.input(b, "b"));
+    FAIL() << "expected a ShapeError";
+  } catch (const ShapeError& err) {
+    EXPECT_NE(std::string(err.what()).find("MatMul"), std::string::npos) << err.what();
+  }
+  EXPECT_THROW(e.add(e.input(a, "a"), e.input(b, "b")), ShapeError);
+  EXPECT_THROW(e.add_row(e.input(a, "a"), e.input(b, "b")), ShapeError);
+}
+
+TEST(Ops, FastTanhIsAccurate) {
+  double worst = 0.0;
+  for (double x = -10.0; x <= 10.0; x += 1e-3)
+    worst = std::max(worst, std::abs(fast_tanh(static_cast<float>(x)) - std::tanh(x)));
+  EXPECT_LT(worst, 2e-6);
+  EXPECT_EQ(fast_tanh(0.0f), 0.0f);
+  EXPECT_FLOAT_EQ(fast_tanh(50.0f), 1.0f);
+}
+
+TEST(Ops, GradientOfAValueUsedTwiceIsSummed) {
+  // L = mean(x ⊙ x) computed as mul(x, x): dL/dx = 2x/n, from two contributions.
+  Tensor x({1, 3}, {1.0f, -2.0f, 3.0f});
+  EagerBuilder b;
+  const Value v = b.parameter(x, "x");
+  const auto g = gradients(b, b.mean(b.mul(v, v)), {v});
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(b.data(g[0])[i], 2.0 * x[i] / 3.0, 1e-6);
+}
+
+}  // namespace
+}  // namespace looplab

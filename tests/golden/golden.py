@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Golden results: the same configs must give the same result JSON, timings aside.
+
+    golden.py capture <looplab-cli> <dir>   run every config three times, keep what all agree on
+    golden.py check   <looplab-cli> <dir>   run every config once, compare with what was kept
+
+A result holds measured times (and numbers derived from them: fits, adaptive step counts,
+sentences quoting them), which differ from run to run. Rather than listing those keys by hand,
+`capture` runs each config three times and stores every leaf all runs agree on, plus the set of all
+leaf paths. `check` then requires the same paths and the same values for the stored leaves. So a
+refactoring that changes a loss, an iteration count, a key or a fixed sentence fails, while a new
+timing does not.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# (experiment, [--set name=value ...]): the default config and two others each, small enough that
+# all of them run in well under a minute natively.
+CONFIGS = [
+    ("standardization", []),
+    ("standardization", ["mode=traced", "scaling=minmax", "lr_scaled=0.05"]),
+    ("standardization", ["mode=eager", "lr_raw=1e-3", "max_iterations=2000"]),
+    ("execution-modes", []),
+    ("execution-modes", ["n=2000", "batch=50", "unroll=4", "epochs=3", "hidden=8"]),
+    ("execution-modes", ["n=500", "batch=50", "epochs=2", "lr=0.5"]),
+    ("unroll", []),
+    ("unroll", ["n=2000", "batch=20", "epochs=2"]),
+    ("unroll", ["n=1000", "batch=100", "hidden=4", "lr=0.9"]),
+    ("retracing", []),
+    ("retracing", ["n=1000", "batch=64"]),
+    ("retracing", ["n=300", "batch=100", "drop_remainder=true"]),
+    ("call-granularity", []),
+    ("call-granularity", ["n=1000", "epochs=4"]),
+    ("call-granularity", ["n=2000", "batch=50", "epochs=2"]),
+    ("overhead", ["n_max=10000", "points=4", "repeats=2", "chunk_ms=1"]),
+    ("overhead", ["n_max=100000", "points=3", "repeats=1", "chunk_ms=1"]),
+    ("overhead", []),
+    ("pipelines", []),
+    ("pipelines", ["n=1000", "epochs=2"]),
+    ("pipelines", ["n=2000", "batch=50", "epochs=1"]),
+    ("matrix", ["rows_large=512", "repeats=1", "chunk_ms=1"]),
+    ("matrix", ["rows_large=1024", "repeats=1", "chunk_ms=1"]),
+    ("matrix", []),
+]
+
+
+# Leaves that follow the clock even when three runs happened to agree: adaptive step counts, which
+# mode was fastest, and, in the timing experiments, every sentence of the summary (they quote times).
+TIMING_KEYS = {"clock_resolution_ns", "steps", "steps_per_chunk", "fastest", "wins_every_cell",
+               "wins_every_cell_eager_vs_traced"}
+TIMED_EXPERIMENTS = {"overhead", "matrix", "pipelines", "call-granularity"}
+
+
+def compared(experiment, path, value):
+    if path.rsplit("/", 1)[-1] in TIMING_KEYS:
+        return False
+    return not (experiment in TIMED_EXPERIMENTS and path.startswith("/summary/") and isinstance(value, str))
+
+
+def name_of(experiment, sets):
+    return experiment + ("" if not sets else "-" + "-".join(s.replace("=", "_") for s in sets))
+
+
+def run(cli, experiment, sets):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "r.json")
+        args = [cli, "run", experiment, "--json", out]
+        for s in sets:
+            args += ["--set", s]
+        p = subprocess.run(args, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.exit(f"{' '.join(args)}: exit {p.returncode}\n{p.stdout}{p.stderr}")
+        with open(out) as f:
+            return json.load(f)
+
+
+def leaves(value, path=""):
+    """{path: leaf} for every leaf; arrays index by position."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            out.update(leaves(v, f"{path}/{k}"))
+        return out
+    if isinstance(value, list):
+        out = {f"{path}#len": len(value)}
+        for i, v in enumerate(value):
+            out.update(leaves(v, f"{path}/{i}"))
+        return out
+    return {path: value}
+
+
+def capture(cli, folder):
+    os.makedirs(folder, exist_ok=True)
+    for experiment, sets in CONFIGS:
+        a, b, c = (leaves(run(cli, experiment, sets)) for _ in range(3))
+        stable = {p: v for p, v in a.items()
+                  if b.get(p, None) == v and c.get(p, None) == v and compared(experiment, p, v)}
+        golden = {"experiment": experiment, "set": sets, "paths": sorted(set(a) & set(b) & set(c)), "stable": stable}
+        with open(os.path.join(folder, name_of(experiment, sets) + ".json"), "w") as f:
+            json.dump(golden, f, indent=0, sort_keys=True, ensure_ascii=False)
+            f.write("\n")
+        print(f"{name_of(experiment, sets)}: {len(stable)} of {len(a)} leaves stable")
+
+
+def check(cli, folder):
+    failures = 0
+    for experiment, sets in CONFIGS:
+        with open(os.path.join(folder, name_of(experiment, sets) + ".json")) as f:
+            golden = json.load(f)
+        now = leaves(run(cli, experiment, sets))
+        problems = []
+        # A path that was in both capture runs must exist now; a path now that was never there is
+        # a new key. Array lengths that moved with timing are not stable, so are not compared.
+        missing = [p for p in golden["paths"] if p not in now and "#len" not in p]
+        problems += [f"missing {p}" for p in missing[:5]]
+        known = set(golden["paths"])
+        extra = [p for p in now if p not in known and not any(p.startswith(k.rsplit("#", 1)[0] + "/") for k in known if k.endswith("#len") and k not in golden["stable"])]
+        problems += [f"new {p}" for p in extra[:5]]
+        for p, v in golden["stable"].items():
+            if p in now and now[p] != v:
+                problems.append(f"{p}: was {json.dumps(v, ensure_ascii=False)[:120]}, now {json.dumps(now[p], ensure_ascii=False)[:120]}")
+        status = "ok" if not problems else "DIFFERS"
+        print(f"{name_of(experiment, sets)}: {status} ({len(golden['stable'])} stable leaves)")
+        for line in problems[:12]:
+            print("   ", line)
+        failures += bool(problems)
+    if failures:
+        sys.exit(f"{failures} of {len(CONFIGS)} configs differ from {folder}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[1] not in ("capture", "check"):
+        sys.exit(__doc__)
+    (capture if sys.argv[1] == "capture" else check)(sys.argv[2], sys.argv[3])
