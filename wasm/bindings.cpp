@@ -273,3 +273,59 @@ EMSCRIPTEN_BINDINGS(looplab_sessions) {
   function("createLinearSession", &create_linear_session);
   function("overheadData", &overhead_data);
 }
+
+// ---- the browser-measured variants (web/runtime/js-variants.js): the worker only measures; the
+// core's statistics and browser_variants.cpp turn its measurements into results. Numbers come in
+// as JS arrays (or typed arrays), results go out as numbers or JSON strings; errors are returned.
+#include "looplab/experiments/browser_variants.hpp"
+#include "looplab/experiments/results.hpp"
+#include "looplab/experiments/timing.hpp"
+
+namespace {
+
+// A JS array of numbers (or a typed array) as doubles; throws ConfigError for anything else.
+std::vector<double> doubles(const val& from, const char* name) {
+  const bool array = val::global("Array").call<bool>("isArray", from) ||
+                     val::global("ArrayBuffer").call<bool>("isView", from);
+  if (!array) throw looplab::ConfigError(std::string(name) + ": must be an array of numbers");
+  return emscripten::convertJSArrayToNumberVector<double>(from);
+}
+
+val median(const val& values) {
+  return result_or_error([&] { return looplab::median(doubles(values, "values")); });
+}
+
+val half_iqr(const val& values) {
+  return result_or_error([&] { return looplab::half_iqr(doubles(values, "values")); });
+}
+
+// {"a": µs, "b": µs per point, "crossover": a/b or null} as JSON.
+val fit_cost_line(const val& n, const val& t) {
+  return result_or_error([&] {
+    const looplab::CostLine c = looplab::fit_cost_line(doubles(n, "n"), doubles(t, "t"));
+    return looplab::json{
+        {"a", c.a},
+        {"b", c.b},
+        {"crossover", c.crossover ? looplab::json(*c.crossover) : looplab::json(nullptr)}}
+        .dump();
+  });
+}
+
+val add_browser_variants(const std::string& result_json, const std::string& measured_json) {
+  return result_or_error([&] {
+    return looplab::add_browser_variants(looplab::json::parse(result_json),
+                                         looplab::json::parse(measured_json))
+        .dump();
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(looplab_browser_variants) {
+  using emscripten::function;
+
+  function("median", &median);
+  function("halfIqr", &half_iqr);
+  function("fitCostLine", &fit_cost_line);
+  function("addBrowserVariants", &add_browser_variants);
+}

@@ -1,31 +1,12 @@
 // The embind module's JS API under Node: build/wasm/looplab.mjs, exactly as the worker uses it.
 // Run by `npm test` (after `make build`).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { before, test } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const modulePath = join(root, 'build', 'wasm', 'looplab.mjs');
-const wasmPath = join(root, 'build', 'wasm', 'looplab.wasm');
-
-// NOTE: emscripten 3.1.6's EXPORT_ES6 output uses `require` and `__dirname` on its node branch
-// and cannot read its own .wasm from a file:// URL there: provide both globals and pass the bytes.
-async function loadLooplab() {
-  if (!existsSync(modulePath) || !existsSync(wasmPath)) {
-    throw new Error(`${modulePath} or looplab.wasm is missing: run \`make build\` first`);
-  }
-  globalThis.require ??= createRequire(modulePath);
-  globalThis.__dirname ??= dirname(modulePath);
-  const { default: createLooplab } = await import(pathToFileURL(modulePath).href);
-  return createLooplab({ wasmBinary: readFileSync(wasmPath) });
-}
+import { loadModule } from './load.mjs';
 
 let m;
 before(async () => {
-  m = await loadLooplab();
+  m = await loadModule();
 });
 
 test('listExperiments returns parseable JSON naming standardization', () => {

@@ -3,28 +3,15 @@
 // the same results apart from timings; reaching the maximum memory is an Error, never an abort.
 // Run by `npm test` (after `make build`).
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { before, test } from 'node:test';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ROOT, loadModule, runToEnd as runModule } from './load.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const cases = JSON.parse(readFileSync(join(root, 'tests', 'bad-inputs', 'cases.json'), 'utf8')).cases;
-
-// As in module.test.mjs: emscripten 3.1.6's ES module needs `require`/`__dirname` and the bytes.
-async function load(name) {
-  const modulePath = join(root, 'build', 'wasm', `${name}.mjs`);
-  const wasmPath = join(root, 'build', 'wasm', `${name}.wasm`);
-  if (!existsSync(modulePath) || !existsSync(wasmPath)) throw new Error(`${modulePath} is missing: run \`make build\``);
-  globalThis.require ??= createRequire(modulePath);
-  globalThis.__dirname ??= dirname(modulePath);
-  const { default: create } = await import(pathToFileURL(modulePath).href);
-  return create({ wasmBinary: readFileSync(wasmPath) });
-}
+const cases = JSON.parse(readFileSync(join(ROOT, 'tests', 'bad-inputs', 'cases.json'), 'utf8')).cases;
 
 let m;
-before(async () => { m = await load('looplab'); });
+before(async () => { m = await loadModule('looplab'); });
 
 function configText(c) {
   if ('config' in c) return c.config;
@@ -32,22 +19,7 @@ function configText(c) {
   return f.prefix + f.fill.repeat(f.count) + f.suffix;
 }
 
-/** Runs to the end; returns the parsed result. Throws the module's Error. */
-function runToEnd(config) {
-  const run = m.createRun(typeof config === 'string' ? config : JSON.stringify(config));
-  if (run instanceof Error) throw run;
-  try {
-    for (;;) {
-      const done = run.advance(50);
-      if (done instanceof Error) throw done;
-      const p = run.progress();
-      if (p instanceof Error) throw p;
-      if (done) return JSON.parse(run.result());
-    }
-  } finally {
-    run.delete();
-  }
-}
+const runToEnd = (config) => runModule(m, config);
 
 test('every config bad input gives its message as a ConfigError from validateConfig and createRun', () => {
   let checked = 0;
@@ -114,7 +86,7 @@ test('the same config run twice gives identical results apart from timings', { t
 });
 
 test('reaching the maximum memory is an OutOfMemory Error, and the module keeps working', async () => {
-  const t = await load('looplab-test');           // test build: has testAllocate()
+  const t = await loadModule('looplab-test');           // test build: has testAllocate()
   const max = t.heapStats().max_bytes;
   assert.equal(max, 1024 * 1024 * 1024, 'maximum memory is 1 GiB');
   const r = t.testAllocate(2000);                 // 2,000 MB > 1 GiB

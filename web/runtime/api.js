@@ -40,5 +40,7 @@ export function wrap(m) {
     environment: () => JSON.parse(check(m.environment())),
     /** The caller owns the returned run and must call run.delete(). */
     createRun: (config) => wrapRun(check(m.createRun(toJson(config)))),
+    /** The core's result with what the worker measured for the browser-only variants (js-variants.js). */
+    addBrowserVariants: (result, measured) => JSON.parse(check(m.addBrowserVariants(toJson(result), toJson(measured)))),
   };
 }

@@ -1,0 +1,184 @@
+// browser_variants.cpp — what the browser worker measured, as runs, series and summary of the
+// call-granularity and overhead results (browser_variants.hpp). The statistics are the core's own
+// (median, half_iqr, fit_cost_line) and so is the number formatting (format_sig, with_commas).
+#include "looplab/experiments/browser_variants.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "looplab/base/format.hpp"
+#include "looplab/experiments/results.hpp"
+#include "looplab/experiments/timing.hpp"
+
+namespace looplab {
+namespace {
+
+const char* const kWhere = "JavaScript → WebAssembly (browser worker)";
+
+std::vector<double> numbers(const json& array) { return array.get<std::vector<double>>(); }
+
+// The entry of `list` whose `key` is `name`; throws when there is none.
+const json& named(const json& list, const char* key, const std::string& name) {
+  for (const json& item : list)
+    if (item.at(key) == name) return item;
+  throw std::invalid_argument("browser variants: no " + std::string(key) + " \"" + name + "\"");
+}
+
+// ---- call-granularity: js_fit and js_train_on_batch
+
+// Equal losses at every step and the same last loss as the core's fit (a non-finite one never is).
+bool same_as_fit(const json& v, const json& core_fit, bool same_losses) {
+  const json &last = v.at("final_loss"), &fit_last = core_fit.at("final_loss");
+  return same_losses && last.is_number() && fit_last.is_number() &&
+         last.get<double>() == fit_last.get<double>();
+}
+
+json epoch_variant_run(const json& v, double fit_us, bool same) {
+  const std::vector<double> chunk_us = numbers(v.at("chunk_us"));
+  const double us = median(chunk_us);
+  const bool diverged = v.at("diverged").get<bool>();
+  return {{"variant", v.at("variant")},
+          {"measured_in", kWhere},
+          {"batch_copied_per_call", v.at("variant") != "js_fit"},
+          {"steps", v.at("steps")},
+          {"us_per_step", us},
+          {"overhead_us_per_call", us - fit_us},
+          {"spread_us", half_iqr(chunk_us)},
+          {"chunks", chunk_us.size()},
+          {"first_epoch_ms", v.at("first_epoch_ms")},
+          {"total_ms", v.at("total_ms")},
+          {"final_loss", diverged ? json(nullptr) : v.at("final_loss")},
+          {"diverged", diverged},
+          {"same_losses_as_fit", same}};
+}
+
+struct EpochTimes {
+  double fit_us, tob_us, noise_us;  // median µs per step of js_fit and js_train_on_batch; spreads
+  bool same, diverged;
+};
+
+void summarize_call_granularity(json& s, const EpochTimes& t) {
+  s["us_per_step"]["js_fit"] = t.fit_us;
+  s["us_per_step"]["js_train_on_batch"] = t.tob_us;
+  s["overhead_us_per_call"]["js_train_on_batch"] = t.tob_us - t.fit_us;
+  s["same_losses"] = s.at("same_losses").get<bool>() && t.same;
+  s["diverged"] = s.at("diverged").get<bool>() || t.diverged;
+  s["measured_where"] = s.at("measured_where").get<std::string>() +
+                        "; js_fit and js_train_on_batch: " + kWhere +
+                        ", their epochs interleaved, timed with performance.now(); "
+                        "js_train_on_batch's overhead is against js_fit. All four ran in this "
+                        "browser tab's worker.";
+  const std::string tob = format_sig(t.tob_us, 3), fit = format_sig(t.fit_us, 3),
+                    overhead = format_sig(t.tob_us - t.fit_us, 3),
+                    noise = format_sig(t.noise_us, 2);
+  s["headline"].push_back(
+      {{"label", "JS → wasm per batch vs fit (median µs)"},
+       {"value", tob + " vs " + fit},
+       {"note", "overhead " + overhead + " µs per call (±" + noise + "); losses " +
+                    (t.same ? "identical to fit" : "DIFFER from fit")}});
+  s["reading"] = s.at("reading").get<std::string>() +
+                 " Driven from JavaScript with the epochs interleaved, a step cost " + tob +
+                 " µs called once per batch against " + fit + " µs inside fit: " + overhead +
+                 " µs of overhead per call" +
+                 (std::abs(t.tob_us - t.fit_us) <= t.noise_us
+                      ? ", within the chunk-to-chunk spread (±" + noise + " µs)"
+                      : "") +
+                 ".";
+}
+
+json add_call_granularity(json result, const json& measured) {
+  const json& variants = measured.at("variants");
+  const json &js_fit = named(variants, "variant", "js_fit"),
+             &js_tob = named(variants, "variant", "js_train_on_batch");
+  const json core_fit = named(result.at("runs"), "variant", "fit");
+  const bool same = measured.at("same_losses").get<bool>();
+  EpochTimes t{median(numbers(js_fit.at("chunk_us"))), median(numbers(js_tob.at("chunk_us"))),
+               half_iqr(numbers(js_fit.at("chunk_us"))) + half_iqr(numbers(js_tob.at("chunk_us"))),
+               same, false};
+  for (const json* v : {&js_fit, &js_tob}) {
+    result["series"][v->at("variant").get<std::string>()] = v->at("series");
+    result["runs"].push_back(epoch_variant_run(*v, t.fit_us, same_as_fit(*v, core_fit, same)));
+    t.diverged = t.diverged || v->at("diverged").get<bool>();
+  }
+  summarize_call_granularity(result["summary"], t);
+  return result;
+}
+
+// ---- overhead: js_per_call
+
+std::string crossover_text(const CostLine& c) {
+  return c.crossover ? with_commas(std::llround(*c.crossover)) : "none (a ≤ 0)";
+}
+
+void summarize_overhead(json& s, const CostLine& c, bool diverged, const std::string& core_where) {
+  s["a_fixed_us"]["js_per_call"] = c.a;
+  s["b_ns_per_point"]["js_per_call"] = c.b * 1000.0;
+  s["crossover_n"]["js_per_call"] = c.crossover ? json(*c.crossover) : json(nullptr);
+  s["diverged"] = s.at("diverged").get<bool>() || diverged;
+  s["measured_where"] = "eager, traced, reference: " + core_where +
+                        " (the loop in the core); js_per_call: " + kWhere +
+                        " (a reference step inside)";
+  const std::string a = format_sig(c.a, 3), b = format_sig(c.b * 1000.0, 3);
+  s["headline"].push_back({{"label", "js_per_call: a + b·N"},
+                           {"value", a + " µs + " + b + " ns × N"},
+                           {"note", "crossover N = a/b = " + crossover_text(c)}});
+  s["reading"] = s.at("reading").get<std::string>() +
+                 " Called from JavaScript with the N points copied in each call, a step cost a "
+                 "fixed " +
+                 a + " µs plus " + b + " ns per point.";
+}
+
+// The fitted line at the N the core measured, for the log-log plot.
+json fit_series(const CostLine& c, const json& sizes) {
+  json us = json::array();
+  for (const json& n : sizes) us.push_back(c.a + c.b * n.get<double>());
+  return {{"n", sizes}, {"us_per_step", us}};
+}
+
+json add_overhead(json result, const json& measured) {
+  const json& v = named(measured.at("variants"), "variant", "js_per_call");
+  json n_measured = json::array();
+  std::vector<double> ns, us;
+  bool diverged = false;
+  for (const json& p : v.at("points")) {
+    const double t = median(numbers(p.at("chunk_us")));
+    n_measured.push_back(p.at("n"));
+    ns.push_back(p.at("n").get<double>());
+    us.push_back(t);
+    diverged = diverged || p.at("diverged").get<bool>();
+    result["points"].push_back({{"n", p.at("n")},
+                                {"mode", "js_per_call"},
+                                {"us_per_step", t},
+                                {"steps_per_chunk", p.at("steps_per_chunk")},
+                                {"steps", p.at("steps")},
+                                {"diverged", p.at("diverged")}});
+  }
+  const CostLine c = fit_cost_line(ns, us);
+  result["series"]["js_per_call"] = {{"n", n_measured}, {"us_per_step", us}};
+  result["series"]["js_per_call_fit"] = fit_series(c, result.at("series").at("reference").at("n"));
+  const std::string core_where = result.at("runs").at(0).at("measured_in");
+  result["runs"].push_back({{"mode", "js_per_call"},
+                            {"a_us", c.a},
+                            {"b_ns_per_point", c.b * 1000.0},
+                            {"crossover_n", c.crossover ? json(*c.crossover) : json(nullptr)},
+                            {"us_at_n_min", us.front()},
+                            {"us_at_n_max", us.back()},
+                            {"measured_in", kWhere},
+                            {"diverged", diverged}});
+  summarize_overhead(result["summary"], c, diverged, core_where);
+  return result;
+}
+
+}  // namespace
+
+json add_browser_variants(json result, const json& measured) {
+  const std::string id = result.at("experiment");
+  if (id == "call-granularity") return add_call_granularity(std::move(result), measured);
+  if (id == "overhead") return add_overhead(std::move(result), measured);
+  return result;
+}
+
+}  // namespace looplab

@@ -1,0 +1,119 @@
+// The bindings behind the browser-measured variants (web/runtime/js-variants.js): the core's median,
+// half-IQR spread and cost-line fit, and addBrowserVariants, which joins what the worker measured
+// to a core result. Fed with made-up measurements, so every expected number is known.
+// Run by `npm test` (after `make build`).
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { loadModule, runToEnd } from './load.mjs';
+
+let m;
+before(async () => { m = await loadModule(); });
+
+/** Calls a binding and fails with its message when it returned an Error. */
+function ok(r) {
+  if (r instanceof Error) assert.fail(`${r.name}: ${r.message}`);
+  return r;
+}
+
+const merge = (result, measured) => JSON.parse(ok(m.addBrowserVariants(JSON.stringify(result), JSON.stringify(measured))));
+const near = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
+
+test('median, halfIqr and fitCostLine are the core\'s, on arrays and typed arrays', () => {
+  assert.equal(ok(m.median([3, 1, 2])), 2);
+  assert.equal(ok(m.median(new Float64Array([4, 1, 3, 2]))), 2.5);
+  assert.equal(ok(m.median([])), 0);
+  assert.equal(ok(m.halfIqr([5, 1, 4, 2, 3])), 1);
+  assert.equal(ok(m.halfIqr([7])), 0);
+  const line = JSON.parse(ok(m.fitCostLine([10, 100, 1000], [2.1, 3, 12])));
+  near(line.a, 2, 'a');
+  near(line.b, 0.01, 'b');
+  near(line.crossover, 200, 'crossover');
+  assert.equal(JSON.parse(ok(m.fitCostLine([10, 100], [5, 1]))).crossover, null, 'no crossover when b < 0');
+  for (const r of [m.median('3'), m.halfIqr({ length: 2 }), m.fitCostLine([1], [1]), m.fitCostLine([1, 1], [2, 2])]) {
+    assert.ok(r instanceof Error, `an Error, not ${r}`);
+  }
+});
+
+const JS_RUN_KEYS = ['variant', 'measured_in', 'batch_copied_per_call', 'steps', 'us_per_step', 'overhead_us_per_call',
+  'spread_us', 'chunks', 'first_epoch_ms', 'total_ms', 'final_loss', 'diverged', 'same_losses_as_fit'];
+
+function epochVariant(variant, chunkUs, fit, extra = {}) {
+  return { variant, chunk_us: chunkUs, first_epoch_ms: 5, total_ms: 20, steps: 30, final_loss: fit.final_loss,
+    diverged: false, series: { step: [0, 1], loss: [1, 0.5] }, ...extra };
+}
+
+test('call-granularity: js_fit and js_train_on_batch join the runs, summary, headline and reading', () => {
+  const core = runToEnd(m, { experiment: 'call-granularity', n: 200, batch: 20, epochs: 3, chunk_ms: 0.1 });
+  const fit = core.runs.find((r) => r.variant === 'fit');
+  const r = merge(core, { same_losses: true, variants: [
+    epochVariant('js_fit', [2, 4, 3], fit), epochVariant('js_train_on_batch', [5, 7, 6], fit)] });
+  assert.deepEqual(r.runs.map((x) => x.variant), ['fit', 'train_on_batch', 'js_fit', 'js_train_on_batch']);
+  const [jsFit, jsTob] = r.runs.slice(2);
+  assert.deepEqual(Object.keys(jsTob), JS_RUN_KEYS);
+  assert.equal(jsFit.us_per_step, 3);
+  assert.equal(jsTob.us_per_step, 6);
+  assert.equal(jsTob.overhead_us_per_call, 3);
+  assert.equal(jsFit.spread_us, 0.5);
+  assert.equal(jsTob.chunks, 3);
+  assert.equal(jsFit.batch_copied_per_call, false);
+  assert.equal(jsTob.measured_in, 'JavaScript → WebAssembly (browser worker)');
+  assert.equal(jsTob.same_losses_as_fit, true);
+  assert.deepEqual(r.series.js_fit, { step: [0, 1], loss: [1, 0.5] });
+  const s = r.summary;
+  assert.deepEqual(s.us_per_step, { fit: core.summary.us_per_step.fit, train_on_batch: core.summary.us_per_step.train_on_batch, js_fit: 3, js_train_on_batch: 6 });
+  assert.equal(s.overhead_us_per_call.js_train_on_batch, 3);
+  assert.equal(s.same_losses, core.summary.same_losses);
+  assert.match(s.measured_where, /; js_fit and js_train_on_batch: JavaScript → WebAssembly \(browser worker\), their epochs interleaved/);
+  assert.deepEqual(s.headline.at(-1), { label: 'JS → wasm per batch vs fit (median µs)', value: '6 vs 3',
+    note: 'overhead 3 µs per call (±1); losses identical to fit' });
+  assert.equal(s.reading, `${core.summary.reading} Driven from JavaScript with the epochs interleaved, a step cost 6 µs called `
+    + 'once per batch against 3 µs inside fit: 3 µs of overhead per call.');
+});
+
+test('call-granularity: a diverged variant has no final loss; different losses are said to differ', () => {
+  const core = runToEnd(m, { experiment: 'call-granularity', n: 200, batch: 20, epochs: 3, chunk_ms: 0.1 });
+  const fit = core.runs.find((r) => r.variant === 'fit');
+  const r = merge(core, { same_losses: false, variants: [
+    epochVariant('js_fit', [2, 4], fit), epochVariant('js_train_on_batch', [3.2, 3.4], fit, { diverged: true, final_loss: null })] });
+  const jsTob = r.runs.at(-1);
+  assert.equal(jsTob.final_loss, null);
+  assert.equal(jsTob.same_losses_as_fit, false);
+  assert.equal(r.summary.same_losses, false);
+  assert.equal(r.summary.diverged, true);
+  assert.match(r.summary.headline.at(-1).note, /losses DIFFER from fit$/);
+  assert.match(r.summary.reading, /of overhead per call, within the chunk-to-chunk spread \(±0\.55 µs\)\.$/);
+});
+
+test('overhead: js_per_call at each N, its fitted line, points, runs and sentences', () => {
+  const core = runToEnd(m, { experiment: 'overhead', n_min: 10, n_max: 1000, points: 3, chunk_ms: 0.1, repeats: 1 });
+  const ns = core.series.reference.n;
+  assert.deepEqual(ns, [10, 100, 1000]);
+  const points = ns.map((n) => ({ n, chunk_us: [2 + 0.01 * n, 1000, 2 + 0.01 * n], steps_per_chunk: 8, steps: 40, diverged: false }));
+  const r = merge(core, { variants: [{ variant: 'js_per_call', points }] });
+  assert.deepEqual(r.series.js_per_call, { n: ns, us_per_step: [2.1, 3, 12] });
+  r.series.js_per_call_fit.us_per_step.forEach((t, i) => near(t, [2.1, 3, 12][i], `fit at ${ns[i]}`));
+  assert.deepEqual(r.points.slice(-3).map((p) => Object.keys(p)), ns.map(() => ['n', 'mode', 'us_per_step', 'steps_per_chunk', 'steps', 'diverged']));
+  assert.deepEqual(r.points.at(-1), { n: 1000, mode: 'js_per_call', us_per_step: 12, steps_per_chunk: 8, steps: 40, diverged: false });
+  const run = r.runs.at(-1);
+  assert.deepEqual(Object.keys(run), ['mode', 'a_us', 'b_ns_per_point', 'crossover_n', 'us_at_n_min', 'us_at_n_max', 'measured_in', 'diverged']);
+  near(run.a_us, 2, 'a_us');
+  near(run.b_ns_per_point, 10, 'b_ns_per_point');
+  near(run.crossover_n, 200, 'crossover_n');
+  assert.equal(run.us_at_n_max, 12);
+  const s = r.summary;
+  assert.equal(s.a_fixed_us.js_per_call, run.a_us);
+  assert.equal(s.crossover_n.js_per_call, run.crossover_n);
+  assert.equal(s.measured_where, 'eager, traced, reference: C++ in WebAssembly (the loop in the core); '
+    + 'js_per_call: JavaScript → WebAssembly (browser worker) (a reference step inside)');
+  assert.deepEqual(s.headline.at(-1), { label: 'js_per_call: a + b·N', value: '2 µs + 10 ns × N', note: 'crossover N = a/b = 200' });
+  assert.equal(s.reading, `${core.summary.reading} Called from JavaScript with the N points copied in each call, a step cost `
+    + 'a fixed 2 µs plus 10 ns per point.');
+});
+
+test('other experiments come back unchanged; a measurement without its fields is an Error', () => {
+  const core = runToEnd(m, { experiment: 'standardization', max_iterations: 200 });
+  assert.deepEqual(merge(core, {}), core);
+  const cg = runToEnd(m, { experiment: 'call-granularity', n: 200, batch: 20, epochs: 3, chunk_ms: 0.1 });
+  assert.ok(m.addBrowserVariants(JSON.stringify(cg), '{}') instanceof Error);
+  assert.ok(m.addBrowserVariants('not json', '{}') instanceof Error);
+});
