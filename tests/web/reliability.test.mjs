@@ -136,3 +136,20 @@ test('bad inputs from the list show the same message in the form as in the CLI',
     assert.deepEqual(shown, [want], c.name);
   }
 });
+
+test('terminate() rejects every pending request of the worker client, and later ones', { timeout: 60_000 }, async () => {
+  const { page, problems } = await browser.open('/tests/web/fixtures/blank.html');
+  const outcome = await page.evaluate(async () => {
+    const { LooplabClient, isTerminated } = await import('/web/runtime/client.js');
+    const client = new LooplabClient('/web/runtime/worker.js');
+    await client.ready;
+    const settle = (p) => p.then(() => 'resolved', (e) => (isTerminated(e) ? 'terminated' : `other: ${e.message}`));
+    const run = client.run({ experiment: 'standardization', max_iterations: 10000000, tolerance: 1e-12 }, () => {});
+    const pending = [settle(client.list()), settle(client.validate({ experiment: 'standardization' })), settle(run.done)];
+    client.terminate();
+    run.cancel();                                   // a no-op now, not an error
+    return { pending: await Promise.all(pending), later: await settle(client.describe('standardization')) };
+  });
+  assert.deepEqual(outcome, { pending: ['terminated', 'terminated', 'terminated'], later: 'terminated' });
+  assert.deepEqual(problems, []);
+});
