@@ -2,12 +2,15 @@
 #
 #   make deps     install missing Debian packages (apt) and node_modules (npm ci)
 #   make build    deps + configure/build the native and wasm presets
-#   make test     build + ctest native, asan (sanitizers), fuzz smoke, ctest wasm, dist + npm test
+#   make check    the inner loop: native build + ctest (GoogleTest, CLI) + the golden results
+#   make lint     layer check, clang-format check, eslint (seconds)
+#   make test     lint + every build + every test: native, sanitize (ASan+UBSan tests and fuzz
+#                 smoke), wasm, dist + npm test (CI runs exactly this)
 #   make serve    build + serve the repo root at http://127.0.0.1:$(PORT)/web/
 #   make bench    build + run the benchmark natively and as wasm under node
 #   make dist     build-wasm + dist/: the static site (page, widgets, embed, authoring page) and
 #                 dist/looplab-standalone.html (one file, works from file://)
-#   make fuzz     build the libFuzzer targets (clang) and run each for FUZZ_SECONDS (default 60)
+#   make fuzz     build the libFuzzer targets (sanitize preset) and run each for FUZZ_SECONDS (default 60)
 #   make clean    remove build/, test-results/ and dist/ (node_modules stays; `make distclean` removes it)
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -15,17 +18,17 @@ SHELL := /bin/bash
 
 PORT ?= 8080
 APT_PACKAGES := emscripten libeigen3-dev nlohmann-json3-dev libgtest-dev googletest chromium \
-                cmake g++ python3 clang libclang-rt-14-dev
-PRESETS := native wasm asan fuzz
+                cmake g++ python3 clang libclang-rt-14-dev clang-format
+PRESETS := native wasm sanitize
 FUZZ_TARGETS := config run csv
 FUZZ_SECONDS ?= 60
-FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_SMOKE_SECONDS ?= 10
 # cmake/ctest run their own make with -j2: keep this make's flags (and its "Entering directory"
 # chatter) out of them.
 CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 
 .PRECIOUS: build/%/.configured
-.PHONY: deps apt-deps build test serve bench dist fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
+.PHONY: deps apt-deps build check lint test serve bench dist fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
 
 deps: apt-deps node_modules/.package-lock.json
 
@@ -67,9 +70,22 @@ $(addprefix build-,$(PRESETS)): build-%: build/%/.configured | deps
 # is for `make test` only.
 build: build-native build-wasm
 
-test: build build-asan build-fuzz dist
+# The inner loop while changing the core: seconds after an incremental build.
+check: build-native
 	ctest --preset native
-	ctest --preset asan
+	python3 tests/golden/golden.py check build/native/looplab tests/golden/results
+
+# Layers, format and eslint: before anything is built, so a slip fails in seconds.
+lint: deps
+	scripts/check-layers
+	clang-format --dry-run --Werror $$(git ls-files '*.cpp' '*.hpp')
+	npm run --silent lint
+
+# One tree per compiler: native g++ (-O3, the CLI and tests), clang with ASan + UBSan (the same
+# tests and CLI checks under sanitizers, and the fuzz targets), em++ (the module and the tests
+# under node). Each test phase runs as soon as its tree is built.
+test: lint check build-sanitize build-wasm dist
+	ctest --preset sanitize
 	$(MAKE) --no-print-directory fuzz-smoke
 	ctest --preset wasm
 	npm test
@@ -89,7 +105,7 @@ dist: build-wasm
 	node web/tools/build-dist.mjs dist
 
 # Each target starts from its seed corpus (tests/fuzz/corpus/<target>, never written to) plus, for
-# `make fuzz`, what earlier runs found (build/fuzz/corpus/<target>); the smoke run starts from the
+# `make fuzz`, what earlier runs found (build/sanitize/corpus/<target>); the smoke run starts from the
 # seeds only, so its time does not grow with that corpus. A crash leaves its input in test-results/fuzz/.
 # $(1) = seconds per target, $(2) = the writable corpus directory.
 define run-fuzzers
@@ -97,7 +113,7 @@ define run-fuzzers
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(2)/$$t; \
 	  echo "fuzz_$$t: $(1) s"; \
-	  build/fuzz/fuzz_$$t $(2)/$$t tests/fuzz/corpus/$$t -max_total_time=$(1) -timeout=20 \
+	  build/sanitize/fuzz_$$t $(2)/$$t tests/fuzz/corpus/$$t -max_total_time=$(1) -timeout=20 \
 	    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=test-results/fuzz/$$t- \
 	    2> test-results/fuzz/$$t.log \
 	    || { tail -n 60 test-results/fuzz/$$t.log; exit 1; }; \
@@ -105,12 +121,12 @@ define run-fuzzers
 	done
 endef
 
-fuzz: build-fuzz
-	$(call run-fuzzers,$(FUZZ_SECONDS),build/fuzz/corpus)
+fuzz: build-sanitize
+	$(call run-fuzzers,$(FUZZ_SECONDS),build/sanitize/corpus)
 
-fuzz-smoke: build-fuzz
-	rm -rf build/fuzz/smoke
-	$(call run-fuzzers,$(FUZZ_SMOKE_SECONDS),build/fuzz/smoke)
+fuzz-smoke: build-sanitize
+	rm -rf build/sanitize/smoke
+	$(call run-fuzzers,$(FUZZ_SMOKE_SECONDS),build/sanitize/smoke)
 
 clean:
 	rm -rf build test-results dist

@@ -1,5 +1,6 @@
 // Reliability of the embind module under Node: the bad inputs of tests/bad-inputs/cases.json give
-// the same messages as natively; 1,000 consecutive runs leave the heap flat; the same config gives
+// the same messages as natively; 1,000 consecutive runs of all eight experiments leave the heap flat;
+// the same config of any experiment gives
 // the same results apart from timings; reaching the maximum memory is an Error, never an abort.
 // Run by `npm test` (after `make build`).
 import assert from 'node:assert/strict';
@@ -44,16 +45,30 @@ test('a lone surrogate from JS (not UTF-8 representable) is a ConfigError, not a
   assert.match(r.message, /^(config: not valid JSON|mode: must be one of)/);
 });
 
-test('1,000 consecutive runs leave the wasm heap flat', { timeout: 300_000 }, () => {
-  const config = { experiment: 'standardization', max_iterations: 200 };
-  for (let i = 0; i < 20; i++) runToEnd(config);            // warm-up: one-time statics
+// The smallest config of every experiment: each one's whole path (data, models, programs, sessions,
+// results) is allocated and freed in turn.
+const SMALL = [
+  { experiment: 'standardization', max_iterations: 200 },
+  { experiment: 'execution-modes', n: 200, batch: 50, epochs: 1, hidden: 4, unroll: 2 },
+  { experiment: 'unroll', n: 200, batch: 100, epochs: 1, hidden: 4 },
+  { experiment: 'retracing', n: 300 },
+  { experiment: 'call-granularity', n: 200, batch: 50, epochs: 2, hidden: 4, chunk_ms: 0.1 },
+  { experiment: 'overhead', n_max: 100, points: 2, repeats: 1, chunk_ms: 0.1 },
+  { experiment: 'pipelines', n: 200, batch: 50, epochs: 1, unroll: 2 },
+  { experiment: 'matrix', rows_small: 8, rows_medium: 16, rows_large: 32, repeats: 1, chunk_ms: 0.1 },
+];
+
+test('1,000 consecutive runs of all eight experiments leave the wasm heap flat', { timeout: 300_000 }, () => {
+  const runs = 1000;
+  const pick = (i) => SMALL[i % SMALL.length];
+  for (let i = 0; i < 2 * SMALL.length; i++) runToEnd(pick(i));  // warm-up: one-time statics
   const start = m.heapStats();
   const t0 = performance.now();
-  for (let i = 0; i < 1000; i++) runToEnd(config);
+  for (let i = 0; i < runs; i++) runToEnd(pick(i));
   const ms = performance.now() - t0;
   const after = m.heapStats();
-  console.log(`  1,000 runs in ${(ms / 1000).toFixed(1)} s; heap ${start.heap_bytes} -> ${after.heap_bytes} bytes, `
-    + `malloc in use ${start.used_bytes} -> ${after.used_bytes} bytes`);
+  console.log(`  ${runs} runs (${SMALL.length} experiments in turn) in ${(ms / 1000).toFixed(1)} s; `
+    + `heap ${start.heap_bytes} -> ${after.heap_bytes} bytes, malloc in use ${start.used_bytes} -> ${after.used_bytes} bytes`);
   assert.equal(after.heap_bytes, start.heap_bytes, 'wasm memory grew');
   assert.ok(after.used_bytes - start.used_bytes <= 4096, `malloc in use grew by ${after.used_bytes - start.used_bytes} bytes`);
 });
@@ -70,16 +85,46 @@ function withoutTimings(value) {
   return out;
 }
 
-test('the same config run twice gives identical results apart from timings', { timeout: 120_000 }, () => {
+// The experiments whose every number but the losses follows the clock (adaptive step counts, fits of
+// timings, which mode was fastest): of these, the config, every loss and the result's shape (its
+// keys and array lengths) are compared.
+const TIMED = new Set(['call-granularity', 'overhead', 'pipelines', 'matrix']);
+
+/** Every leaf whose key names a loss, by path, e.g. {"runs.0.final_loss": 0.98}. */
+function losses(value, path = '', out = {}) {
+  if (value === null || typeof value !== 'object') return out;
+  for (const [k, v] of Object.entries(value)) {
+    const p = path ? `${path}.${k}` : k;
+    if (/loss/.test(k) && (v === null || typeof v !== 'object' || Array.isArray(v))) out[p] = v;
+    else losses(v, p, out);
+  }
+  return out;
+}
+
+/** The result with every leaf replaced by null: its keys and array lengths. */
+function shape(value) {
+  if (Array.isArray(value)) return value.map(shape);
+  if (value === null || typeof value !== 'object') return null;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shape(v)]));
+}
+
+function deterministicPart(result) {
+  if (!TIMED.has(result.experiment)) return withoutTimings(result);
+  return { config: result.config, losses: losses(result), shape: shape(result) };
+}
+
+test('the same config run twice gives identical results apart from timings, for all eight', { timeout: 120_000 }, () => {
   const configs = [
     { experiment: 'standardization', data: 'synthetic', n: 300, max_iterations: 3000 },
     { experiment: 'execution-modes', n: 1000, batch: 50, epochs: 2 },
     { experiment: 'unroll', n: 1000, batch: 100, epochs: 1 },
     { experiment: 'retracing', n: 300 },
+    ...SMALL.filter((c) => ['call-granularity', 'overhead', 'pipelines', 'matrix'].includes(c.experiment)),
   ];
+  assert.equal(new Set(configs.map((c) => c.experiment)).size, 8, 'every experiment once');
   for (const config of configs) {
-    const a = withoutTimings(runToEnd(config));
-    const b = withoutTimings(runToEnd(config));
+    const a = deterministicPart(runToEnd(config));
+    const b = deterministicPart(runToEnd(config));
     assert.deepEqual(a, b, config.experiment);
     assert.ok(JSON.stringify(a).length > 200, `${config.experiment}: something left to compare`);
   }
