@@ -279,9 +279,7 @@ Experiment make_call_granularity_experiment() {
                         std::floor(static_cast<double>(n) / static_cast<double>(batch)),
                     "n, batch, hidden and epochs"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<CallGranularityRun>(p);
-  };
+  e.start = start_run_of<CallGranularityRun>;
   return e;
 }
 

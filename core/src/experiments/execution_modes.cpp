@@ -364,9 +364,7 @@ Experiment make_execution_modes_experiment() {
         4.0 * std::floor(n / batch) * static_cast<double>(p.integer("epochs")),
         "n, batch, hidden, epochs and unroll"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<ExecutionModesRun>(p);
-  };
+  e.start = start_run_of<ExecutionModesRun>;
   return e;
 }
 

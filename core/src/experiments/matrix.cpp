@@ -269,9 +269,7 @@ Experiment make_matrix_experiment() {
   e.estimate = [](const Params& p) {
     return Estimate{estimated_bytes(p.integer("rows_large")), 0.0, "rows_large"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<MatrixRun>(p);
-  };
+  e.start = start_run_of<MatrixRun>;
   return e;
 }
 

@@ -256,9 +256,7 @@ Experiment make_overhead_experiment() {
   e.estimate = [](const Params& p) {
     return Estimate{kBytesPerPoint * static_cast<double>(p.integer("n_max")) + 2e6, 0.0, "n_max"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<OverheadRun>(p);
-  };
+  e.start = start_run_of<OverheadRun>;
   return e;
 }
 

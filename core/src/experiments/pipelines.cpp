@@ -468,9 +468,7 @@ Experiment make_pipelines_experiment() {
     return Estimate{4e6 + 6.0 * 8.0 * n, kPipelineVariants * epochs * std::floor(n / batch),
                     "n, batch and epochs"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<PipelinesRun>(p);
-  };
+  e.start = start_run_of<PipelinesRun>;
   return e;
 }
 

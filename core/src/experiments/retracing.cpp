@@ -228,9 +228,7 @@ Experiment make_retracing_experiment() {
     return Estimate{2e6 + n * 4.0 * 3.0 + 4.0 * step_bytes + calls * 256.0, calls,
                     "n, batch, second_batch, hidden and epochs"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<RetracingRun>(p);
-  };
+  e.start = start_run_of<RetracingRun>;
   return e;
 }
 

@@ -392,9 +392,7 @@ Experiment make_standardization_experiment() {
                     2.0 * static_cast<double>(p.integer("max_iterations") + 1),
                     "n and max_iterations"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<StandardizationRun>(p);
-  };
+  e.start = start_run_of<StandardizationRun>;
   return e;
 }
 

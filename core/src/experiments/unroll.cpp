@@ -244,9 +244,7 @@ Experiment make_unroll_experiment() {
                     6.0 * batches * static_cast<double>(p.integer("epochs")),
                     "n, batch, hidden and epochs"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<UnrollRun>(p);
-  };
+  e.start = start_run_of<UnrollRun>;
   return e;
 }
 
