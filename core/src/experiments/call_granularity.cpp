@@ -13,8 +13,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/results.hpp"
+#include "looplab/experiments/run.hpp"
 #include "looplab/experiments/timing.hpp"
 #include "looplab/train/session.hpp"
 
@@ -39,13 +42,13 @@ struct Variant {
   long long chunk_steps = 0;
   std::vector<float> losses;
   bool diverged = false;
-  Series series{{"step", "loss"}};
+  Series* series = nullptr;  // registered with the run as `name`
 };
 
-class CallGranularityRun final : public ExperimentRun {
+class CallGranularityRun final : public ChunkedRun {
  public:
   explicit CallGranularityRun(const Params& p)
-      : params_(p),
+      : ChunkedRun("call-granularity", p),
         data_(normal_data(static_cast<int>(p.integer("n")),
                           static_cast<std::uint64_t>(p.integer("seed")))),
         epochs_(static_cast<int>(p.integer("epochs"))),
@@ -58,6 +61,7 @@ class CallGranularityRun final : public ExperimentRun {
       variants_.push_back(std::make_unique<Variant>());
       variants_.back()->name = name;
       variants_.back()->where = where;
+      variants_.back()->series = &add_series(name, {"step", "loss"});
     }
   }
 
@@ -66,47 +70,29 @@ class CallGranularityRun final : public ExperimentRun {
                        [&](const auto& v) { return v->epochs_done >= epochs_ || v->diverged; });
   }
 
-  bool advance(double budget_ms) override {
-    const Stopwatch budget;
-    while (!done() && budget.elapsed_ms() < budget_ms) run_epoch(current());
-    return done();
-  }
+ private:
+  void work_one() override { run_epoch(current()); }
 
-  std::string progress_json() override {
-    json series = json::object();
-    for (auto& v : variants_) series[v->name] = v->series.take_new();
+  double fraction() const override {
     double epochs_done = 0;
     for (auto& v : variants_) epochs_done += v->epochs_done;
-    const double fraction = done() ? 1.0 : std::min(0.99, epochs_done / (2.0 * epochs_));
-    const std::string message = done() ? "done"
-                                       : current().name + ": epoch " +
-                                             std::to_string(current().epochs_done + 1) + " of " +
-                                             std::to_string(epochs_);
-    return json{{"done", done()}, {"fraction", fraction}, {"message", message}, {"series", series}}
-        .dump();
+    return epochs_done / (2.0 * epochs_);
   }
 
-  std::string result_json() const override {
-    json series = json::object(), runs = json::array();
-    for (const auto& v : variants_) {
-      series[v->name] = v->series.to_json();
-      runs.push_back(run_json(*v));
-    }
-    json config = params_.values();
-    config["experiment"] = "call-granularity";
-    return json{{"experiment", "call-granularity"},
-                {"config", config},
-                {"environment", environment()},
-                {"series", series},
-                {"runs", runs},
-                {"summary", summary()}}
-        .dump();
+  std::string message() const override {
+    return current().name + ": epoch " + std::to_string(current().epochs_done + 1) + " of " +
+           std::to_string(epochs_);
   }
 
- private:
+  json runs() const override {
+    json runs = json::array();
+    for (const auto& v : variants_) runs.push_back(run_json(*v));
+    return runs;
+  }
+
   // The variants take turns, one epoch each, so a change in machine load (another process, a
   // browser tab) hits both alike instead of biasing whichever ran during it.
-  Variant& current() {
+  Variant& current() const {
     Variant* next = nullptr;  // the unfinished variant with the fewest epochs, the first on a tie
     for (auto& v : variants_)
       if (v->epochs_done < epochs_ && !v->diverged && (!next || v->epochs_done < next->epochs_done))
@@ -117,9 +103,9 @@ class CallGranularityRun final : public ExperimentRun {
   // One epoch of the variant; the first epoch (it includes the trace) is reported apart, the others
   // are timed in chunks of whole epochs lasting at least chunk_ms.
   void run_epoch(Variant& v) {
-    if (!v.session) v.session = std::make_unique<TrainerSession>(session_config(params_.values()));
-    const int n = static_cast<int>(params_.integer("n")),
-              batch = static_cast<int>(params_.integer("batch"));
+    if (!v.session) v.session = std::make_unique<TrainerSession>(session_config(params().values()));
+    const int n = static_cast<int>(params().integer("n")),
+              batch = static_cast<int>(params().integer("batch"));
     const Stopwatch w;
     std::vector<float> losses;
     if (v.name == "fit") {
@@ -154,7 +140,7 @@ class CallGranularityRun final : public ExperimentRun {
     for (float l : losses) {
       const long long step = static_cast<long long>(v.losses.size());
       if (!std::isfinite(l)) v.diverged = true;
-      if (step % every == 0) v.series.add({static_cast<double>(step), std::isfinite(l) ? l : NAN});
+      if (step % every == 0) v.series->add({static_cast<double>(step), std::isfinite(l) ? l : NAN});
       v.losses.push_back(l);
     }
   }
@@ -179,7 +165,7 @@ class CallGranularityRun final : public ExperimentRun {
             {"same_losses_as_fit", same}};
   }
 
-  json summary() const {
+  json summary() const override {
     const Variant& fit = *variants_[0];
     const Variant& tob = *variants_[1];
     const double f = us_per_step(fit), t = us_per_step(tob);
@@ -218,7 +204,6 @@ class CallGranularityRun final : public ExperimentRun {
     return s;
   }
 
-  Params params_;
   LinearData data_;
   int epochs_, batches_;
   double chunk_ms_;
@@ -256,43 +241,24 @@ Experiment make_call_granularity_experiment() {
                     "train_on_batch pays it every step. The losses are identical: only where the "
                     "loop runs changes."}};
   e.params = {
-      integer("n", 10000, 1, 1'000'000, "number of samples, x and y ~ N(0, 1)"),
-      integer("batch", 100, 1, 10000, "batch size (the last partial batch is dropped)"),
+      common::samples(10000, 1),
+      common::batch(),
       integer("epochs", 50, 2, 10000,
               "passes over the data per variant (the first is reported apart)"),
-      integer("hidden", 20, 1, 512, "hidden units"),
+      common::hidden(),
       choice("mode", "traced", {"eager", "traced", "reference"},
              "how each step executes inside the core"),
-      number("lr", 1e-3, 0.0, 1.0, "Adam learning rate").exclusive_min().log_scale(),
-      number("chunk_ms", 5.0, 0.1, 1000.0, "time whole epochs in chunks of at least this long")
-          .log_scale(),
-      integer("seed", 1, 0, 4294967295LL, "seed of the data and the initial weights"),
+      common::adam_lr(),
+      common::chunk_ms(5.0, "time whole epochs in chunks of at least this long"),
+      common::seed(),
   };
-  e.plots = json::array({{{"id", "loss"},
-                          {"title", "Training loss per step: the variants coincide"},
-                          {"x", "step"},
-                          {"y", "loss"},
-                          {"x_label", "step"},
-                          {"y_label", "loss"},
-                          {"log_x", false},
-                          {"log_y", false},
-                          {"series", {"fit", "train_on_batch", "js_fit", "js_train_on_batch"}}},
-                         {{"id", "step"},
-                          {"type", "bars"},
-                          {"title", "Time per step (median over chunks)"},
-                          {"source", "runs"},
-                          {"category", "variant"},
-                          {"value", "us_per_step"},
-                          {"y_label", "µs per step"},
-                          {"log_y", false}},
-                         {{"id", "overhead"},
-                          {"type", "bars"},
-                          {"title", "Overhead per call: the variant's step minus fit's"},
-                          {"source", "runs"},
-                          {"category", "variant"},
-                          {"value", "overhead_us_per_call"},
-                          {"y_label", "µs per call"},
-                          {"log_y", false}}});
+  e.plots = json::array(
+      {line_plot("loss", "Training loss per step: the variants coincide", {"step", "step"},
+                 {"loss", "loss"}, {"fit", "train_on_batch", "js_fit", "js_train_on_batch"}),
+       bars_plot("step", "Time per step (median over chunks)", "variant",
+                 {"us_per_step", "µs per step"}),
+       bars_plot("overhead", "Overhead per call: the variant's step minus fit's", "variant",
+                 {"overhead_us_per_call", "µs per call"})});
   e.quoted = json::array({{{"label", "train_on_batch's execution function"},
                            {"value", "a plain Python function, not wrapped in tf.function: slower"},
                            {"source", "seed thread 001"}}});
@@ -313,9 +279,7 @@ Experiment make_call_granularity_experiment() {
                         std::floor(static_cast<double>(n) / static_cast<double>(batch)),
                     "n, batch, hidden and epochs"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<CallGranularityRun>(p);
-  };
+  e.start = start_run_of<CallGranularityRun>;
   return e;
 }
 

@@ -10,9 +10,12 @@
 #include <optional>
 
 #include "looplab/data/csv.hpp"
+#include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/csv_attachment.hpp"
 #include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/results.hpp"
+#include "looplab/experiments/run.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/mlp_reference.hpp"
@@ -67,13 +70,13 @@ struct ModeRun {
   double setup_ms = 0.0, first_call_ms = 0.0, total_ms = 0.0;
   std::vector<double> chunk_us_per_step;
   float last_loss = 0.0f;
-  Series series{{"step", "loss"}};
+  Series* series = nullptr;  // registered with the run as `name`
 };
 
-class ExecutionModesRun final : public ExperimentRun {
+class ExecutionModesRun final : public ChunkedRun {
  public:
   explicit ExecutionModesRun(const Params& p)
-      : params_(p),
+      : ChunkedRun("execution-modes", p),
         csv_(checked_csv(p)),
         n_(csv_ ? static_cast<int>(csv_->rows) : static_cast<int>(p.integer("n"))),
         batch_(static_cast<int>(p.integer("batch"))),
@@ -91,56 +94,44 @@ class ExecutionModesRun final : public ExperimentRun {
     for (const char* m : kModes) {
       runs_.push_back(std::make_unique<ModeRun>());
       runs_.back()->name = m;
+      runs_.back()->series = &add_series(m, {"step", "loss"});
     }
   }
 
   bool done() const override { return runs_.back()->finished; }
 
-  bool advance(double budget_ms) override {
-    const Stopwatch budget;
-    while (!done() && budget.elapsed_ms() < budget_ms) {
-      ModeRun& r = current();
-      if (!r.model) setup(r);
-      run_chunk(r, budget_ms - budget.elapsed_ms());
-    }
-    return done();
+ private:
+  void work_one() override {
+    ModeRun& r = current();
+    if (!r.model) setup(r);
+    run_chunk(r, budget_left_ms());
   }
 
-  std::string progress_json() override {
-    json series = json::object();
-    for (auto& r : runs_) series[r->name] = r->series.take_new();
+  double fraction() const override {
     long long done_steps = 0;
     for (auto& r : runs_) done_steps += r->steps;
-    const double fraction =
-        done() ? 1.0 : std::min(0.99, static_cast<double>(done_steps) / (4.0 * total_steps_));
-    const std::string message = done() ? "done"
-                                       : current().name + ": step " + with_commas(current().steps) +
-                                             " of " + with_commas(total_steps_);
-    return json{{"done", done()}, {"fraction", fraction}, {"message", message}, {"series", series}}
-        .dump();
+    return static_cast<double>(done_steps) / (4.0 * total_steps_);
   }
 
-  std::string result_json() const override {
-    json series = json::object(), runs = json::array();
-    for (const auto& r : runs_) {
-      series[r->name] = r->series.to_json();
-      runs.push_back(run_json(*r));
-    }
-    json config = config_without_text(params_, csv_);
+  std::string message() const override {
+    return current().name + ": step " + with_commas(current().steps) + " of " +
+           with_commas(total_steps_);
+  }
+
+  json config() const override {
+    json config = config_without_text(params(), csv_);
     if (csv_) config["n"] = n_;
-    config["experiment"] = "execution-modes";
-    return json{{"experiment", "execution-modes"},
-                {"config", config},
-                {"environment", environment()},
-                {"series", series},
-                {"runs", runs},
-                {"summary", summary()}}
-        .dump();
+    return config;
   }
 
- private:
-  ModeRun& current() {
-    for (auto& r : runs_)
+  json runs() const override {
+    json runs = json::array();
+    for (const auto& r : runs_) runs.push_back(run_json(*r));
+    return runs;
+  }
+
+  ModeRun& current() const {
+    for (const auto& r : runs_)
       if (!r->finished) return *r;
     return *runs_.back();
   }
@@ -148,17 +139,17 @@ class ExecutionModesRun final : public ExperimentRun {
   // Same seed, same initial weights for every mode; the first call is timed from here.
   void setup(ModeRun& r) {
     const Stopwatch watch;
-    Rng init(static_cast<std::uint64_t>(params_.integer("seed")) + 1);
+    Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
     r.model =
-        std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params_.integer("hidden"))}, 1,
-                              parse_activation(params_.choice("activation")), init);
-    const double lr = params_.number("lr");
+        std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params().integer("hidden"))}, 1,
+                              parse_activation(params().choice("activation")), init);
+    const double lr = params().number("lr");
     if (r.name == "reference") {
       r.reference = std::make_unique<ReferenceMlp>(*r.model, batch_, lr, loss_);
     } else {
       r.optimizer = std::make_unique<Adam>(lr, r.model->parameters());
       const Mode mode = r.name == "eager" ? Mode::Eager : Mode::Traced;
-      r.steps_per_call = r.name == "unrolled" ? static_cast<int>(params_.integer("unroll")) : 1;
+      r.steps_per_call = r.name == "unrolled" ? static_cast<int>(params().integer("unroll")) : 1;
       r.graph = std::make_unique<GraphTrainer>(mode, *r.model, *r.optimizer, Shape{batch_, 1},
                                                Shape{batch_, 1}, r.steps_per_call, true, loss_);
     }
@@ -189,7 +180,7 @@ class ExecutionModesRun final : public ExperimentRun {
         return;
       }
       if (step % record_every_ == 0 || step + 1 == total_steps_)
-        r.series.add({static_cast<double>(step), losses[j]});
+        r.series->add({static_cast<double>(step), losses[j]});
       r.last_loss = losses[j];
     }
     r.steps += r.steps_per_call;
@@ -237,7 +228,7 @@ class ExecutionModesRun final : public ExperimentRun {
     return j;
   }
 
-  json summary() const {
+  json summary() const override {
     const ModeRun& eager = *runs_[0];
     const ModeRun& traced = *runs_[1];
     const ModeRun& unrolled = *runs_[2];
@@ -287,7 +278,6 @@ class ExecutionModesRun final : public ExperimentRun {
     return s;
   }
 
-  Params params_;
   std::optional<CsvData>
       csv_;  // the user's own data (x and y columns), when a CSV came with the config
   int n_, batch_, batches_;
@@ -324,44 +314,25 @@ Experiment make_execution_modes_experiment() {
                     "the per-call overhead too, at the "
                     "price of a program k times longer."}};
   e.params = {
-      integer("n", 10000, 100, 1'000'000,
-              "number of samples, x and y ~ N(0, 1) (a CSV of your own replaces them)"),
-      integer("batch", 100, 1, 10000, "batch size (the last partial batch is dropped)"),
+      common::samples(10000, 100,
+                      "number of samples, x and y ~ N(0, 1) (a CSV of your own replaces them)"),
+      common::batch(),
       integer("epochs", 10, 1, 1000, "passes over the data"),
-      integer("hidden", 20, 1, 512, "hidden units"),
+      common::hidden(),
       choice("activation", "tanh", {"tanh", "relu", "sigmoid", "linear"},
              "hidden-layer activation"),
       choice("loss", "mse", {"mse", "bce"},
              "mse on y ~ N(0, 1), or binary cross-entropy on a sigmoid output with targets y > 0"),
-      number("lr", 1e-3, 0.0, 1.0, "Adam learning rate").exclusive_min().log_scale(),
+      common::adam_lr(),
       integer("unroll", 5, 1, 1000, "steps compiled into one program in unrolled mode"),
-      integer("seed", 1, 0, 4294967295LL, "seed of the data and the initial weights"),
+      common::seed(),
   };
-  e.plots = json::array({{{"id", "loss"},
-                          {"title", "Training loss per step, every mode"},
-                          {"x", "step"},
-                          {"y", "loss"},
-                          {"x_label", "step"},
-                          {"y_label", "loss"},
-                          {"log_x", false},
-                          {"log_y", false},
-                          {"series", {"eager", "traced", "unrolled", "reference"}}},
-                         {{"id", "first_call"},
-                          {"type", "bars"},
-                          {"title", "First call: trace + compile + first step"},
-                          {"source", "runs"},
-                          {"category", "mode"},
-                          {"value", "first_call_ms"},
-                          {"y_label", "ms"},
-                          {"log_y", true}},
-                         {{"id", "steady"},
-                          {"type", "bars"},
-                          {"title", "Steady time per step (median over chunks)"},
-                          {"source", "runs"},
-                          {"category", "mode"},
-                          {"value", "steady_step_us"},
-                          {"y_label", "µs per step"},
-                          {"log_y", false}}});
+  e.plots = json::array({line_plot("loss", "Training loss per step, every mode", {"step", "step"},
+                                   {"loss", "loss"}, {"eager", "traced", "unrolled", "reference"}),
+                         bars_plot("first_call", "First call: trace + compile + first step", "mode",
+                                   {"first_call_ms", "ms", Scale::Log}),
+                         bars_plot("steady", "Steady time per step (median over chunks)", "mode",
+                                   {"steady_step_us", "µs per step"})});
   e.quoted = json::array(
       {{{"label", "Fully unrolled list of 100 batches, first call"},
         {"value", "7.4 s"},
@@ -393,9 +364,7 @@ Experiment make_execution_modes_experiment() {
         4.0 * std::floor(n / batch) * static_cast<double>(p.integer("epochs")),
         "n, batch, hidden, epochs and unroll"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<ExecutionModesRun>(p);
-  };
+  e.start = start_run_of<ExecutionModesRun>;
   return e;
 }
 

@@ -14,8 +14,10 @@
 #include <cmath>
 #include <optional>
 
+#include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/experiment.hpp"
-#include "looplab/experiments/results.hpp"
+#include "looplab/experiments/plots.hpp"
+#include "looplab/experiments/run.hpp"
 #include "looplab/experiments/timing.hpp"
 #include "looplab/train/session.hpp"
 
@@ -53,9 +55,9 @@ struct Cell {
   bool diverged = false;
 };
 
-class MatrixRun final : public ExperimentRun {
+class MatrixRun final : public ChunkedRun {
  public:
-  explicit MatrixRun(const Params& p) : params_(p) {
+  explicit MatrixRun(const Params& p) : ChunkedRun("matrix", p) {
     warm_up_engines();
     const long long rows[] = {p.integer("rows_small"), p.integer("rows_medium"),
                               p.integer("rows_large")};
@@ -65,43 +67,29 @@ class MatrixRun final : public ExperimentRun {
 
   bool done() const override { return next_ >= cells_.size() * 3; }
 
-  bool advance(double budget_ms) override {
-    const Stopwatch budget;
-    while (!done() && budget.elapsed_ms() < budget_ms) measure_next();
-    return done();
+ private:
+  double fraction() const override {
+    return static_cast<double>(next_) / (3.0 * static_cast<double>(cells_.size()));
   }
 
-  std::string progress_json() override {
-    const double fraction =
-        done() ? 1.0 : std::min(0.99, static_cast<double>(next_) / (3.0 * cells_.size()));
-    std::string message = "done";
-    if (!done()) {
-      const Cell& c = cells_[next_ / 3];
-      message = std::string(kModes[next_ % 3]) + ": " + kModels[c.model].name + " model × " +
-                kDataNames[c.data] + " data";
-    }
-    return json{
-        {"done", done()}, {"fraction", fraction}, {"message", message}, {"series", json::object()}}
-        .dump();
+  std::string message() const override {
+    const Cell& c = cells_[next_ / 3];
+    return std::string(kModes[next_ % 3]) + ": " + kModels[c.model].name + " model × " +
+           kDataNames[c.data] + " data";
   }
 
-  std::string result_json() const override {
+  json runs() const override {
     json runs = json::array();
     for (const Cell& c : cells_) runs.push_back(cell_json(c));
-    json config = params_.values();
-    config["experiment"] = "matrix";
-    return json{{"experiment", "matrix"},   {"config", config}, {"environment", environment()},
-                {"series", json::object()}, {"runs", runs},     {"summary", summary()}}
-        .dump();
+    return runs;
   }
 
- private:
   // One (cell, mode): the model from the seed, its data batch, a trainer, timed in chunks.
-  void measure_next() {
+  void work_one() override {
     Cell& c = cells_[next_ / 3];
     const int mode = static_cast<int>(next_ % 3);
     const ModelSize& m = kModels[c.model];
-    const auto seed = static_cast<std::uint64_t>(params_.integer("seed"));
+    const auto seed = static_cast<std::uint64_t>(params().integer("seed"));
     if (mode == 0) {  // a new cell: its data, shared by the three modes
       Rng rng(seed);
       x_ = Tensor({static_cast<int>(c.rows), m.inputs});
@@ -114,15 +102,15 @@ class MatrixRun final : public ExperimentRun {
     sc.inputs = m.inputs;
     sc.hidden = m.hidden;
     sc.batch = static_cast<int>(c.rows);
-    sc.lr = params_.number("lr");
+    sc.lr = params().number("lr");
     sc.seed = seed;
     TrainerSession session(sc);
     // The batch goes into the session once; every step then reads it in place (no copy per step).
     std::copy(x_.data(), x_.data() + x_.size(), session.staged_x());
     std::copy(y_.data(), y_.data() + y_.size(), session.staged_y());
     const ChunkTiming t =
-        time_steps([&] { return session.train_staged(); }, params_.number("chunk_ms"),
-                   static_cast<int>(params_.integer("repeats")));
+        time_steps([&] { return session.train_staged(); }, params().number("chunk_ms"),
+                   static_cast<int>(params().integer("repeats")));
     c.us[mode] = t.us_per_step;
     c.diverged = c.diverged || t.diverged;
     ++next_;
@@ -160,7 +148,7 @@ class MatrixRun final : public ExperimentRun {
     return std::nullopt;
   }
 
-  json summary() const {
+  json summary() const override {
     json s;
     const auto all = wins_every_cell({0, 1, 2});
     const auto framework = wins_every_cell({0, 1});
@@ -204,7 +192,6 @@ class MatrixRun final : public ExperimentRun {
     return s;
   }
 
-  Params params_;
   std::vector<Cell> cells_;
   std::size_t next_ = 0;  // cell index * 3 + mode index
   Tensor x_, y_;
@@ -241,17 +228,14 @@ Experiment make_matrix_experiment() {
       integer("rows_small", 32, 1, 1'000'000, "rows per step of the small data"),
       integer("rows_medium", 256, 1, 1'000'000, "rows per step of the medium data"),
       integer("rows_large", 2048, 1, 1'000'000, "rows per step of the large data"),
-      number("lr", 1e-3, 0.0, 1.0, "Adam learning rate").exclusive_min().log_scale(),
-      number("chunk_ms", 5.0, 0.1, 1000.0, "each timed chunk of steps lasts at least this long")
-          .log_scale(),
-      integer("repeats", 3, 1, 101, "timed chunks per cell and mode (the median is kept)"),
-      integer("seed", 1, 0, 4294967295LL, "seed of the data and the initial weights"),
+      common::adam_lr(),
+      common::chunk_ms(5.0),
+      common::repeats(3, "cell and mode"),
+      common::seed(),
   };
   const auto heatmap = [](const char* id, const char* title, const char* value, const char* unit,
                           const char* scale) {
-    return json{{"id", id},         {"type", "heatmap"}, {"title", title},
-                {"source", "runs"}, {"row", "model"},    {"col", "data"},
-                {"value", value},   {"unit", unit},      {"scale", scale}};
+    return heatmap_plot(id, title, "model", "data", value, unit, scale);
   };
   e.plots =
       json::array({heatmap("traced_vs_eager", "Traced vs eager, seed-001 % (+: traced faster)",
@@ -285,9 +269,7 @@ Experiment make_matrix_experiment() {
   e.estimate = [](const Params& p) {
     return Estimate{estimated_bytes(p.integer("rows_large")), 0.0, "rows_large"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<MatrixRun>(p);
-  };
+  e.start = start_run_of<MatrixRun>;
   return e;
 }
 

@@ -11,8 +11,11 @@
 #include <cmath>
 #include <map>
 
+#include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/results.hpp"
+#include "looplab/experiments/run.hpp"
 #include "looplab/experiments/timing.hpp"
 #include "looplab/train/session.hpp"
 
@@ -30,44 +33,43 @@ struct ModeFit {
   bool diverged = false;
 };
 
-class OverheadRun final : public ExperimentRun {
+class OverheadRun final : public ChunkedRun {
  public:
   explicit OverheadRun(const Params& p)
-      : params_(p),
+      : ChunkedRun("overhead", p),
         sizes_(log_spaced(p.integer("n_min"), p.integer("n_max"),
                           static_cast<int>(p.integer("points")))) {
     warm_up_engines();
     warm_up_linear();
-    for (const char* m : kModes) series_.emplace(m, Series({"n", "us_per_step"}));
+    for (int m = 0; m < 3; ++m) series_[m] = &add_series(kModes[m], {"n", "us_per_step"});
   }
 
   bool done() const override { return next_ >= sizes_.size() * 3; }
 
-  bool advance(double budget_ms) override {
-    const Stopwatch budget;
-    while (!done() && budget.elapsed_ms() < budget_ms) measure_next();
-    return done();
+ private:
+  double fraction() const override {
+    return static_cast<double>(next_) / (3.0 * static_cast<double>(sizes_.size()));
   }
 
-  std::string progress_json() override {
+  std::string message() const override {
+    return std::string(kModes[next_ % 3]) + ": N = " + with_commas(sizes_[next_ / 3]);
+  }
+
+  // Each mode's measured points, then the fitted line at the same N.
+  json series() const override {
     json series = json::object();
-    for (auto& [name, s] : series_) series[name] = s.take_new();
-    const double fraction =
-        done() ? 1.0 : std::min(0.99, static_cast<double>(next_) / (3.0 * sizes_.size()));
-    const std::string message =
-        done() ? "done"
-               : std::string(kModes[next_ % 3]) + ": N = " + with_commas(sizes_[next_ / 3]);
-    return json{{"done", done()}, {"fraction", fraction}, {"message", message}, {"series", series}}
-        .dump();
+    for (int m = 0; m < 3; ++m) {
+      series[kModes[m]] = series_[m]->to_json();
+      series[std::string(kModes[m]) + "_fit"] = fit_series(fit_cost_line_of(kModes[m]));
+    }
+    return series;
   }
 
-  std::string result_json() const override {
-    json series = json::object(), runs = json::array();
+  json runs() const override {
+    json runs = json::array();
     for (const char* m : kModes) {
-      series[m] = series_.at(m).to_json();
       const ModeFit& f = fits_.at(m);
-      const CostLine c = fit_cost_line(f.n, f.us);
-      series[std::string(m) + "_fit"] = fit_series(c);
+      const CostLine c = fit_cost_line_of(m);
       runs.push_back(
           {{"mode", m},
            {"a_us", c.a},
@@ -78,15 +80,17 @@ class OverheadRun final : public ExperimentRun {
            {"measured_in", environment()["build"] == "wasm" ? "C++ in WebAssembly" : "native C++"},
            {"diverged", f.diverged}});
     }
-    json config = params_.values();
-    config["experiment"] = "overhead";
-    return json{{"experiment", "overhead"}, {"config", config}, {"environment", environment()},
-                {"series", series},         {"runs", runs},     {"points", points_},
-                {"summary", summary(runs)}}
-        .dump();
+    return runs;
   }
 
- private:
+  // Every (N, mode) measurement (result_contract.hpp: overhead's extra table "points").
+  json tables() const override { return {{"points", points_}}; }
+
+  CostLine fit_cost_line_of(const char* mode) const {
+    const ModeFit& f = fits_.at(mode);
+    return fit_cost_line(f.n, f.us);
+  }
+
   // NOTE: a WebAssembly engine optimizes a function only once it runs hot; untimed steps of every
   // mode first, so the first point (the smallest N, eager) is not billed for the engine's tier-up.
   static void warm_up_linear() {
@@ -102,7 +106,7 @@ class OverheadRun final : public ExperimentRun {
   }
 
   // One (N, mode) point: a fresh trainer on the seed-004 curve sampled N times, timed in chunks.
-  void measure_next() {
+  void work_one() override {
     const int n = static_cast<int>(sizes_[next_ / 3]);
     const char* mode = kModes[next_ % 3];
     if (data_n_ != n) {
@@ -110,14 +114,14 @@ class OverheadRun final : public ExperimentRun {
       data_n_ = n;
     }
     auto trainer = make_linear_trainer(parse_mode(mode), data_.x, data_.y);
-    const float lr = static_cast<float>(params_.number("lr"));
-    const ChunkTiming t = time_steps([&] { return trainer->step(lr); }, params_.number("chunk_ms"),
-                                     static_cast<int>(params_.integer("repeats")));
+    const float lr = static_cast<float>(params().number("lr"));
+    const ChunkTiming t = time_steps([&] { return trainer->step(lr); }, params().number("chunk_ms"),
+                                     static_cast<int>(params().integer("repeats")));
     ModeFit& f = fits_[mode];
     f.n.push_back(n);
     f.us.push_back(t.us_per_step);
     f.diverged = f.diverged || t.diverged;
-    series_.at(mode).add({static_cast<double>(n), t.us_per_step});
+    series_[next_ % 3]->add({static_cast<double>(n), t.us_per_step});
     points_.push_back({{"n", n},
                        {"mode", mode},
                        {"us_per_step", t.us_per_step},
@@ -137,7 +141,8 @@ class OverheadRun final : public ExperimentRun {
     return {{"n", n}, {"us_per_step", us}};
   }
 
-  json summary(const json& runs) const {
+  json summary() const override {
+    const json runs = this->runs();
     json s, a = json::object(), b = json::object(), cross = json::object();
     bool diverged = false;
     for (const auto& r : runs) {
@@ -176,12 +181,11 @@ class OverheadRun final : public ExperimentRun {
     return s;
   }
 
-  Params params_;
   std::vector<long long> sizes_;
   std::size_t next_ = 0;  // (size index) * 3 + mode index
   int data_n_ = -1;
   LinearData data_;
-  std::map<std::string, Series> series_;
+  Series* series_[3] = {};  // per mode, registered with the run as the mode's name
   std::map<std::string, ModeFit> fits_;
   json points_ = json::array();
 };
@@ -217,29 +221,16 @@ Experiment make_overhead_experiment() {
       number("lr", 1e-4, 0.0, 3e-4, "learning rate (the seed's 1e-4; stable below 2/λmax ≈ 3e-4)")
           .exclusive_min()
           .log_scale(),
-      number("chunk_ms", 3.0, 0.1, 1000.0, "each timed chunk of steps lasts at least this long")
-          .log_scale(),
-      integer("repeats", 5, 1, 101, "timed chunks per point (the median is kept)"),
+      common::chunk_ms(3.0),
+      common::repeats(5, "point"),
   };
-  e.plots = json::array({{{"id", "time"},
-                          {"title", "Time per step vs N, with the fitted t(N) = a + b·N"},
-                          {"x", "n"},
-                          {"y", "us_per_step"},
-                          {"x_label", "N (points per step)"},
-                          {"y_label", "µs per step"},
-                          {"log_x", true},
-                          {"log_y", true},
-                          {"series",
-                           {"eager", "traced", "reference", "js_per_call", "eager_fit",
-                            "traced_fit", "reference_fit", "js_per_call_fit"}}},
-                         {{"id", "a"},
-                          {"type", "bars"},
-                          {"title", "Fixed overhead per step a"},
-                          {"source", "runs"},
-                          {"category", "mode"},
-                          {"value", "a_us"},
-                          {"y_label", "µs"},
-                          {"log_y", true}}});
+  e.plots = json::array(
+      {line_plot("time", "Time per step vs N, with the fitted t(N) = a + b·N",
+                 {"n", "N (points per step)", Scale::Log},
+                 {"us_per_step", "µs per step", Scale::Log},
+                 {"eager", "traced", "reference", "js_per_call", "eager_fit", "traced_fit",
+                  "reference_fit", "js_per_call_fit"}),
+       bars_plot("a", "Fixed overhead per step a", "mode", {"a_us", "µs", Scale::Log})});
   e.quoted = json::array(
       {{{"label", "TF 1.15, 1e5 steps on 1000 points (CPU / GPU)"},
         {"value", "about 40 s / 80 s"},
@@ -265,9 +256,7 @@ Experiment make_overhead_experiment() {
   e.estimate = [](const Params& p) {
     return Estimate{kBytesPerPoint * static_cast<double>(p.integer("n_max")) + 2e6, 0.0, "n_max"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<OverheadRun>(p);
-  };
+  e.start = start_run_of<OverheadRun>;
   return e;
 }
 

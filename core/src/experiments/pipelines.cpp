@@ -15,8 +15,11 @@
 #include <optional>
 
 #include "looplab/data/dataset.hpp"
+#include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/results.hpp"
+#include "looplab/experiments/run.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/linear.hpp"
 
@@ -98,7 +101,7 @@ struct VariantRun {
   float last_loss = 0.0f;
   EpochTimes current;
   std::vector<EpochTimes> epochs;
-  Series series{{"epoch", "loss", "ms"}};
+  Series* series = nullptr;  // registered with the run as the variant's id
 };
 
 // x → (x − mean) / std with mean and std of the whole x, in float so that mapping per batch and
@@ -115,10 +118,10 @@ struct Standardize {
   }
 };
 
-class PipelinesRun final : public ExperimentRun {
+class PipelinesRun final : public ChunkedRun {
  public:
   explicit PipelinesRun(const Params& p)
-      : params_(p),
+      : ChunkedRun("pipelines", p),
         mode_(parse_mode(p.choice("mode"))),
         n_(static_cast<int>(p.integer("n"))),
         batch_(static_cast<int>(p.integer("batch"))),
@@ -130,6 +133,7 @@ class PipelinesRun final : public ExperimentRun {
     for (const auto& spec : kVariants) {
       runs_.push_back(std::make_unique<VariantRun>());
       runs_.back()->spec = &spec;
+      runs_.back()->series = &add_series(spec.id, {"epoch", "loss", "ms"});
     }
   }
 
@@ -137,46 +141,33 @@ class PipelinesRun final : public ExperimentRun {
     return std::all_of(runs_.begin(), runs_.end(), [](const auto& r) { return r->finished; });
   }
 
-  bool advance(double budget_ms) override {
-    const Stopwatch budget;
-    while (!done() && budget.elapsed_ms() < budget_ms) {
-      VariantRun& r = current();
-      if (!r.trainer) setup(r);
-      call(r);
-    }
-    return done();
+ private:
+  // One call of the variant whose turn it is (its first call sets it up).
+  void work_one() override {
+    VariantRun& r = current();
+    if (!r.trainer) setup(r);
+    call(r);
   }
 
-  std::string progress_json() override {
-    json series = json::object();
-    for (auto& r : runs_) series[r->spec->id] = r->series.take_new();
+  double fraction() const override {
     long long epochs_done = 0;
     for (auto& r : runs_) epochs_done += r->epoch;
-    const double total = static_cast<double>(epochs_) * static_cast<double>(runs_.size());
-    const double fraction = done() ? 1.0 : std::min(0.99, static_cast<double>(epochs_done) / total);
-    const std::string message = done() ? "done"
-                                       : std::string(current().spec->id) + ": epoch " +
-                                             std::to_string(current().epoch + 1) + " of " +
-                                             std::to_string(epochs_);
-    return json{{"done", done()}, {"fraction", fraction}, {"message", message}, {"series", series}}
-        .dump();
+    return static_cast<double>(epochs_done) /
+           (static_cast<double>(epochs_) * static_cast<double>(runs_.size()));
   }
 
-  std::string result_json() const override {
-    json series = json::object(), runs = json::array();
-    for (const auto& r : runs_) {
-      series[r->spec->id] = r->series.to_json();
-      runs.push_back(run_json(*r));
-    }
-    json config = params_.values();
-    config["experiment"] = "pipelines";
-    return json{{"experiment", "pipelines"}, {"config", config}, {"environment", environment()},
-                {"series", series},          {"runs", runs},     {"summary", summary()}}
-        .dump();
+  std::string message() const override {
+    return std::string(current().spec->id) + ": epoch " + std::to_string(current().epoch + 1) +
+           " of " + std::to_string(epochs_);
   }
 
- private:
-  VariantRun& current() { return *runs_[turn_]; }
+  json runs() const override {
+    json runs = json::array();
+    for (const auto& r : runs_) runs.push_back(run_json(*r));
+    return runs;
+  }
+
+  VariantRun& current() const { return *runs_[turn_]; }
 
   // The pipeline of one variant over data_ (or over its own standardized copy of x).
   DatasetPtr build_pipeline(VariantRun& r) const {
@@ -205,11 +196,11 @@ class PipelinesRun final : public ExperimentRun {
       standardize_.apply(r.x_once.data(), r.x_once.size());
     }
     r.ds = build_pipeline(r);
-    Rng init(static_cast<std::uint64_t>(params_.integer("seed")) + 1);
+    Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
     r.model = std::make_unique<Mlp>(1, std::vector<int>{20}, 1, Activation::Tanh, init);
     r.optimizer = std::make_unique<Adam>(1e-3, r.model->parameters());
     r.steps_per_call = r.spec->repeat_inside && mode_ == Mode::Traced
-                           ? static_cast<int>(params_.integer("unroll"))
+                           ? static_cast<int>(params().integer("unroll"))
                            : 1;
     r.stage_x.resize(static_cast<std::size_t>(r.steps_per_call) * batch_);
     r.stage_y.resize(r.stage_x.size());
@@ -266,8 +257,8 @@ class PipelinesRun final : public ExperimentRun {
   void end_epoch(VariantRun& r) {
     EpochTimes& e = r.current;
     e.wall_ms += e.setup_ms;
-    r.series.add({static_cast<double>(r.epoch + 1),
-                  e.batches ? e.loss_sum / static_cast<double>(e.batches) : 0.0, e.wall_ms});
+    r.series->add({static_cast<double>(r.epoch + 1),
+                   e.batches ? e.loss_sum / static_cast<double>(e.batches) : 0.0, e.wall_ms});
     r.epochs.push_back(e);
     r.current = EpochTimes{};
     ++r.epoch;
@@ -287,9 +278,8 @@ class PipelinesRun final : public ExperimentRun {
   }
 
   json run_json(const VariantRun& r) const;
-  json summary() const;
+  json summary() const override;
 
-  Params params_;
   Mode mode_;
   int n_, batch_, batches_, epochs_;
   LinearData data_;  // x and y ~ N(0, 1)
@@ -428,45 +418,26 @@ Experiment make_pipelines_experiment() {
                     "cache replays a recorded pass; prefetch overlaps pulling with the step only "
                     "where there is a second thread."}};
   e.params = {
-      integer("n", 10000, 100, 1'000'000, "number of samples, x and y ~ N(0, 1)"),
-      integer("batch", 100, 1, 10000, "batch size (must divide n)"),
+      common::samples(10000, 100),
+      common::batch("batch size (must divide n)"),
       integer("epochs", 10, 1, 1000,
               "passes over the data (the first is reported apart: trace and cache fill)"),
       choice("mode", "traced", {"traced", "eager"},
              "how the training step runs: compiled once and replayed, or op by op"),
       integer("unroll", 5, 1, 100, "batches per call for repeat_inside (traced mode)"),
-      integer("seed", 1, 0, 4294967295LL, "seed of the data and the initial weights"),
+      common::seed(),
   };
-  e.plots = json::array({{{"id", "epoch"},
-                          {"type", "bars"},
-                          {"title", "Time per epoch (median of the epochs after the first)"},
-                          {"source", "runs"},
-                          {"category", "variant"},
-                          {"value", "ms_per_epoch"},
-                          {"y_label", "ms per epoch"},
-                          {"log_y", false}},
-                         {{"id", "split"},
-                          {"type", "bars"},
-                          {"title", "Per batch: time in the pipeline vs in the step"},
-                          {"source", "runs"},
-                          {"category", "variant"},
-                          {"value", "pipeline_us_per_batch"},
-                          {"stack", {"pipeline_us_per_batch", "step_us_per_batch"}},
-                          {"stack_labels", {"pipeline", "step"}},
-                          {"y_label", "µs per batch"},
-                          {"log_y", false}},
-                         {{"id", "loss"},
-                          {"title", "Mean training loss per epoch, every pipeline"},
-                          {"x", "epoch"},
-                          {"y", "loss"},
-                          {"x_label", "epoch"},
-                          {"y_label", "mean loss"},
-                          {"log_x", false},
-                          {"log_y", false},
-                          {"series",
-                           {"slice_batch", "slice_batch_cache", "slice_batch_cache_prefetch",
-                            "prebatched", "prebatched_cache", "prebatched_cache_prefetch",
-                            "repeat_inside", "map_per_batch", "transform_once"}}}});
+  e.plots =
+      json::array({bars_plot("epoch", "Time per epoch (median of the epochs after the first)",
+                             "variant", {"ms_per_epoch", "ms per epoch"}),
+                   bars_plot("split", "Per batch: time in the pipeline vs in the step", "variant",
+                             {"pipeline_us_per_batch", "µs per batch"},
+                             {"pipeline_us_per_batch", "step_us_per_batch"}, {"pipeline", "step"}),
+                   line_plot("loss", "Mean training loss per epoch, every pipeline",
+                             {"epoch", "epoch"}, {"loss", "mean loss"},
+                             {"slice_batch", "slice_batch_cache", "slice_batch_cache_prefetch",
+                              "prebatched", "prebatched_cache", "prebatched_cache_prefetch",
+                              "repeat_inside", "map_per_batch", "transform_once"})});
   e.quoted = json::array({{{"label", "100 epochs, slices → batch dataset in a tf.function"},
                            {"value", "15.1 s"},
                            {"source", "seed thread 000"}},
@@ -497,9 +468,7 @@ Experiment make_pipelines_experiment() {
     return Estimate{4e6 + 6.0 * 8.0 * n, kPipelineVariants * epochs * std::floor(n / batch),
                     "n, batch and epochs"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<PipelinesRun>(p);
-  };
+  e.start = start_run_of<PipelinesRun>;
   return e;
 }
 

@@ -9,18 +9,21 @@
 #include <cmath>
 #include <optional>
 
+#include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/results.hpp"
+#include "looplab/experiments/run.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/trace_cache.hpp"
 
 namespace looplab {
 namespace {
 
-class RetracingRun final : public ExperimentRun {
+class RetracingRun final : public ChunkedRun {
  public:
   explicit RetracingRun(const Params& p)
-      : params_(p),
+      : ChunkedRun("retracing", p),
         n_(static_cast<int>(p.integer("n"))),
         data_(normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
     warm_up_engines();  // untimed: see graph_trainer.hpp
@@ -39,51 +42,62 @@ class RetracingRun final : public ExperimentRun {
 
   bool done() const override { return next_ >= plan_.size() || diverged_at_; }
 
-  bool advance(double budget_ms) override {
-    const Stopwatch budget;
-    while (!done() && budget.elapsed_ms() < budget_ms) {
-      const Call& c = plan_[next_++];
-      const float loss =
-          cache_->call(data_.x.data() + c.offset, data_.y.data() + c.offset, c.rows, c.training);
-      if (std::isfinite(loss))
-        last_finite_loss_ = loss;
-      else
-        diverged_at_ = next_ - 1;  // the script stops at the first NaN/Inf loss
-      const TraceEvent& e = cache_->events().back();
-      (e.traced ? traced_ : replayed_).add({static_cast<double>(e.call), e.ms});
-    }
-    return done();
+ private:
+  // One call of the script, replayed or traced.
+  void work_one() override {
+    const Call& c = plan_[next_++];
+    const float loss =
+        cache_->call(data_.x.data() + c.offset, data_.y.data() + c.offset, c.rows, c.training);
+    if (std::isfinite(loss))
+      last_finite_loss_ = loss;
+    else
+      diverged_at_ = next_ - 1;  // the script stops at the first NaN/Inf loss
+    const TraceEvent& e = cache_->events().back();
+    (e.traced ? traced_ : replayed_).add({static_cast<double>(e.call), e.ms});
   }
 
-  std::string progress_json() override {
-    const double fraction =
-        plan_.empty() ? 1.0 : static_cast<double>(next_) / static_cast<double>(plan_.size());
-    return json{
-        {"done", done()},
-        {"fraction", fraction},
-        {"message", "call " + std::to_string(next_) + " of " + std::to_string(plan_.size())},
-        {"series", {{"replayed", replayed_.take_new()}, {"traced", traced_.take_new()}}}}
-        .dump();
+  double fraction() const override {
+    return static_cast<double>(next_) / static_cast<double>(plan_.size());
   }
 
-  std::string result_json() const override {
-    json calls = json::array(), runs = json::array();
-    double trace_ms = 0.0, replay_ms = 0.0;
-    int replays = 0;
-    for (const TraceEvent& e : cache_->events()) {
+  std::string message() const override {
+    return "call " + std::to_string(next_) + " of " + std::to_string(plan_.size());
+  }
+
+  // The calls that traced, with their reasons.
+  json runs() const override {
+    json runs = json::array();
+    for (const TraceEvent& e : cache_->events())
+      if (e.traced)
+        runs.push_back({{"call", e.call},
+                        {"rows", e.rows},
+                        {"training", e.training},
+                        {"reason", e.reason},
+                        {"ms", e.ms}});
+    return runs;
+  }
+
+  // Every call (result_contract.hpp: retracing's extra table "calls").
+  json tables() const override {
+    json calls = json::array();
+    for (const TraceEvent& e : cache_->events())
       calls.push_back({{"call", e.call},
                        {"rows", e.rows},
                        {"training", e.training},
                        {"traced", e.traced},
                        {"reason", e.traced ? json(e.reason) : json(nullptr)},
                        {"ms", e.ms}});
+    return {{"calls", calls}};
+  }
+
+  json summary() const override {
+    double trace_ms = 0.0, replay_ms = 0.0;
+    int replays = 0;
+    std::string reasons;
+    for (const TraceEvent& e : cache_->events()) {
       if (e.traced) {
         trace_ms += e.ms;
-        runs.push_back({{"call", e.call},
-                        {"rows", e.rows},
-                        {"training", e.training},
-                        {"reason", e.reason},
-                        {"ms", e.ms}});
+        reasons += (reasons.empty() ? "" : "; ") + e.reason;
       } else {
         replay_ms += e.ms;
         ++replays;
@@ -97,9 +111,6 @@ class RetracingRun final : public ExperimentRun {
     s["calls"] = cache_->events().size();
     s["trace_ms"] = trace_ms;
     s["replay_each_ms"] = replay_each;
-    std::string reasons;
-    for (const json& r : runs)
-      reasons += (reasons.empty() ? "" : "; ") + r["reason"].get<std::string>();
     s["headline"] = json::array(
         {{{"label", "Traces"},
           {"value", std::to_string(cache_->traces()) + " of " +
@@ -113,24 +124,14 @@ class RetracingRun final : public ExperimentRun {
                    reasons + "); each cost " +
                    format_sig(trace_ms / std::max(1, cache_->traces()), 3) + " ms against " +
                    format_sig(replay_each * 1000.0, 3) + " µs for a replay." +
-                   (params_.flag("relaxed_batch") ? "" : " Try relaxed_batch or drop_remainder.") +
+                   (params().flag("relaxed_batch") ? "" : " Try relaxed_batch or drop_remainder.") +
                    (diverged_at_ ? " The loss diverged at call " + std::to_string(*diverged_at_) +
                                        " (last finite loss " + format_sig(last_finite_loss_, 4) +
                                        "); the script stopped there."
                                  : "");
-    json config = params_.values();
-    config["experiment"] = "retracing";
-    return json{{"experiment", "retracing"},
-                {"config", config},
-                {"environment", environment()},
-                {"series", {{"replayed", replayed_.to_json()}, {"traced", traced_.to_json()}}},
-                {"runs", runs},
-                {"calls", calls},
-                {"summary", s}}
-        .dump();
+    return s;
   }
 
- private:
   struct Call {
     long long offset;  // first row
     int rows;
@@ -140,12 +141,11 @@ class RetracingRun final : public ExperimentRun {
   void plan_epoch(int batch) {
     for (int start = 0; start < n_; start += batch) {
       const int rows = std::min(batch, n_ - start);
-      if (rows < batch && params_.flag("drop_remainder")) break;
+      if (rows < batch && params().flag("drop_remainder")) break;
       plan_.push_back({start, rows, true});
     }
   }
 
-  Params params_;
   int n_;
   LinearData data_;  // x and y ~ N(0, 1)
   std::unique_ptr<Mlp> model_;
@@ -155,7 +155,8 @@ class RetracingRun final : public ExperimentRun {
   std::size_t next_ = 0;
   std::optional<std::size_t> diverged_at_;  // index of the first call whose loss was NaN or Inf
   float last_finite_loss_ = 0.0f;
-  Series replayed_{{"call", "ms"}}, traced_{{"call", "ms"}};
+  Series& replayed_ = add_series("replayed", {"call", "ms"});
+  Series& traced_ = add_series("traced", {"call", "ms"});
 };
 
 }  // namespace
@@ -182,28 +183,21 @@ Experiment make_retracing_experiment() {
                     "and a trace + compile (far more) when it is not. Varying shapes or "
                     "Python-level arguments multiply the traces."}};
   e.params = {
-      integer("n", 1050, 2, 1'000'000, "number of samples"),
-      integer("batch", 100, 1, 10000, "batch size of the first epochs"),
+      common::samples(1050, 2, "number of samples"),
+      common::batch("batch size of the first epochs"),
       integer("epochs", 2, 1, 100, "epochs with that batch size"),
       integer("second_batch", 64, 1, 10000, "batch size of one more epoch (equal to batch: none)"),
       boolean("evaluate", true, "end with an evaluation call: the static argument training=false"),
       boolean("drop_remainder", false, "drop the last partial batch of each epoch"),
       boolean("relaxed_batch", false,
               "one program for any batch size (shapes derived at run time)"),
-      integer("hidden", 20, 1, 512, "hidden units"),
-      number("lr", 1e-3, 0.0, 1.0, "Adam learning rate").exclusive_min().log_scale(),
-      integer("seed", 1, 0, 4294967295LL, "seed of the data and the initial weights"),
+      common::hidden(),
+      common::adam_lr(),
+      common::seed(),
   };
-  e.plots = json::array({{{"id", "calls"},
-                          {"title", "Time of each call; traced calls stand out"},
-                          {"x", "call"},
-                          {"y", "ms"},
-                          {"x_label", "call"},
-                          {"y_label", "ms"},
-                          {"log_x", false},
-                          {"log_y", true},
-                          {"style", "points"},
-                          {"series", {"replayed", "traced"}}}});
+  e.plots =
+      json::array({line_plot("calls", "Time of each call; traced calls stand out", {"call", "call"},
+                             {"ms", "ms", Scale::Log}, {"replayed", "traced"}, "points")});
   e.quoted = json::array(
       {{{"label", "A traced function builds a new graph for every new input shape and dtype"},
         {"value", "retracing"},
@@ -234,9 +228,7 @@ Experiment make_retracing_experiment() {
     return Estimate{2e6 + n * 4.0 * 3.0 + 4.0 * step_bytes + calls * 256.0, calls,
                     "n, batch, second_batch, hidden and epochs"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<RetracingRun>(p);
-  };
+  e.start = start_run_of<RetracingRun>;
   return e;
 }
 

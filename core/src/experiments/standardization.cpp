@@ -8,9 +8,12 @@
 #include <optional>
 
 #include "looplab/data/csv.hpp"
+#include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/csv_attachment.hpp"
 #include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/results.hpp"
+#include "looplab/experiments/run.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/linear_trainer.hpp"
 
@@ -33,7 +36,7 @@ struct Variant {
   double wall_ms = 0.0, last_gap = 0.0;
   LinearWeights last_finite;  // the weights at the last iteration with a finite loss
   SeriesSampler sampler;
-  Series series{{"iteration", "loss", "gap"}};
+  Series* series = nullptr;  // registered with the run as `name`
 };
 
 // The user's CSV must determine a line: two rows at least, and more than one distinct x.
@@ -62,10 +65,10 @@ LinearData make_data(const Params& p, const std::optional<CsvData>& csv) {
   return synthetic_data(s);
 }
 
-class StandardizationRun final : public ExperimentRun {
+class StandardizationRun final : public ChunkedRun {
  public:
   explicit StandardizationRun(const Params& p)
-      : params_(p),
+      : ChunkedRun("standardization", p),
         mode_(parse_mode(p.choice("mode"))),
         tolerance_(p.number("tolerance")),
         max_iterations_(p.integer("max_iterations")),
@@ -78,48 +81,30 @@ class StandardizationRun final : public ExperimentRun {
 
   bool done() const override { return variants_.back()->finished; }
 
-  bool advance(double budget_ms) override {
-    const Stopwatch budget;
-    while (!done()) {
-      run_chunk(current(), 256);
-      if (budget.elapsed_ms() >= budget_ms) break;
-    }
-    return done();
-  }
-
-  std::string progress_json() override {
-    json series = json::object();
-    for (auto& v : variants_) series[v->name] = v->series.take_new();
-    const Variant& v = current_or_last();
-    const std::string message =
-        done() ? "done" : v.name + ": iteration " + with_commas(v.iteration);
-    return json{
-        {"done", done()}, {"fraction", fraction()}, {"message", message}, {"series", series}}
-        .dump();
-  }
-
-  std::string result_json() const override {
-    json series = json::object(), runs = json::array();
-    for (const auto& v : variants_) {
-      series[v->name] = v->series.to_json();
-      runs.push_back(run_json(*v));
-    }
-    json config = config_without_text(params_, csv_);
-    if (csv_) config["data"] = "csv";
-    config["experiment"] = "standardization";
-    return json{{"experiment", "standardization"},
-                {"config", config},
-                {"environment", environment()},
-                {"series", series},
-                {"runs", runs},
-                {"summary", summary()}}
-        .dump();
-  }
-
  private:
+  void work_one() override { run_chunk(current(), 256); }
+
+  std::string message() const override {
+    const Variant& v = current();
+    return v.name + ": iteration " + with_commas(v.iteration);
+  }
+
+  json config() const override {
+    json config = config_without_text(params(), csv_);
+    if (csv_) config["data"] = "csv";
+    return config;
+  }
+
+  json runs() const override {
+    json runs = json::array();
+    for (const auto& v : variants_) runs.push_back(run_json(*v));
+    return runs;
+  }
+
   void add_variant(const std::string& name, double lr, std::optional<ScalingKind> scaling) {
     auto v = std::make_unique<Variant>();
     v->name = name;
+    v->series = &add_series(name, {"iteration", "loss", "gap"});
     v->lr = lr;
     if (scaling) {
       const Stopwatch w;
@@ -139,12 +124,8 @@ class StandardizationRun final : public ExperimentRun {
     variants_.push_back(std::move(v));
   }
 
-  Variant& current() {
-    for (auto& v : variants_)
-      if (!v->finished) return *v;
-    return *variants_.back();
-  }
-  const Variant& current_or_last() const {
+  // The first unfinished variant (the last one once all are finished).
+  Variant& current() const {
     for (const auto& v : variants_)
       if (!v->finished) return *v;
     return *variants_.back();
@@ -169,7 +150,7 @@ class StandardizationRun final : public ExperimentRun {
       const bool last = hit || v.iteration >= max_iterations_;
       if (v.sampler.wants(v.iteration) || last) {
         const double loss = v.quad->loss_at_optimum() + gap * v.quad->gap_scale();
-        v.series.add({static_cast<double>(v.iteration), loss, gap});
+        v.series->add({static_cast<double>(v.iteration), loss, gap});
       }
       if (hit) v.hit = v.iteration;
       if (last) {
@@ -186,8 +167,7 @@ class StandardizationRun final : public ExperimentRun {
     v.wall_ms += w.elapsed_ms();
   }
 
-  double fraction() const {
-    if (done()) return 1.0;
+  double fraction() const override {
     double total = 0.0, got = 0.0;
     for (const auto& v : variants_) {
       const double expected =
@@ -196,7 +176,7 @@ class StandardizationRun final : public ExperimentRun {
       total += expected;
       got += v->finished ? expected : std::min(expected, static_cast<double>(v->iteration));
     }
-    return std::min(0.99, got / total);
+    return got / total;
   }
 
   LinearWeights raw_units(const Variant& v) const {
@@ -227,15 +207,14 @@ class StandardizationRun final : public ExperimentRun {
     const json setup = v.trainer->setup_info();
     for (const auto& [key, value] : setup.items()) r[key] = value;
     if (v.scaler) {
-      r["scaling"] = params_.choice("scaling");
+      r["scaling"] = params().choice("scaling");
       r["scaling_ms"] = v.scaling_ms;
     }
     return r;
   }
 
-  json summary() const;
+  json summary() const override;
 
-  Params params_;
   Mode mode_;
   double tolerance_;
   long long max_iterations_;
@@ -311,7 +290,7 @@ json StandardizationRun::summary() const {
               " iterations (gap still " + format_sig(raw.last_gap, 3) + "). ";
   }
   if (raw.hit && scaled.hit) {
-    reading += params_.choice("scaling") == "standardize" ? "Standardizing" : "Min-max scaling";
+    reading += params().choice("scaling") == "standardize" ? "Standardizing" : "Min-max scaling";
     reading += " cut the iterations " + format_sig(speedup_iterations.get<double>(), 4) +
                "-fold (" + with_commas(*raw.hit) + " → " + with_commas(*scaled.hit) +
                ") and the wall time " + format_sig(speedup_wall.get<double>(), 3) +
@@ -361,15 +340,14 @@ Experiment make_standardization_experiment() {
       choice("data", "seed004", {"seed004", "synthetic"},
              "seed004: x = arange(0, 100, 0.1), y = x + 20 sin(x/10) + 15; synthetic: a noisy line "
              "(a CSV of your own, when given, replaces both)"),
-      integer("n", 1000, 2, 1'000'000, "number of points").only_when("data", "synthetic"),
+      common::samples(1000, 2, "number of points").only_when("data", "synthetic"),
       number("slope", 1.0, -1e6, 1e6, "true slope of the line").only_when("data", "synthetic"),
       number("intercept", 15.0, -1e6, 1e6, "true intercept").only_when("data", "synthetic"),
       number("noise", 10.0, 0.0, 1e6, "standard deviation of the noise added to y")
           .only_when("data", "synthetic"),
       number("x_min", 0.0, -1e6, 1e6, "smallest x").only_when("data", "synthetic"),
       number("x_max", 100.0, -1e6, 1e6, "largest x").only_when("data", "synthetic"),
-      integer("seed", 1, 0, 4294967295LL, "random seed of the synthetic data")
-          .only_when("data", "synthetic"),
+      common::seed("random seed of the synthetic data").only_when("data", "synthetic"),
       number("lr_raw", 1e-4, 0.0, 10.0, "learning rate on raw inputs").exclusive_min().log_scale(),
       number("lr_scaled", 0.1, 0.0, 10.0, "learning rate on scaled inputs")
           .exclusive_min()
@@ -384,15 +362,9 @@ Experiment make_standardization_experiment() {
              "hand-written loop"),
   };
   e.takes_csv = true;
-  e.plots = json::array({{{"id", "gap"},
-                          {"title", "Relative loss gap (L − L*)/L* against iteration"},
-                          {"x", "iteration"},
-                          {"y", "gap"},
-                          {"x_label", "iteration"},
-                          {"y_label", "(L − L*) / L*"},
-                          {"log_x", true},
-                          {"log_y", true},
-                          {"series", {"raw", "scaled"}}}});
+  e.plots = json::array({line_plot("gap", "Relative loss gap (L − L*)/L* against iteration",
+                                   {"iteration", "iteration", Scale::Log},
+                                   {"gap", "(L − L*) / L*", Scale::Log}, {"raw", "scaled"})});
   e.quoted = json::array({{{"label", "TensorFlow 1.15 loop, 1e5 iterations, CPU"},
                            {"value", "about 40 s"},
                            {"source", "seed thread 004, question"}},
@@ -420,9 +392,7 @@ Experiment make_standardization_experiment() {
                     2.0 * static_cast<double>(p.integer("max_iterations") + 1),
                     "n and max_iterations"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<StandardizationRun>(p);
-  };
+  e.start = start_run_of<StandardizationRun>;
   return e;
 }
 

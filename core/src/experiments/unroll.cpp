@@ -7,8 +7,11 @@
 #include <cmath>
 #include <optional>
 
+#include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/results.hpp"
+#include "looplab/experiments/run.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/linear.hpp"
 
@@ -20,10 +23,10 @@ namespace {
 constexpr double kStepFloatsPerUnit = 8.0;
 constexpr double kBytesPerUnrolledStep = 32e3;
 
-class UnrollRun final : public ExperimentRun {
+class UnrollRun final : public ChunkedRun {
  public:
   explicit UnrollRun(const Params& p)
-      : params_(p),
+      : ChunkedRun("unroll", p),
         n_(static_cast<int>(p.integer("n"))),
         batch_(static_cast<int>(p.integer("batch"))),
         batches_(n_ / batch_),
@@ -37,37 +40,31 @@ class UnrollRun final : public ExperimentRun {
 
   bool done() const override { return current_ >= factors_.size(); }
 
-  bool advance(double budget_ms) override {
-    const Stopwatch budget;
-    while (!done() && budget.elapsed_ms() < budget_ms) {
-      if (!trainer_) start_factor();
-      const Stopwatch chunk;
-      long long steps = 0;
-      while (done_steps_ < steps_ && !diverged_at_ && (steps == 0 || chunk.elapsed_ms() < 2.0)) {
-        call();
-        steps += k();
-      }
-      const double ms = chunk.elapsed_ms();
-      total_ms_ += ms;
-      chunk_us_.push_back(ms * 1000.0 / static_cast<double>(steps));
-      if (done_steps_ >= steps_ || diverged_at_) finish_factor();
+ private:
+  // One timed chunk of calls (at least 2 ms or one call) of the current k.
+  void work_one() override {
+    if (!trainer_) start_factor();
+    const Stopwatch chunk;
+    long long steps = 0;
+    while (done_steps_ < steps_ && !diverged_at_ && (steps == 0 || chunk.elapsed_ms() < 2.0)) {
+      call();
+      steps += k();
     }
-    return done();
+    const double ms = chunk.elapsed_ms();
+    total_ms_ += ms;
+    chunk_us_.push_back(ms * 1000.0 / static_cast<double>(steps));
+    if (done_steps_ >= steps_ || diverged_at_) finish_factor();
   }
 
-  std::string progress_json() override {
-    const double fraction =
-        done()
-            ? 1.0
-            : std::min(0.99, static_cast<double>(current_) / static_cast<double>(factors_.size()));
-    return json{{"done", done()},
-                {"fraction", fraction},
-                {"message", done() ? "done" : "k = " + std::to_string(k())},
-                {"series", {{"compile", compile_.take_new()}, {"step", step_.take_new()}}}}
-        .dump();
+  double fraction() const override {
+    return static_cast<double>(current_) / static_cast<double>(factors_.size());
   }
 
-  std::string result_json() const override {
+  std::string message() const override { return "k = " + std::to_string(k()); }
+
+  json runs() const override { return runs_; }
+
+  json summary() const override {
     json s;
     const json& first = runs_.front();
     const json& last = runs_.back();
@@ -96,25 +93,17 @@ class UnrollRun final : public ExperimentRun {
         format_sig(first["steady_step_us"].get<double>(), 3) + " to " +
         format_sig(last["steady_step_us"].get<double>(), 3) +
         " µs: here a call costs little, so unrolling has little to remove." + diverged_;
-    json config = params_.values();
-    config["experiment"] = "unroll";
-    return json{{"experiment", "unroll"},
-                {"config", config},
-                {"environment", environment()},
-                {"series", {{"compile", compile_.to_json()}, {"step", step_.to_json()}}},
-                {"runs", runs_},
-                {"summary", s}}
-        .dump();
+    return s;
   }
 
- private:
   int k() const { return factors_.at(current_); }
 
   void start_factor() {
-    Rng init(static_cast<std::uint64_t>(params_.integer("seed")) + 1);
-    model_ = std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params_.integer("hidden"))},
-                                   1, Activation::Tanh, init);
-    adam_ = std::make_unique<Adam>(params_.number("lr"), model_->parameters());
+    Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
+    model_ =
+        std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params().integer("hidden"))}, 1,
+                              Activation::Tanh, init);
+    adam_ = std::make_unique<Adam>(params().number("lr"), model_->parameters());
     const Stopwatch w;
     trainer_ = std::make_unique<GraphTrainer>(Mode::Traced, *model_, *adam_, Shape{batch_, 1},
                                               Shape{batch_, 1}, k());
@@ -170,7 +159,6 @@ class UnrollRun final : public ExperimentRun {
     ++current_;
   }
 
-  Params params_;
   int n_, batch_, batches_;
   long long steps_;
   LinearData data_;  // x and y ~ N(0, 1)
@@ -188,7 +176,8 @@ class UnrollRun final : public ExperimentRun {
   std::vector<const float*> xs_, ys_;
   std::vector<float> losses_;
   json runs_ = json::array();
-  Series compile_{{"k", "ms"}}, step_{{"k", "us"}};
+  Series& compile_ = add_series("compile", {"k", "ms"});
+  Series& step_ = add_series("step", {"k", "us"});
 };
 
 }  // namespace
@@ -213,31 +202,18 @@ Experiment make_unroll_experiment() {
                     "grow linearly with k. Once the per-call overhead is small next to the step, a "
                     "larger k buys nothing."}};
   e.params = {
-      integer("n", 10000, 100, 1'000'000, "number of samples, x and y ~ N(0, 1)"),
-      integer("batch", 100, 1, 10000, "batch size (the last partial batch is dropped)"),
+      common::samples(10000, 100),
+      common::batch(),
       integer("epochs", 5, 1, 1000, "passes over the data for each k"),
-      integer("hidden", 20, 1, 512, "hidden units"),
-      number("lr", 1e-3, 0.0, 1.0, "Adam learning rate").exclusive_min().log_scale(),
-      integer("seed", 1, 0, 4294967295LL, "seed of the data and the initial weights"),
+      common::hidden(),
+      common::adam_lr(),
+      common::seed(),
   };
-  e.plots = json::array({{{"id", "compile"},
-                          {"title", "Trace + compile time against k"},
-                          {"x", "k"},
-                          {"y", "ms"},
-                          {"x_label", "steps per program (k)"},
-                          {"y_label", "ms"},
-                          {"log_x", true},
-                          {"log_y", true},
-                          {"series", {"compile"}}},
-                         {{"id", "step"},
-                          {"title", "Steady time per step against k"},
-                          {"x", "k"},
-                          {"y", "us"},
-                          {"x_label", "steps per program (k)"},
-                          {"y_label", "µs per step"},
-                          {"log_x", true},
-                          {"log_y", false},
-                          {"series", {"step"}}}});
+  e.plots = json::array(
+      {line_plot("compile", "Trace + compile time against k",
+                 {"k", "steps per program (k)", Scale::Log}, {"ms", "ms", Scale::Log}, {"compile"}),
+       line_plot("step", "Steady time per step against k",
+                 {"k", "steps per program (k)", Scale::Log}, {"us", "µs per step"}, {"step"})});
   e.quoted = json::array({{{"label", "Fully unrolled list, 100 batches, first call"},
                            {"value", "7.4 s"},
                            {"source", "seed thread 000"}},
@@ -268,9 +244,7 @@ Experiment make_unroll_experiment() {
                     6.0 * batches * static_cast<double>(p.integer("epochs")),
                     "n, batch, hidden and epochs"};
   };
-  e.start = [](const Params& p) -> std::unique_ptr<ExperimentRun> {
-    return std::make_unique<UnrollRun>(p);
-  };
+  e.start = start_run_of<UnrollRun>;
   return e;
 }
 

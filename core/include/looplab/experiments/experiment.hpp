@@ -38,7 +38,7 @@ struct Experiment {
   json quoted;  // [{"label","value","source"}]: figures from the seed threads, labelled as quoted
   // Checks rules that involve several parameters (e.g. x_min < x_max); throws ConfigError.
   std::function<void(const Params&)> check;
-  std::function<std::unique_ptr<ExperimentRun>(const Params&)> start;
+  std::function<std::unique_ptr<ExperimentRun>(const Params&)> start;  // e.g. start_run_of<MyRun>
   // Optional but expected of every experiment: memory and steps for a validated config. Without it
   // a config is not checked against the limits (see config_limits() in api.cpp), so a new
   // experiment should set it; tests/core/limits_test.cpp checks it against measured allocation.
@@ -46,6 +46,12 @@ struct Experiment {
 
   json describe() const;
 };
+
+// Experiment::start for a run type constructed from the params: e.start = start_run_of<MyRun>;
+template <class Run>
+std::unique_ptr<ExperimentRun> start_run_of(const Params& p) {
+  return std::make_unique<Run>(p);
+}
 
 const std::vector<Experiment>& experiments();
 

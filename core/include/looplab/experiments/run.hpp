@@ -1,4 +1,5 @@
-// looplab/experiments/run.hpp — one experiment run, advanced in chunks.
+// looplab/experiments/run.hpp — one experiment run, advanced in chunks, and the run protocol that
+// every experiment shares.
 //
 // A caller (the CLI, the wasm worker) drives every run the same way, so it can show progress and
 // cancel between chunks:
@@ -7,9 +8,39 @@
 //   std::string result = run->result_json();
 //
 // Cancel = stop calling advance() and drop the object.
+//
+// An experiment writes only what is its own by deriving from ChunkedRun:
+//
+//   class CountRun final : public ChunkedRun {
+//    public:
+//     explicit CountRun(const Params& p) : ChunkedRun("count", p), total_(p.integer("steps")) {}
+//     bool done() const override { return step_ == total_; }
+//
+//    private:
+//     void work_one() override {  // one step
+//       ++step_;
+//       loss_.add({double(step_), 1.0 / double(step_)});
+//     }
+//     double fraction() const override { return double(step_) / double(total_); }
+//     std::string message() const override { return "step " + with_commas(step_); }
+//     json runs() const override { return json::array({{{"steps", step_}}}); }
+//     json summary() const override {
+//       return {{"headline", {{{"label", "Steps"}, {"value", with_commas(step_)}}}},
+//               {"reading", "It counted."}};
+//     }
+//     long long step_ = 0, total_;
+//     Series& loss_ = add_series("loss", {"step", "loss"});
+//   };
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
+
+#include "looplab/base/clock.hpp"
+#include "looplab/base/json.hpp"
+#include "looplab/experiments/params.hpp"
+#include "looplab/experiments/results.hpp"
 
 namespace looplab {
 
@@ -22,9 +53,71 @@ class ExperimentRun {
   // {"done": bool, "fraction": 0..1, "message": "...", "series": {name: {column: [new values]}}}
   // Series hold only the points added since the previous progress_json() call.
   virtual std::string progress_json() = 0;
-  // The full results JSON (valid once done() is true):
+  // The full results JSON (valid once done() is true), as result_contract.hpp declares it:
   // {"experiment", "config", "environment", "series", "runs", "summary"}.
   virtual std::string result_json() const = 0;
+};
+
+// The run protocol, written once: the budget loop, progress and the result envelope. A derived
+// run supplies its unit of work (work_one: a chunk of iterations, one call, one epoch, one timed
+// point), done(), how far it is and what it is doing, its runs and its summary, and registers its
+// named series with add_series().
+class ChunkedRun : public ExperimentRun {
+ public:
+  // Calls work_one() until done() or until budget_ms have passed, checked between units (a unit
+  // that times inner chunks of its own may read budget_left_ms()). Always does at least one unit
+  // when not done, so every call makes progress, even advance(0).
+  bool advance(double budget_ms) final;
+  // {"done", "fraction", "message", "series"}: fraction is fraction() clamped to [0, 0.99] until
+  // done, then 1; message is message() until done, then "done"; series holds the points every
+  // registered series gained since the previous call (Series::take_new).
+  std::string progress_json() final;
+  // {"experiment", "config", "environment", "series", "runs", <tables>, "summary"}
+  // (result_contract.hpp): config() plus "experiment", environment(), series(), runs(), each
+  // entry of tables() as a top-level key of its own, summary().
+  std::string result_json() const final;
+
+ protected:
+  // `experiment` is the id the result names; `params` the validated config.
+  ChunkedRun(std::string experiment, const Params& params);
+
+  // One unit of work; called only while !done().
+  virtual void work_one() = 0;
+  // How much of the run is done, 0..1 (progress only; need not be exact).
+  virtual double fraction() const = 0;
+  // What the run is doing now, e.g. "raw: iteration 1,200" (progress only).
+  virtual std::string message() const = 0;
+  // The result's "runs": one object per mode, variant, k, traced call or cell.
+  virtual json runs() const = 0;
+  // The result's "summary": {"headline": [{label, value, note}], "reading": "...", ...}.
+  virtual json summary() const = 0;
+
+  // The result's "config" before "experiment" is added: by default the validated values.
+  virtual json config() const;
+  // The result's "series": by default every registered series, in registration order.
+  virtual json series() const;
+  // Extra top-level tables {key: [records]}; only keys result_contract.hpp declares for this
+  // experiment (kResultTables). None by default.
+  virtual json tables() const;
+
+  // A new named series, sent in progress and kept for the result. The reference stays valid for
+  // the life of the run.
+  Series& add_series(std::string name, std::vector<std::string> columns);
+
+  const Params& params() const { return params_; }
+  // What is left of the current advance()'s budget in ms (negative once overspent).
+  double budget_left_ms() const { return budget_ms_ - budget_.elapsed_ms(); }
+
+ private:
+  struct NamedSeries {
+    std::string name;
+    std::unique_ptr<Series> series;
+  };
+  std::string experiment_;
+  Params params_;
+  std::vector<NamedSeries> series_;
+  Stopwatch budget_;
+  double budget_ms_ = 0.0;
 };
 
 }  // namespace looplab

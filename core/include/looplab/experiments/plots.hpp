@@ -1,0 +1,47 @@
+// looplab/experiments/plots.hpp — the plot declarations of an Experiment (Experiment::plots): the
+// JSON the page and the widget draw without code of their own, built in one place.
+//
+//   e.plots = json::array({
+//       line_plot("loss", "Training loss per step", {"step", "step"}, {"loss", "loss"},
+//                 {"eager", "traced"}),                            // series of the result
+//       bars_plot("steady", "Steady time per step", "mode",        // one bar per run
+//                 {"steady_step_us", "µs per step", Scale::Log}),
+//   });
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "looplab/base/json.hpp"
+
+namespace looplab {
+
+enum class Scale { Linear, Log };
+
+// An axis: the column (or run key) it shows, its label, its scale.
+struct Axis {
+  std::string key, label;
+  Scale scale = Scale::Linear;
+};
+
+// Series against series: one line per named series of the result (markers only with style
+// "points"), x and y naming their columns.
+// {id, title, x, y, x_label, y_label, log_x, log_y, [style], series}
+json line_plot(const std::string& id, const std::string& title, const Axis& x, const Axis& y,
+               const std::vector<std::string>& series, const std::string& style = "");
+
+// One bar per run of the result: `category` names the run key that labels the bar, value.key the
+// number it shows; `stack` (with `stack_labels`) stacks several run keys in one bar.
+// {id, type: "bars", title, source: "runs", category, value, [stack, stack_labels], y_label, log_y}
+json bars_plot(const std::string& id, const std::string& title, const std::string& category,
+               const Axis& value, const std::vector<std::string>& stack = {},
+               const std::vector<std::string>& stack_labels = {});
+
+// One cell per run, placed by its `row` and `col` keys and coloured by `value` on a "log" or
+// "diverging" colour scale. {id, type: "heatmap", title, source: "runs", row, col, value, unit,
+// scale}
+json heatmap_plot(const std::string& id, const std::string& title, const std::string& row,
+                  const std::string& col, const std::string& value, const std::string& unit,
+                  const std::string& scale);
+
+}  // namespace looplab

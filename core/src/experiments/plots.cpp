@@ -1,0 +1,42 @@
+// plots.cpp — plot declarations as the page reads them (plots.hpp).
+#include "looplab/experiments/plots.hpp"
+
+namespace looplab {
+
+json line_plot(const std::string& id, const std::string& title, const Axis& x, const Axis& y,
+               const std::vector<std::string>& series, const std::string& style) {
+  json j = {{"id", id},
+            {"title", title},
+            {"x", x.key},
+            {"y", y.key},
+            {"x_label", x.label},
+            {"y_label", y.label},
+            {"log_x", x.scale == Scale::Log},
+            {"log_y", y.scale == Scale::Log}};
+  if (!style.empty()) j["style"] = style;
+  j["series"] = series;
+  return j;
+}
+
+json bars_plot(const std::string& id, const std::string& title, const std::string& category,
+               const Axis& value, const std::vector<std::string>& stack,
+               const std::vector<std::string>& stack_labels) {
+  json j = {{"id", id},         {"type", "bars"},       {"title", title},
+            {"source", "runs"}, {"category", category}, {"value", value.key}};
+  if (!stack.empty()) {
+    j["stack"] = stack;
+    j["stack_labels"] = stack_labels;
+  }
+  j["y_label"] = value.label;
+  j["log_y"] = value.scale == Scale::Log;
+  return j;
+}
+
+json heatmap_plot(const std::string& id, const std::string& title, const std::string& row,
+                  const std::string& col, const std::string& value, const std::string& unit,
+                  const std::string& scale) {
+  return {{"id", id},   {"type", "heatmap"}, {"title", title}, {"source", "runs"}, {"row", row},
+          {"col", col}, {"value", value},    {"unit", unit},   {"scale", scale}};
+}
+
+}  // namespace looplab
