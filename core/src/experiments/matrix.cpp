@@ -30,8 +30,8 @@ struct ModelSize {
 };
 constexpr ModelSize kModels[] = {{"small", 8, 16}, {"medium", 32, 64}, {"large", 128, 256}};
 const char* const kDataNames[] = {"small", "medium", "large"};
-const char* const kModes[] = {"eager", "traced", "reference"};
-constexpr double kMemoryLimitBytes = 256.0 * 1024 * 1024;
+const char* const kMatrixModes[] = {"eager", "traced", "reference"};
+constexpr double kMatrixMemoryLimitBytes = 256.0 * 1024 * 1024;
 
 long long parameter_count(const ModelSize& m) {
   return 1LL * m.inputs * m.hidden + m.hidden + m.hidden + 1;
@@ -74,7 +74,7 @@ class MatrixRun final : public ChunkedRun {
 
   std::string message() const override {
     const Cell& c = cells_[next_ / 3];
-    return std::string(kModes[next_ % 3]) + ": " + kModels[c.model].name + " model × " +
+    return std::string(kMatrixModes[next_ % 3]) + ": " + kModels[c.model].name + " model × " +
            kDataNames[c.data] + " data";
   }
 
@@ -98,7 +98,7 @@ class MatrixRun final : public ChunkedRun {
       for (std::size_t i = 0; i < y_.size(); ++i) y_[i] = static_cast<float>(rng.normal());
     }
     SessionConfig sc;
-    sc.mode = parse_mode(kModes[mode]);
+    sc.mode = parse_mode(kMatrixModes[mode]);
     sc.inputs = m.inputs;
     sc.hidden = m.hidden;
     sc.batch = static_cast<int>(c.rows);
@@ -130,13 +130,14 @@ class MatrixRun final : public ChunkedRun {
             {"eager_us", c.us[0]},
             {"traced_us", c.us[1]},
             {"reference_us", c.us[2]},
-            {"fastest", kModes[fastest(c)]},
+            {"fastest", kMatrixModes[fastest(c)]},
             {"traced_vs_eager_pct", percent_faster(c.us[1], c.us[0])},
             {"reference_vs_traced_pct", percent_faster(c.us[2], c.us[1])},
             {"diverged", c.diverged}};
   }
 
-  // The mode that is fastest in every cell (nullopt if none), among `modes` (indices into kModes).
+  // The mode that is fastest in every cell (nullopt if none), among `modes` (indices into
+  // kMatrixModes).
   std::optional<int> wins_every_cell(std::initializer_list<int> modes) const {
     for (int mode : modes) {
       bool all = true;
@@ -152,13 +153,14 @@ class MatrixRun final : public ChunkedRun {
     json s;
     const auto all = wins_every_cell({0, 1, 2});
     const auto framework = wins_every_cell({0, 1});
-    s["wins_every_cell"] = all ? json(kModes[*all]) : json(nullptr);
-    s["wins_every_cell_eager_vs_traced"] = framework ? json(kModes[*framework]) : json(nullptr);
+    s["wins_every_cell"] = all ? json(kMatrixModes[*all]) : json(nullptr);
+    s["wins_every_cell_eager_vs_traced"] =
+        framework ? json(kMatrixModes[*framework]) : json(nullptr);
     json wins = {{"eager", 0}, {"traced", 0}, {"reference", 0}};
     double lo = 1e300, hi = -1e300;
     bool diverged = false;
     for (const Cell& c : cells_) {
-      wins[kModes[fastest(c)]] = wins[kModes[fastest(c)]].get<int>() + 1;
+      wins[kMatrixModes[fastest(c)]] = wins[kMatrixModes[fastest(c)]].get<int>() + 1;
       const double pct = percent_faster(c.us[1], c.us[0]);
       lo = std::min(lo, pct);
       hi = std::max(hi, pct);
@@ -170,9 +172,9 @@ class MatrixRun final : public ChunkedRun {
         "(1 − longer/shorter) × 100 in size, + when the first-named mode is faster";
     s["diverged"] = diverged;
     const std::string all_text =
-        all ? std::string(kModes[*all]) + " wins every cell" : "no mode wins every cell";
+        all ? std::string(kMatrixModes[*all]) + " wins every cell" : "no mode wins every cell";
     const std::string fw_text =
-        framework ? std::string(kModes[*framework]) + " beats the other in every cell"
+        framework ? std::string(kMatrixModes[*framework]) + " beats the other in every cell"
                   : "neither wins every cell";
     json headline = json::array();
     headline.push_back(
@@ -260,7 +262,7 @@ Experiment make_matrix_experiment() {
       throw ConfigError("rows_large: must be larger than rows_medium (" + with_commas(m) +
                         "), got " + with_commas(l));
     const double bytes = estimated_bytes(l);
-    if (bytes > kMemoryLimitBytes)
+    if (bytes > kMatrixMemoryLimitBytes)
       throw ConfigError("rows_large: " + with_commas(l) + " rows need about " +
                         format_sig(bytes / 1048576.0, 3) +
                         " MB for the large model, over the 256 MB limit");

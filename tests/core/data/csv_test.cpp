@@ -14,7 +14,7 @@ namespace looplab {
 namespace {
 
 // The ConfigError message parse_csv throws for `text` ("" if it parses).
-std::string error_of(const std::string& text, const CsvLimits& limits = {}) {
+std::string csv_error_of(const std::string& text, const CsvLimits& limits = {}) {
   try {
     parse_csv(text, limits);
   } catch (const ConfigError& e) {
@@ -46,58 +46,60 @@ TEST(Csv, ByteOrderMarkAndMissingFinalNewline) {
 }
 
 TEST(Csv, ErrorsNameLineAndColumn) {
-  EXPECT_EQ(error_of("x,y\n1,2\n3\n"),
+  EXPECT_EQ(csv_error_of("x,y\n1,2\n3\n"),
             "csv line 3 (data row 2), column \"y\": missing (the row has 1 fields, the header 2)");
-  EXPECT_EQ(error_of("x,y\n1,2,3\n"),
+  EXPECT_EQ(csv_error_of("x,y\n1,2,3\n"),
             "csv line 2 (data row 1), column 3: extra field (the header has 2 columns)");
-  EXPECT_EQ(error_of("x,y\n1,2\n\n4,abc\n"),
+  EXPECT_EQ(csv_error_of("x,y\n1,2\n\n4,abc\n"),
             "csv line 4 (data row 2), column \"y\": \"abc\" is not a number");
-  EXPECT_EQ(error_of("x,y\n1,NaN\n"),
+  EXPECT_EQ(csv_error_of("x,y\n1,NaN\n"),
             "csv line 2 (data row 1), column \"y\": \"NaN\" is not allowed (NaN and infinity are "
             "not data)");
-  EXPECT_EQ(error_of("x,y\n-inf,1\n"),
+  EXPECT_EQ(csv_error_of("x,y\n-inf,1\n"),
             "csv line 2 (data row 1), column \"x\": \"-inf\" is not allowed (NaN and infinity are "
             "not data)");
-  EXPECT_EQ(error_of("x,y\n1e39,1\n"),
+  EXPECT_EQ(csv_error_of("x,y\n1e39,1\n"),
             "csv line 2 (data row 1), column \"x\": \"1e39\" is outside the float32 range");
-  EXPECT_EQ(error_of("x,y\n1,\n"),
+  EXPECT_EQ(csv_error_of("x,y\n1,\n"),
             "csv line 2 (data row 1), column \"y\": empty value (every cell must be a number)");
-  EXPECT_EQ(error_of("x,x\n1,2\n"),
+  EXPECT_EQ(csv_error_of("x,x\n1,2\n"),
             "csv line 1, column 2: duplicate column name \"x\" (also column 1)");
-  EXPECT_EQ(error_of("x,,z\n1,2,3\n"),
+  EXPECT_EQ(csv_error_of("x,,z\n1,2,3\n"),
             "csv line 1, column 2: empty column name (the first row is the header)");
-  EXPECT_EQ(error_of("\"x,y\n"), "csv line 1, column 1: a quote is not closed on this line");
-  EXPECT_EQ(error_of("\"x\"q,y\n"), "csv line 1, column 1: text after the closing quote");
-  EXPECT_EQ(error_of(""), "csv: the file is empty (it needs a header row and data rows)");
-  EXPECT_EQ(error_of(" \n\r\n"), "csv: the file is empty (it needs a header row and data rows)");
-  EXPECT_EQ(error_of("x,y\n"), "csv: no data rows after the header (line 1)");
+  EXPECT_EQ(csv_error_of("\"x,y\n"), "csv line 1, column 1: a quote is not closed on this line");
+  EXPECT_EQ(csv_error_of("\"x\"q,y\n"), "csv line 1, column 1: text after the closing quote");
+  EXPECT_EQ(csv_error_of(""), "csv: the file is empty (it needs a header row and data rows)");
+  EXPECT_EQ(csv_error_of(" \n\r\n"),
+            "csv: the file is empty (it needs a header row and data rows)");
+  EXPECT_EQ(csv_error_of("x,y\n"), "csv: no data rows after the header (line 1)");
 }
 
 TEST(Csv, RejectsWhatIsNotPlainDecimal) {
   for (const char* bad : {"0x10", "1.2.3", "e5", "1e", "--1", "1,5x", ".", "+", "1 2", "infinity"})
-    EXPECT_NE(error_of(std::string("v\n") + bad + "\n"), "") << bad;
+    EXPECT_NE(csv_error_of(std::string("v\n") + bad + "\n"), "") << bad;
   for (const char* good : {"0", "-0", "10.", ".25", "1e5", "1E+5", "-3.5e-2"})
-    EXPECT_EQ(error_of(std::string("v\n") + good + "\n"), "") << good;
+    EXPECT_EQ(csv_error_of(std::string("v\n") + good + "\n"), "") << good;
 }
 
 TEST(Csv, LimitsAreChecked) {
   CsvLimits small;
   small.max_bytes = 10;
-  EXPECT_EQ(error_of("x,y\n1,2\n3,4\n", small),
+  EXPECT_EQ(csv_error_of("x,y\n1,2\n3,4\n", small),
             "csv: the file has 12 bytes, at most 10 are allowed");
   CsvLimits rows;
   rows.max_rows = 2;
-  EXPECT_EQ(error_of("x\n1\n2\n", rows), "");
-  EXPECT_EQ(error_of("x\n1\n2\n3\n", rows), "csv line 4: more than 2 data rows");
+  EXPECT_EQ(csv_error_of("x\n1\n2\n", rows), "");
+  EXPECT_EQ(csv_error_of("x\n1\n2\n3\n", rows), "csv line 4: more than 2 data rows");
   CsvLimits cols;
   cols.max_columns = 2;
-  EXPECT_EQ(error_of("a,b,c\n1,2,3\n", cols), "csv line 1, column 3: too many columns (at most 2)");
+  EXPECT_EQ(csv_error_of("a,b,c\n1,2,3\n", cols),
+            "csv line 1, column 3: too many columns (at most 2)");
 }
 
 TEST(Csv, MessagesDoNotCarryControlCharactersOrLongText) {
   std::string text = "x\n\x1b[31m";
   text.append(100, 'a');
-  const std::string msg = error_of(text + "\n");
+  const std::string msg = csv_error_of(text + "\n");
   EXPECT_EQ(msg.find('\x1b'), std::string::npos);
   EXPECT_LT(msg.size(), 120u);
 }

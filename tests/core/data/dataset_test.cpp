@@ -19,9 +19,9 @@ namespace looplab {
 namespace {
 
 // Row i of x is {i, 1000 + i}; row i of y is {-i}: every row says where it came from.
-struct Data {
+struct TaggedRows {
   Tensor x, y;
-  explicit Data(int n) : x(Shape{n, 2}), y(Shape{n, 1}) {
+  explicit TaggedRows(int n) : x(Shape{n, 2}), y(Shape{n, 1}) {
     for (int i = 0; i < n; ++i) {
       x[2 * i] = static_cast<float>(i);
       x[2 * i + 1] = static_cast<float>(1000 + i);
@@ -106,7 +106,7 @@ class Slow final : public Dataset {
   int pulled_ = 0;
 };
 
-std::string message_of(const std::function<void()>& f) {
+std::string dataset_message_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const std::invalid_argument& e) {
@@ -118,7 +118,7 @@ std::string message_of(const std::function<void()>& f) {
 // ---- sources ------------------------------------------------------------------------------------
 
 TEST(Dataset, FromTensorSlicesYieldsEachRowOnceInOrderAsViews) {
-  const Data d(7);
+  const TaggedRows d(7);
   auto ds = from_tensor_slices(d.x, d.y);
   Batch b;
   ASSERT_TRUE(ds->next(b));
@@ -136,7 +136,7 @@ TEST(Dataset, FromTensorSlicesYieldsEachRowOnceInOrderAsViews) {
 }
 
 TEST(Dataset, FromBatchesYieldsConsecutiveRangesAndAShortLastOne) {
-  const Data d(10);
+  const TaggedRows d(10);
   auto ds = from_batches(d.x, d.y, 4);
   Batch b;
   ASSERT_TRUE(ds->next(b));
@@ -153,7 +153,7 @@ TEST(Dataset, FromBatchesYieldsConsecutiveRangesAndAShortLastOne) {
 }
 
 TEST(Dataset, EmptyTensorsGiveAnEmptyStream) {
-  const Data d(0);
+  const TaggedRows d(0);
   EXPECT_TRUE(drain(*from_tensor_slices(d.x, d.y)).sizes.empty());
   EXPECT_TRUE(drain(*batch(from_tensor_slices(d.x, d.y), 3, false)).sizes.empty());
 }
@@ -161,7 +161,7 @@ TEST(Dataset, EmptyTensorsGiveAnEmptyStream) {
 // ---- batch --------------------------------------------------------------------------------------
 
 TEST(Dataset, BatchKeepsAShortLastBatchUnlessDropRemainder) {
-  const Data d(10);
+  const TaggedRows d(10);
   const Pass kept = drain(*batch(from_tensor_slices(d.x, d.y), 4, false));
   EXPECT_EQ(kept.sizes, (std::vector<int>{4, 4, 2}));
   EXPECT_EQ(kept.ids, iota(10));
@@ -173,7 +173,7 @@ TEST(Dataset, BatchKeepsAShortLastBatchUnlessDropRemainder) {
 }
 
 TEST(Dataset, BatchOverSlicesEqualsFromBatchesElementForElement) {
-  const Data d(100);
+  const TaggedRows d(100);
   auto sliced = batch(from_tensor_slices(d.x, d.y), 32, false);
   auto stacked = from_batches(d.x, d.y, 32);
   Batch a, b;
@@ -192,7 +192,7 @@ TEST(Dataset, BatchOverSlicesEqualsFromBatchesElementForElement) {
 }
 
 TEST(Dataset, BatchSplitsAndRejoinsSmallerBatches) {
-  const Data d(23);
+  const TaggedRows d(23);
   const Pass rebatched = drain(*batch(from_batches(d.x, d.y, 3), 5, false));
   const Pass direct = drain(*from_batches(d.x, d.y, 5));
   EXPECT_EQ(rebatched.sizes, direct.sizes);
@@ -201,7 +201,7 @@ TEST(Dataset, BatchSplitsAndRejoinsSmallerBatches) {
 }
 
 TEST(Dataset, BatchReusesOneBufferAcrossCallsAndEpochs) {
-  const Data d(20);
+  const TaggedRows d(20);
   auto ds = batch(from_tensor_slices(d.x, d.y), 6, false);
   Batch b;
   ASSERT_TRUE(ds->next(b));
@@ -216,7 +216,7 @@ TEST(Dataset, BatchReusesOneBufferAcrossCallsAndEpochs) {
 // ---- repeat -------------------------------------------------------------------------------------
 
 TEST(Dataset, RepeatMakesCountPassesAndResetsBetweenThem) {
-  const Data d(5);
+  const TaggedRows d(5);
   Counts c;
   auto ds = repeat(counting(from_tensor_slices(d.x, d.y), &c), 3);
   const Pass p = drain(*ds);
@@ -234,7 +234,7 @@ TEST(Dataset, RepeatMakesCountPassesAndResetsBetweenThem) {
 }
 
 TEST(Dataset, RepeatZeroIsEmptyAndForeverKeepsCycling) {
-  const Data d(4);
+  const TaggedRows d(4);
   EXPECT_TRUE(drain(*repeat(from_tensor_slices(d.x, d.y), 0)).ids.empty());
   auto forever = repeat(from_tensor_slices(d.x, d.y), -1);
   Batch b;
@@ -242,12 +242,12 @@ TEST(Dataset, RepeatZeroIsEmptyAndForeverKeepsCycling) {
     ASSERT_TRUE(forever->next(b));
     ASSERT_EQ(b.x[0], static_cast<float>(i % 4));
   }
-  const Data empty(0);
+  const TaggedRows empty(0);
   EXPECT_FALSE(repeat(from_tensor_slices(empty.x, empty.y), -1)->next(b));  // ends, no spin
 }
 
 TEST(Dataset, RepeatOfBatchRestartsBatchingEachPass) {
-  const Data d(10);
+  const TaggedRows d(10);
   const Pass p = drain(*repeat(batch(from_tensor_slices(d.x, d.y), 4, false), 2));
   EXPECT_EQ(p.sizes, (std::vector<int>{4, 4, 2, 4, 4, 2}));
 }
@@ -255,7 +255,7 @@ TEST(Dataset, RepeatOfBatchRestartsBatchingEachPass) {
 // ---- cache --------------------------------------------------------------------------------------
 
 TEST(Dataset, CacheReplaysTheFirstPassWithoutPullingUpstream) {
-  const Data d(10);
+  const TaggedRows d(10);
   Counts c;
   auto ds = cache(counting(batch(from_tensor_slices(d.x, d.y), 3, false), &c));
   const Pass first = drain(*ds);
@@ -275,7 +275,7 @@ TEST(Dataset, CacheReplaysTheFirstPassWithoutPullingUpstream) {
 }
 
 TEST(Dataset, CacheDiscardsAPartialFirstPass) {
-  const Data d(6);
+  const TaggedRows d(6);
   Counts c;
   auto ds = cache(counting(from_tensor_slices(d.x, d.y), &c));
   Batch b;
@@ -291,7 +291,7 @@ TEST(Dataset, CacheDiscardsAPartialFirstPass) {
 }
 
 TEST(Dataset, CacheUnderRepeatPullsUpstreamOnce) {
-  const Data d(8);
+  const TaggedRows d(8);
   Counts c;
   const Pass p = drain(*repeat(cache(counting(from_tensor_slices(d.x, d.y), &c)), 4));
   EXPECT_EQ(p.ids.size(), 32u);
@@ -301,7 +301,7 @@ TEST(Dataset, CacheUnderRepeatPullsUpstreamOnce) {
 // ---- shuffle ------------------------------------------------------------------------------------
 
 TEST(Dataset, ShuffleIsDeterministicPerSeedAndAPermutationEachEpoch) {
-  const Data d(50);
+  const TaggedRows d(50);
   auto a = shuffle(from_tensor_slices(d.x, d.y), 16, 7);
   auto same = shuffle(from_tensor_slices(d.x, d.y), 16, 7);
   auto other = shuffle(from_tensor_slices(d.x, d.y), 16, 8);
@@ -320,7 +320,7 @@ TEST(Dataset, ShuffleIsDeterministicPerSeedAndAPermutationEachEpoch) {
 }
 
 TEST(Dataset, ShuffleBufferBoundsHowFarAnElementMoves) {
-  const Data d(40);
+  const TaggedRows d(40);
   EXPECT_EQ(drain(*shuffle(from_tensor_slices(d.x, d.y), 1, 3)).ids, iota(40));
   // With a buffer of k, the element emitted at position p was read at most p + k - 1 ago.
   const int k = 5;
@@ -329,7 +329,7 @@ TEST(Dataset, ShuffleBufferBoundsHowFarAnElementMoves) {
     EXPECT_LE(p.ids[pos], static_cast<int>(pos) + k - 1);
   // A buffer at least as long as the stream can put any element first.
   std::vector<bool> seen_first(10, false);
-  const Data small(10);
+  const TaggedRows small(10);
   for (std::uint64_t seed = 0; seed < 200; ++seed) {
     auto ds = shuffle(from_tensor_slices(small.x, small.y), 10, seed);
     Batch b;
@@ -340,7 +340,7 @@ TEST(Dataset, ShuffleBufferBoundsHowFarAnElementMoves) {
 }
 
 TEST(Dataset, ShuffleOfBatchesMovesWholeBatches) {
-  const Data d(30);
+  const TaggedRows d(30);
   const Pass p = drain(*shuffle(from_batches(d.x, d.y, 4), 8, 11));
   EXPECT_EQ(std::count(p.sizes.begin(), p.sizes.end(), 4), 7);
   EXPECT_EQ(std::count(p.sizes.begin(), p.sizes.end(), 2), 1);
@@ -354,7 +354,7 @@ TEST(Dataset, ShuffleOfBatchesMovesWholeBatches) {
 // ---- map ----------------------------------------------------------------------------------------
 
 TEST(Dataset, MapStandardizesEachBatchInAStageOwnedBuffer) {
-  const Data d(12);
+  const TaggedRows d(12);
   auto ds = map(from_batches(d.x, d.y, 4), [](MutableBatch& b) {
     for (int c = 0; c < b.x_cols; ++c) {
       double mean = 0, var = 0;
@@ -388,7 +388,7 @@ TEST(Dataset, MapStandardizesEachBatchInAStageOwnedBuffer) {
 // ---- prefetch -----------------------------------------------------------------------------------
 
 TEST(Dataset, PrefetchYieldsExactlyTheSameSequence) {
-  const Data d(101);
+  const TaggedRows d(101);
   auto make = [&] { return shuffle(batch(from_tensor_slices(d.x, d.y), 7, false), 5, 42); };
   auto plain = make();
   for (int buffer : {1, 2, 16}) {
@@ -407,7 +407,7 @@ TEST(Dataset, PrefetchYieldsExactlyTheSameSequence) {
 }
 
 TEST(Dataset, PrefetchResetMidStreamRestartsFromTheBeginning) {
-  const Data d(30);
+  const TaggedRows d(30);
   auto ds = prefetch(batch(from_tensor_slices(d.x, d.y), 4, false), 2);
   Batch b;
   ASSERT_TRUE(ds->next(b));
@@ -418,7 +418,7 @@ TEST(Dataset, PrefetchResetMidStreamRestartsFromTheBeginning) {
 }
 
 TEST(Dataset, DestroyingAPrefetchingPipelineMidStreamReturns) {
-  const Data d(16);
+  const TaggedRows d(16);
   {  // an endless upstream: the producer is blocked on a full queue when we destroy it
     auto ds = prefetch(repeat(from_tensor_slices(d.x, d.y), -1), 3);
     Batch b;
@@ -437,7 +437,7 @@ TEST(Dataset, DestroyingAPrefetchingPipelineMidStreamReturns) {
 }
 
 TEST(Dataset, PrefetchRethrowsAnUpstreamError) {
-  const Data d(10);
+  const TaggedRows d(10);
   auto ds = prefetch(std::make_unique<Slow>(from_tensor_slices(d.x, d.y), 3), 2);
   Batch b;
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(ds->next(b));
@@ -450,24 +450,26 @@ TEST(Dataset, PrefetchRethrowsAnUpstreamError) {
 // ---- arguments ----------------------------------------------------------------------------------
 
 TEST(Dataset, InvalidArgumentsNameTheArgumentAndTheRange) {
-  const Data d(4);
-  const Data five(5);
+  const TaggedRows d(4);
+  const TaggedRows five(5);
   auto src = [&] { return from_tensor_slices(d.x, d.y); };
-  EXPECT_EQ(message_of([&] { batch(src(), 0, false); }), "batch: n must be >= 1 (got 0)");
-  EXPECT_EQ(message_of([&] { from_batches(d.x, d.y, -2); }),
+  EXPECT_EQ(dataset_message_of([&] { batch(src(), 0, false); }), "batch: n must be >= 1 (got 0)");
+  EXPECT_EQ(dataset_message_of([&] { from_batches(d.x, d.y, -2); }),
             "from_batches: n must be >= 1 (got -2)");
-  EXPECT_EQ(message_of([&] { prefetch(src(), 0); }), "prefetch: buffer must be >= 1 (got 0)");
-  EXPECT_EQ(message_of([&] { shuffle(src(), 0, 1); }), "shuffle: buffer must be >= 1 (got 0)");
-  EXPECT_EQ(message_of([&] { from_tensor_slices(d.x, five.y); }),
+  EXPECT_EQ(dataset_message_of([&] { prefetch(src(), 0); }),
+            "prefetch: buffer must be >= 1 (got 0)");
+  EXPECT_EQ(dataset_message_of([&] { shuffle(src(), 0, 1); }),
+            "shuffle: buffer must be >= 1 (got 0)");
+  EXPECT_EQ(dataset_message_of([&] { from_tensor_slices(d.x, five.y); }),
             "from_tensor_slices: x and y must have the same number of rows (x has 4, y has 5)");
-  EXPECT_EQ(message_of([&] { from_batches(five.x, d.y, 2); }),
+  EXPECT_EQ(dataset_message_of([&] { from_batches(five.x, d.y, 2); }),
             "from_batches: x and y must have the same number of rows (x has 5, y has 4)");
-  EXPECT_EQ(message_of([&] { cache(nullptr); }), "cache: in must not be null");
-  EXPECT_EQ(message_of([&] { map(src(), MapFn()); }), "map: fn must not be empty");
+  EXPECT_EQ(dataset_message_of([&] { cache(nullptr); }), "cache: in must not be null");
+  EXPECT_EQ(dataset_message_of([&] { map(src(), MapFn()); }), "map: fn must not be empty");
 }
 
 TEST(Dataset, BatchRejectsElementsOfDifferentWidths) {
-  const Data d(4);
+  const TaggedRows d(4);
   const Tensor wide_x(Shape{4, 3}), wide_y(Shape{4, 1});
   // A stream whose elements change width: 4 rows with 2 x columns, then 4 rows with 3.
   class Concat final : public Dataset {

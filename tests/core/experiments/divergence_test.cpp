@@ -11,7 +11,7 @@
 namespace looplab {
 namespace {
 
-json run_to_end(const std::string& config) {
+json run_until_done(const std::string& config) {
   auto run = start_run(config);
   while (!run->advance(50.0)) EXPECT_TRUE(json::parse(run->progress_json()).is_object());
   return json::parse(run->result_json());
@@ -28,8 +28,8 @@ void expect_finite_series(const json& result) {
 TEST(Divergence, StandardizationAboveTheStableRateStopsAtTheFirstNonFiniteStep) {
   // 2/λmax for raw x is about 2e-4 (standardization_test.cpp): 1e-2 diverges within a few hundred
   // steps.
-  const json r =
-      run_to_end(R"({"experiment": "standardization", "lr_raw": 0.01, "max_iterations": 100000})");
+  const json r = run_until_done(
+      R"({"experiment": "standardization", "lr_raw": 0.01, "max_iterations": 100000})");
   const json& raw = r["runs"][0];
   ASSERT_EQ(raw["variant"], "raw");
   ASSERT_TRUE(raw["diverged_at"].is_number_integer()) << raw.dump();
@@ -55,7 +55,7 @@ TEST(Divergence, StandardizationAboveTheStableRateStopsAtTheFirstNonFiniteStep) 
 // their declared ranges; these check that their results carry the divergence fields a NaN would
 // fill, at the largest lr, with finite series.
 TEST(Divergence, AdamExperimentsReportDivergenceFieldsAtTheLargestLr) {
-  const json modes = run_to_end(
+  const json modes = run_until_done(
       R"({"experiment": "execution-modes", "n": 1000, "batch": 100, "epochs": 5, "lr": 1, "activation": "linear"})");
   for (const auto& run : modes["runs"]) {
     EXPECT_TRUE(run.contains("diverged_at") && run.contains("last_finite_loss")) << run.dump();
@@ -63,10 +63,10 @@ TEST(Divergence, AdamExperimentsReportDivergenceFieldsAtTheLargestLr) {
   }
   expect_finite_series(modes);
   const json unroll =
-      run_to_end(R"({"experiment": "unroll", "n": 1000, "batch": 100, "epochs": 2, "lr": 1})");
+      run_until_done(R"({"experiment": "unroll", "n": 1000, "batch": 100, "epochs": 2, "lr": 1})");
   for (const auto& run : unroll["runs"])
     EXPECT_TRUE(run.contains("diverged_at") && run["diverged_at"].is_null());
-  const json retracing = run_to_end(R"({"experiment": "retracing", "lr": 1})");
+  const json retracing = run_until_done(R"({"experiment": "retracing", "lr": 1})");
   EXPECT_TRUE(retracing["summary"]["diverged_at"].is_null());
   EXPECT_TRUE(std::isfinite(retracing["summary"]["last_finite_loss"].get<double>()));
 }

@@ -14,13 +14,13 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json run_to_end(const json& config) {
+json run_pipelines(const json& config) {
   auto run = start_run(config.dump());
   while (!run->advance(50.0)) run->progress_json();  // as a caller would: progress between chunks
   return json::parse(run->result_json());
 }
 
-std::string error_of(const json& config) {
+std::string pipelines_error_of(const json& config) {
   try {
     start_run(config.dump());
   } catch (const ConfigError& e) {
@@ -43,7 +43,7 @@ json tiny(const char* mode) {
 }
 
 TEST(Pipelines, ResultShapeAndBatchCounts) {
-  const json r = run_to_end(tiny("traced"));
+  const json r = run_pipelines(tiny("traced"));
   EXPECT_EQ(r["experiment"], "pipelines");
   ASSERT_EQ(r["runs"].size(), 9u);
   for (const auto& run : r["runs"]) {
@@ -86,7 +86,7 @@ void expect_same_losses(const json& r) {
 }
 
 TEST(Pipelines, EveryPipelineTrainsTheSameModelToTheSameLoss) {
-  const json r = run_to_end(tiny("traced"));
+  const json r = run_pipelines(tiny("traced"));
   expect_same_losses(r);
   // Exactly the same bits where the program is the same (one step per call).
   for (const char* v : {"slice_batch_cache", "slice_batch_cache_prefetch", "prebatched",
@@ -95,7 +95,7 @@ TEST(Pipelines, EveryPipelineTrainsTheSameModelToTheSameLoss) {
 }
 
 TEST(Pipelines, EagerModeAgreesAndRepeatInsideTakesOneBatchPerCall) {
-  const json r = run_to_end(tiny("eager"));
+  const json r = run_pipelines(tiny("eager"));
   expect_same_losses(r);
   EXPECT_EQ(r["runs"][6]["steps_per_call"], 1);
 }
@@ -103,16 +103,17 @@ TEST(Pipelines, EagerModeAgreesAndRepeatInsideTakesOneBatchPerCall) {
 TEST(Pipelines, ParametersAreValidated) {
   json c = tiny("traced");
   c["batch"] = 30;
-  EXPECT_EQ(error_of(c), "batch: must divide n (200) so every batch is full, got 30");
+  EXPECT_EQ(pipelines_error_of(c), "batch: must divide n (200) so every batch is full, got 30");
   c = tiny("traced");
   c["unroll"] = 3;
-  EXPECT_EQ(error_of(c), "unroll: must divide the number of batches per epoch (10), got 3");
+  EXPECT_EQ(pipelines_error_of(c),
+            "unroll: must divide the number of batches per epoch (10), got 3");
   c = tiny("traced");
   c["mode"] = "unrolled";
-  EXPECT_EQ(error_of(c), "mode: must be one of traced | eager, got \"unrolled\"");
+  EXPECT_EQ(pipelines_error_of(c), "mode: must be one of traced | eager, got \"unrolled\"");
   c = tiny("traced");
   c["epochs"] = 0;
-  EXPECT_EQ(error_of(c), "epochs: must be an integer in [1, 1000], got 0");
+  EXPECT_EQ(pipelines_error_of(c), "epochs: must be an integer in [1, 1000], got 0");
 }
 
 // ---- the user's CSV in the experiments that take it
@@ -125,7 +126,7 @@ std::string line_csv(int rows) {  // y = 2x + 1 exactly, plus a column that is n
 }
 
 TEST(CsvData, StandardizationFitsTheUsersColumns) {
-  const json r = run_to_end(
+  const json r = run_pipelines(
       {{"experiment", "standardization"},
        {"max_iterations", 2000},
        {"csv", {{"text", line_csv(20)}, {"x", "x value"}, {"y", "target"}, {"name", "line.csv"}}}});
@@ -138,11 +139,12 @@ TEST(CsvData, StandardizationFitsTheUsersColumns) {
 }
 
 TEST(CsvData, ExecutionModesTakesNFromTheRows) {
-  const json r = run_to_end({{"experiment", "execution-modes"},
-                             {"batch", 10},
-                             {"epochs", 2},
-                             {"unroll", 5},
-                             {"csv", {{"text", line_csv(50)}, {"x", "x value"}, {"y", "target"}}}});
+  const json r =
+      run_pipelines({{"experiment", "execution-modes"},
+                     {"batch", 10},
+                     {"epochs", 2},
+                     {"unroll", 5},
+                     {"csv", {{"text", line_csv(50)}, {"x", "x value"}, {"y", "target"}}}});
   EXPECT_EQ(r["config"]["n"], 50);
   for (const auto& run : r["runs"]) EXPECT_EQ(run["steps"], 10);
 }
@@ -161,18 +163,20 @@ TEST(CsvData, ValidationChecksTheFileAndDoesNotEchoIt) {
 
 TEST(CsvData, ErrorsReachTheCaller) {
   const json bad = {{"experiment", "standardization"}, {"csv", {{"text", "a,b\n1,2\n3,x\n"}}}};
-  EXPECT_EQ(error_of(bad), "csv line 3 (data row 2), column \"b\": \"x\" is not a number");
+  EXPECT_EQ(pipelines_error_of(bad),
+            "csv line 3 (data row 2), column \"b\": \"x\" is not a number");
   const json unknown = {{"experiment", "standardization"},
                         {"csv", {{"text", line_csv(3)}, {"x", "nope"}}}};
-  EXPECT_EQ(error_of(unknown).rfind("x: no column \"nope\"", 0), 0u);
+  EXPECT_EQ(pipelines_error_of(unknown).rfind("x: no column \"nope\"", 0), 0u);
   const json constant = {{"experiment", "standardization"},
                          {"csv", {{"text", line_csv(3)}, {"x", "unused"}}}};
-  EXPECT_EQ(error_of(constant),
+  EXPECT_EQ(pipelines_error_of(constant),
             "x: column \"unused\" has one value in every row; a line through it is not determined");
   const json small = {{"experiment", "execution-modes"}, {"csv", {{"text", line_csv(5)}}}};
-  EXPECT_EQ(error_of(small), "batch: must be at most the CSV's rows (5), got 100");
+  EXPECT_EQ(pipelines_error_of(small), "batch: must be at most the CSV's rows (5), got 100");
   const json not_taken = {{"experiment", "pipelines"}, {"csv", {{"text", line_csv(5)}}}};
-  EXPECT_EQ(error_of(not_taken), "csv: experiment pipelines does not take data of its own");
+  EXPECT_EQ(pipelines_error_of(not_taken),
+            "csv: experiment pipelines does not take data of its own");
 }
 
 }  // namespace

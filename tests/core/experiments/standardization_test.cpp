@@ -15,7 +15,7 @@ struct Finished {
   json streamed;  // the series rebuilt from progress events
 };
 
-Finished run_to_end(const std::string& config) {
+Finished run_streaming(const std::string& config) {
   auto run = start_run(config);
   Finished f;
   f.streamed = json::object();
@@ -40,7 +40,7 @@ const json& run_named(const json& result, const std::string& variant) {
 }
 
 TEST(Standardization, AcceptanceValuesAndResultShape) {
-  const Finished f = run_to_end(R"({"experiment": "standardization", "mode": "reference"})");
+  const Finished f = run_streaming(R"({"experiment": "standardization", "mode": "reference"})");
   const json& r = f.result;
   for (const char* key : {"experiment", "config", "environment", "series", "runs", "summary"})
     ASSERT_TRUE(r.contains(key)) << key;
@@ -77,7 +77,7 @@ TEST(Standardization, AcceptanceValuesAndResultShape) {
 }
 
 TEST(Standardization, DivergenceIsReportedNotCrashed) {
-  const Finished f = run_to_end(R"({"experiment": "standardization", "lr_raw": 0.001})");
+  const Finished f = run_streaming(R"({"experiment": "standardization", "lr_raw": 0.001})");
   const json& raw = run_named(f.result, "raw");
   ASSERT_FALSE(raw["diverged_at"].is_null());
   EXPECT_GT(raw["diverged_at"].get<long long>(), 5);
@@ -92,8 +92,8 @@ TEST(Standardization, DivergenceIsReportedNotCrashed) {
 }
 
 TEST(Standardization, NotReachedIsNull) {
-  const Finished f =
-      run_to_end(R"({"experiment": "standardization", "max_iterations": 1000, "mode": "eager"})");
+  const Finished f = run_streaming(
+      R"({"experiment": "standardization", "max_iterations": 1000, "mode": "eager"})");
   const json& raw = run_named(f.result, "raw");
   EXPECT_TRUE(raw["iterations_to_tolerance"].is_null());
   EXPECT_EQ(raw["iterations_run"], 1000);
@@ -103,7 +103,7 @@ TEST(Standardization, NotReachedIsNull) {
 TEST(Standardization, SameConfigSameResultsApartFromTimings) {
   const std::string config =
       R"({"experiment": "standardization", "data": "synthetic", "n": 300, "max_iterations": 3000})";
-  json a = run_to_end(config).result, b = run_to_end(config).result;
+  json a = run_streaming(config).result, b = run_streaming(config).result;
   for (json* r : {&a, &b}) {
     r->erase("environment");
     for (auto& run : (*r)["runs"])
@@ -116,7 +116,7 @@ TEST(Standardization, SameConfigSameResultsApartFromTimings) {
 }
 
 TEST(Standardization, MinMaxScalingConvergesSlowerThanStandardizing) {
-  const Finished f = run_to_end(
+  const Finished f = run_streaming(
       R"({"experiment": "standardization", "scaling": "minmax", "max_iterations": 20000})");
   const json& scaled = run_named(f.result, "scaled");
   EXPECT_GT(scaled["condition_number"].get<double>(), 2.0);

@@ -47,9 +47,9 @@ TEST(Adam, FirstStepsMatchHandWorkedValues) {
   }
 }
 
-struct Data {
+struct MlpData {
   Tensor x{{200, 1}}, y{{200, 1}};
-  Data() {
+  MlpData() {
     Rng rng(5);
     for (std::size_t i = 0; i < 200; ++i) x[i] = static_cast<float>(rng.normal());
     for (std::size_t i = 0; i < 200; ++i) y[i] = static_cast<float>(std::sin(3.0 * x[i]));
@@ -58,7 +58,7 @@ struct Data {
 
 // Runs `steps` steps over batches of 20 and returns the losses.
 std::vector<float> losses_of(Mode mode, int unroll, Activation act, int steps) {
-  Data d;
+  MlpData d;
   Rng init(9);
   Mlp mlp(1, {8}, 1, act, init);
   std::vector<float> out;
