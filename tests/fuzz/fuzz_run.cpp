@@ -18,6 +18,7 @@
 
 #include "looplab/api/api.hpp"
 #include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/result_contract.hpp"
 
 namespace {
 
@@ -93,8 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     done = run->advance(2.0);
     const json progress = json::parse(run->progress_json());
     FUZZ_CHECK(progress.at("done").get<bool>() == done);
-    const double f = progress.at("fraction").get<double>();
-    FUZZ_CHECK(f >= 0.0 && f <= 1.0);
+    FUZZ_CHECK(looplab::check_progress(progress).empty());  // the progress contract
     if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count() > kMaxWallMs)
       break;
@@ -102,6 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (done) {
     const json result = json::parse(run->result_json());
     FUZZ_CHECK(result.at("experiment") == e.id);
+    FUZZ_CHECK(looplab::check_result(result).empty());  // the result contract, for any config
     FUZZ_CHECK(result.at("runs").is_array());
   }
   return 0;

@@ -5,11 +5,12 @@
 //   fit             the whole epoch loop inside the core; each step reads its batch in place;
 //   train_on_batch  one call per batch through the session API, the batch copied in each call
 //                   (as Keras turns a NumPy batch into a tensor on every train_on_batch).
-// The page adds two more, measured in the browser worker (web/js-variants.js) with their epochs
-// interleaved: js_train_on_batch, JavaScript calling the module once per batch and copying the
-// batch into the wasm heap each time, and js_fit, JavaScript calling the core's fit once per epoch.
-// Per variant: µs per step (median over chunks of whole epochs) and the overhead per call, the
-// variant's step time minus fit's. The losses must be identical: the same steps in the same order.
+// The page adds two more, measured in the browser worker (web/runtime/js-variants.js) with their
+// epochs interleaved: js_train_on_batch, JavaScript calling the module once per batch and copying
+// the batch into the wasm heap each time, and js_fit, JavaScript calling the core's fit once per
+// epoch. Per variant: µs per step (median over chunks of whole epochs) and the overhead per call,
+// the variant's step time minus fit's. The losses must be identical: the same steps in the same
+// order.
 #include <algorithm>
 #include <cmath>
 
