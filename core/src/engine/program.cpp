@@ -9,15 +9,13 @@
 
 namespace looplab {
 
-Program::Program(std::unique_ptr<detail::Code> code) : code_(std::move(code)) {}
+Program::Program(std::unique_ptr<detail::Code> code)
+    : code_(std::move(code)), outputs_(code_->outputs) {}
 Program::Program(Program&&) noexcept = default;
 Program& Program::operator=(Program&&) noexcept = default;
 Program::~Program() = default;
 
 void Program::run(int steps) { code_->run(steps); }
-const float* Program::output_data(int i) const {
-  return code_->outputs.at(static_cast<std::size_t>(i));
-}
 void Program::bind_input(Value input, const float* data) { code_->bind_input(input.id, data); }
 void Program::bind_input(Value input, const float* data, Shape shape) {
   code_->bind_input(input.id, data, shape);
@@ -73,20 +71,30 @@ void accumulate(int kind, const float* a, const float* b, double* lane, double& 
   for (std::size_t l = 0; l < 8; ++l) lane[l] = acc[l];
 }
 
-// A loop step's kernel call: `out` with shape `out_shape`; a vector operand is the tile, a scalar
-// one stays [1 x 1] (broadcasts read element 0), a shape-only one has the whole vector's length.
-// where(v): the data of value v.
+// The shape a loop step's kernel sees for an operand, by how it reads it (LoopOperand): a vector
+// is the tile, a scalar stays [1 x 1] (broadcasts read element 0), a shape-only operand has the
+// whole vector's length.
+using OperandShapes = std::array<Shape, 5>;
+OperandShapes operand_shapes(Shape tile, Shape whole) {
+  const Shape one{1, 1};
+  OperandShapes s{};
+  s[static_cast<std::size_t>(LoopOperand::None)] = tile;
+  s[static_cast<std::size_t>(LoopOperand::Vector)] = tile;
+  s[static_cast<std::size_t>(LoopOperand::Scalar)] = one;
+  s[static_cast<std::size_t>(LoopOperand::Row)] = one;
+  s[static_cast<std::size_t>(LoopOperand::ShapeOnly)] = whole;
+  return s;
+}
+
+// A loop step's kernel call, its output at `out`; where(v): the data of value v.
 template <class Where>
-KernelArgs step_args(const LoopStep& st, Where where, float* out, Shape out_shape, Shape tile,
-                     Shape whole) {
+KernelArgs step_args(const LoopStep& st, Where where, float* out, Shape out_shape,
+                     const OperandShapes& shape_of) {
   KernelArgs k;
   for (int i = 0; i < st.def->arity; ++i) {
     const auto slot = static_cast<std::size_t>(i);
-    const LoopOperand how = st.how[slot];
     k.in[slot] = where(st.in[slot]);
-    k.in_shape[slot] = how == LoopOperand::Scalar      ? Shape{1, 1}
-                       : how == LoopOperand::ShapeOnly ? whole
-                                                       : tile;
+    k.in_shape[slot] = shape_of[static_cast<std::size_t>(st.how[slot])];
   }
   k.out = out;
   k.out_shape = out_shape;
@@ -110,7 +118,7 @@ void Code::run_loop(Loop& L) {
     if (st.once) {
       const auto data = [&](int v) { return L.values[static_cast<std::size_t>(v)].data; };
       float* out = const_cast<float*>(data(st.out));
-      st.def->forward(step_args(st, data, out, one, one, whole));
+      st.def->forward(step_args(st, data, out, one, operand_shapes(one, whole)));
     }
   for (std::size_t base = 0; base < L.n; base += kTile) {
     const std::size_t m = std::min(kTile, L.n - base);
@@ -120,6 +128,7 @@ void Code::run_loop(Loop& L) {
                               : const_cast<float*>(val.data) + (val.vector && val.data ? base : 0);
     }
     const Shape tile{static_cast<int>(m), 1};
+    const OperandShapes shape_of = operand_shapes(tile, whole);
     for (const LoopStep& st : L.steps) {
       if (st.once) continue;
       if (st.sink >= 0) {
@@ -133,7 +142,7 @@ void Code::run_loop(Loop& L) {
         continue;
       }
       const auto at = [&](int v) { return L.at[static_cast<std::size_t>(v)]; };
-      st.def->forward(step_args(st, at, at(st.out), tile, tile, whole));
+      st.def->forward(step_args(st, at, at(st.out), tile, shape_of));
     }
   }
   for (Sink& s : L.sinks) {

@@ -71,7 +71,7 @@ class Program {
   // Runs the compiled step `steps` times. Allocates nothing.
   void run(int steps = 1);
   float output(int i) const { return output_data(i)[0]; }
-  const float* output_data(int i) const;
+  const float* output_data(int i) const { return outputs_.at(static_cast<std::size_t>(i)); }
   // Points an input leaf at other data of the same shape (e.g. the next batch); no copy.
   void bind_input(Value input, const float* data);
   // The same with a new shape (a relaxed batch dimension): every shape in the program is derived
@@ -86,6 +86,7 @@ class Program {
                          const CompileOptions&);
   explicit Program(std::unique_ptr<detail::Code> code);
   std::unique_ptr<detail::Code> code_;
+  std::vector<const float*> outputs_;  // where each output is (in the code's buffers)
 };
 
 Program compile(const Tracer& tracer, const std::vector<Value>& outputs,
