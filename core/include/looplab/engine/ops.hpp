@@ -7,8 +7,9 @@
 // dense are compositions in builder.hpp.
 //
 // To add an op: a line in LOOPLAB_OPS, a block and a table row in ops.cpp, a row in ops_test.cpp
-// (optionally a Builder shorthand). Nothing in the compiler or the executor names an op, except
-// the lowering's peepholes (a Square folded into a sum, a Mul by a once-per-run value).
+// (optionally a Builder shorthand). Autodiff, the eager executor, the compiler and the executor
+// read the table; the only ops they name are in two loop peepholes (fusion.hpp: a Square folded
+// into a sum, a Mul by a once-per-run value run as MulScalar).
 //
 //   const OpDef& d = op_def(OpKind::MatMul);
 //   Shape out = d.shape(in_shapes, attrs);
