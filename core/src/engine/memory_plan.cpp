@@ -1,7 +1,8 @@
-// memory_plan.cpp — first-fit placement with liveness.
+// memory_plan.cpp — first-fit placement with liveness; the buffers of a fused step.
 #include "looplab/engine/memory_plan.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
 
 namespace looplab {
@@ -61,6 +62,27 @@ bool plan_has_conflict(const std::vector<BufferRequest>& requests, const MemoryP
       if (live_together && share_bytes && a.bytes > 0 && b.bytes > 0) return true;
     }
   return false;
+}
+
+BufferPlan plan_buffers(const std::vector<OpNode>& nodes, const FusionPlan& plan) {
+  BufferPlan b;
+  b.request_of.assign(nodes.size(), -1);
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    b.unplanned_bytes += nodes[k].shape.size() * sizeof(float);
+    if (!plan.materialized[k]) continue;
+    const int at = plan.group_of[k];
+    b.request_of[k] = static_cast<int>(b.requests.size());
+    b.requests.push_back({nodes[k].shape.size() * sizeof(float), at, nodes[k].root ? INT_MAX : at});
+  }
+  for (std::size_t k = 0; k < nodes.size(); ++k)
+    for (int i : nodes[k].in)
+      if (i >= 0 && b.request_of[static_cast<std::size_t>(i)] >= 0) {
+        BufferRequest& r =
+            b.requests[static_cast<std::size_t>(b.request_of[static_cast<std::size_t>(i)])];
+        r.last = std::max(r.last, plan.group_of[k]);
+      }
+  b.memory = plan_memory(b.requests);
+  return b;
 }
 
 }  // namespace looplab

@@ -1,4 +1,5 @@
-// ops.cpp — one block per op: shape rule, forward kernel, gradient rule, FLOP count.
+// ops.cpp — one block per op: shape rule, forward kernel, gradient rule, FLOP count; then the
+// table, one row per op, which also gives its fusion role.
 //
 // NOTE: reductions (Mean, SumRows) accumulate in double. A float32 sum of 1000 terms that nearly
 // cancel (the gradient near the optimum) is only good to ~1e-4 relative, which would make eager,
@@ -255,9 +256,11 @@ Shape like_shape(const In& in, const OpAttrs&) {
   if (in[0] != Shape{1, 1}) shape_fail("Fill", "value must be [1 x 1], got " + in[0].str());
   return in[1];
 }
+// N comes from x's shape, not the output's: a fused loop runs this kernel on one tile of the output
+// at a time (or on one element, once per run) and passes x's whole shape (LoopOperand::ShapeOnly).
 void mean_grad_forward(const KernelArgs& k) {
   const std::size_t n = k.out_shape.size();
-  const float v = k.in[0][0] / static_cast<float>(n);
+  const float v = k.in[0][0] / static_cast<float>(k.in_shape[1].size());
   for (std::size_t i = 0; i < n; ++i) k.out[i] = v;
 }
 void mean_grad_gradient(Builder& b, const GradArgs& g) {
@@ -401,8 +404,7 @@ void log_gradient(Builder& b, const GradArgs& g) {
   if (g.din[0]) *g.din[0] = b.div(*g.dout, *g.in[0]);
 }
 
-// --- Clip: y = min(max(x, lo), hi); dx = dout where lo < x < hi, else 0
-// ---------------------------
+// --- Clip: y = min(max(x, lo), hi); dx = dout where lo < x < hi, else 0 -----------------------
 void clip_forward(const KernelArgs& k) {
   const std::size_t n = k.out_shape.size();
   const float lo = k.attrs->lo, hi = k.attrs->hi;
@@ -423,35 +425,54 @@ void clip_grad_forward(const KernelArgs& k) {
   }
 }
 
+// Fusion roles (ops.hpp): E elementwise with the operands' loop reads, a Reduction, Opaque.
+using O = LoopOperand;
+constexpr FusionRole E(O a, O b = O::None, Epilogue e = Epilogue::None) {
+  return {FusionKind::Elementwise, {a, b}, e, false};
+}
+constexpr FusionRole kSum{FusionKind::Reduction, {O::Vector, O::None}, Epilogue::None, false};
+constexpr FusionRole kMean{FusionKind::Reduction, {O::Vector, O::None}, Epilogue::None, true};
+constexpr FusionRole kMatMul{
+    FusionKind::Contraction, {O::Vector, O::Vector}, Epilogue::None, false};
+constexpr O V = O::Vector, S = O::Scalar, Row = O::Row, Like = O::ShapeOnly;
+constexpr Epilogue kAct = Epilogue::Activation;
+
 const OpDef kOpDefs[] = {
-    {"MatMul", 2, matmul_shape, matmul_forward, matmul_gradient, matmul_flops},
-    {"AddRow", 2, add_row_shape, add_row_forward, add_row_gradient, elementwise_flops},
-    {"Add", 2, add_shape, add_forward, add_gradient, elementwise_flops},
-    {"Sub", 2, sub_shape, sub_forward, sub_gradient, elementwise_flops},
-    {"Mul", 2, mul_shape, mul_forward, mul_gradient, elementwise_flops},
-    {"Scale", 1, unary_shape, scale_forward, scale_gradient, elementwise_flops},
-    {"MulScalar", 2, mul_scalar_shape, mul_scalar_forward, mul_scalar_gradient, elementwise_flops},
-    {"Square", 1, unary_shape, square_forward, square_gradient, elementwise_flops},
-    {"Mean", 1, mean_shape, mean_forward, mean_gradient, elementwise_flops},
-    {"SumRows", 1, sum_rows_shape, sum_rows_forward, sum_rows_gradient, elementwise_flops},
-    {"Sum", 1, mean_shape, sum_forward, sum_gradient, elementwise_flops},
-    {"MeanGrad", 2, like_shape, mean_grad_forward, mean_grad_gradient, elementwise_flops},
-    {"Fill", 2, like_shape, fill_forward, fill_gradient, elementwise_flops},
+    {"MatMul", 2, matmul_shape, matmul_forward, matmul_gradient, matmul_flops, kMatMul},
+    {"AddRow", 2, add_row_shape, add_row_forward, add_row_gradient, elementwise_flops,
+     E(V, Row, Epilogue::Bias)},
+    {"Add", 2, add_shape, add_forward, add_gradient, elementwise_flops, E(V, V)},
+    {"Sub", 2, sub_shape, sub_forward, sub_gradient, elementwise_flops, E(V, V)},
+    {"Mul", 2, mul_shape, mul_forward, mul_gradient, elementwise_flops, E(V, V)},
+    {"Scale", 1, unary_shape, scale_forward, scale_gradient, elementwise_flops, E(V)},
+    {"MulScalar", 2, mul_scalar_shape, mul_scalar_forward, mul_scalar_gradient, elementwise_flops,
+     E(V, S)},
+    {"Square", 1, unary_shape, square_forward, square_gradient, elementwise_flops, E(V)},
+    {"Mean", 1, mean_shape, mean_forward, mean_gradient, elementwise_flops, kMean},
+    {"SumRows", 1, sum_rows_shape, sum_rows_forward, sum_rows_gradient, elementwise_flops, kSum},
+    {"Sum", 1, mean_shape, sum_forward, sum_gradient, elementwise_flops, kSum},
+    {"MeanGrad", 2, like_shape, mean_grad_forward, mean_grad_gradient, elementwise_flops,
+     E(S, Like)},
+    {"Fill", 2, like_shape, fill_forward, fill_gradient, elementwise_flops, E(S, Like)},
     {"RepeatRows", 2, repeat_rows_shape, repeat_rows_forward, repeat_rows_gradient,
-     elementwise_flops},
-    {"AddConst", 1, unary_shape, add_const_forward, add_const_gradient, elementwise_flops},
-    {"Div", 2, div_shape, div_forward, div_gradient, elementwise_flops},
-    {"Sqrt", 1, unary_shape, sqrt_forward, sqrt_gradient, elementwise_flops},
-    {"Tanh", 1, unary_shape, tanh_forward, tanh_gradient, elementwise_flops},
-    {"TanhGrad", 2, act_grad_shape, tanh_grad_forward, no_second_derivative, elementwise_flops},
-    {"Sigmoid", 1, unary_shape, sigmoid_forward, sigmoid_gradient, elementwise_flops},
+     elementwise_flops, E(Row, Like)},
+    {"AddConst", 1, unary_shape, add_const_forward, add_const_gradient, elementwise_flops, E(V)},
+    {"Div", 2, div_shape, div_forward, div_gradient, elementwise_flops, E(V, V)},
+    {"Sqrt", 1, unary_shape, sqrt_forward, sqrt_gradient, elementwise_flops, E(V)},
+    {"Tanh", 1, unary_shape, tanh_forward, tanh_gradient, elementwise_flops, E(V, O::None, kAct)},
+    {"TanhGrad", 2, act_grad_shape, tanh_grad_forward, no_second_derivative, elementwise_flops,
+     E(V, V)},
+    {"Sigmoid", 1, unary_shape, sigmoid_forward, sigmoid_gradient, elementwise_flops,
+     E(V, O::None, kAct)},
     {"SigmoidGrad", 2, act_grad_shape, sigmoid_grad_forward, no_second_derivative,
-     elementwise_flops},
-    {"Relu", 1, unary_shape, relu_forward, relu_gradient, elementwise_flops},
-    {"ReluGrad", 2, act_grad_shape, relu_grad_forward, no_second_derivative, elementwise_flops},
-    {"Log", 1, unary_shape, log_forward, log_gradient, elementwise_flops},
-    {"Clip", 1, unary_shape, clip_forward, clip_gradient, elementwise_flops},
-    {"ClipGrad", 2, act_grad_shape, clip_grad_forward, no_second_derivative, elementwise_flops},
+     elementwise_flops, E(V, V)},
+    {"Relu", 1, unary_shape, relu_forward, relu_gradient, elementwise_flops, E(V, O::None, kAct)},
+    {"ReluGrad", 2, act_grad_shape, relu_grad_forward, no_second_derivative, elementwise_flops,
+     E(V, V)},
+    {"Log", 1, unary_shape, log_forward, log_gradient, elementwise_flops, E(V)},
+    {"Clip", 1, unary_shape, clip_forward, clip_gradient, elementwise_flops, E(V)},
+    {"ClipGrad", 2, act_grad_shape, clip_grad_forward, no_second_derivative, elementwise_flops,
+     E(V, V)},
 };
 static_assert(sizeof(kOpDefs) / sizeof(kOpDefs[0]) == kOpCount,
               "every op in LOOPLAB_OPS needs an OpDef");

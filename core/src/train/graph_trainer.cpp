@@ -6,6 +6,7 @@
 #include "looplab/base/clock.hpp"
 #include "looplab/base/format.hpp"
 #include "looplab/engine/eager.hpp"
+#include "looplab/engine/tracer.hpp"
 #include "looplab/train/mlp_reference.hpp"
 
 namespace looplab {

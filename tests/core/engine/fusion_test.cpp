@@ -1,6 +1,6 @@
-// fusion_test.cpp — the fusion pass on synthetic graphs (what fuses, what must not), and fused
-// programs against unfused ones: the same numbers bit for bit, fewer instructions, a sound memory
-// plan.
+// fusion_test.cpp — the fusion pass on synthetic graphs (what fuses, what must not, the roles
+// read from the op table, the peepholes), and fused programs against unfused ones: the same
+// numbers bit for bit, fewer instructions.
 #include "looplab/engine/fusion.hpp"
 
 #include <gtest/gtest.h>
@@ -8,7 +8,8 @@
 #include <algorithm>
 
 #include "looplab/base/rng.hpp"
-#include "looplab/engine/trace.hpp"
+#include "looplab/engine/program.hpp"
+#include "looplab/engine/tracer.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/model.hpp"
@@ -19,10 +20,10 @@ namespace {
 // A synthetic graph: nodes are appended in topological order; inputs are node indices or -1 (a
 // leaf).
 struct G {
-  std::vector<FusionNode> nodes;
+  std::vector<OpNode> nodes;
   int op(OpKind k, Shape out, int a = -1, Shape sa = {}, int b = -1, Shape sb = {},
          OpAttrs attrs = {}) {
-    FusionNode n;
+    OpNode n;
     n.op = k;
     n.in = {a, b};
     n.in_shape = {sa, sb};
@@ -202,6 +203,102 @@ TEST(Fusion, AGroupReadFromOutsideTakesNoLaterMembers) {
   EXPECT_LT(p.group_of[static_cast<std::size_t>(a)], p.group_of[static_cast<std::size_t>(outside)]);
 }
 
+// --- roles from the op table -------------------------------------------------------------------
+
+TEST(Fusion, LoopRolesComeFromTheOpTable) {
+  const auto role = [](OpKind op, Shape out, Shape a, Shape b = {}) {
+    OpNode n;
+    n.op = op;
+    n.shape = out;
+    n.in_shape = {a, b};
+    return loop_role(n);
+  };
+  using O = LoopOperand;
+  const LoopRole add = role(OpKind::Add, kVec, kVec, kVec);
+  EXPECT_TRUE(add.fusible);
+  EXPECT_FALSE(add.sink);
+  EXPECT_EQ(add.operand, (std::array<O, kMaxArity>{O::Vector, O::Vector}));
+  // A Row operand is a Scalar when it is [1 x 1]; a wider row keeps the op out of loops.
+  EXPECT_EQ(role(OpKind::AddRow, kVec, kVec, kOne).operand[1], O::Scalar);
+  EXPECT_FALSE(role(OpKind::AddRow, {256, 3}, {256, 3}, {1, 3}).fusible);
+  EXPECT_EQ(role(OpKind::RepeatRows, kVec, kOne, kVec).operand,
+            (std::array<O, kMaxArity>{O::Scalar, O::ShapeOnly}));
+  // A Reduction is a sink when it sums everything into [1 x 1].
+  EXPECT_TRUE(role(OpKind::Mean, kOne, {256, 3}).sink);
+  EXPECT_TRUE(role(OpKind::SumRows, kOne, kVec).sink);
+  EXPECT_FALSE(role(OpKind::SumRows, {1, 3}, {256, 3}).fusible);
+  // A Contraction: a column times a scalar is elementwise, a column-by-column product a dot sink.
+  EXPECT_EQ(role(OpKind::MatMul, kVec, kVec, kOne).operand[1], O::Scalar);
+  OpNode dot;
+  dot.op = OpKind::MatMul;
+  dot.shape = kOne;
+  dot.in_shape = {kVec, kVec};
+  dot.attrs.transpose_a = true;
+  EXPECT_TRUE(loop_role(dot).sink);
+  EXPECT_TRUE(loop_role(dot).dot);
+  EXPECT_FALSE(role(OpKind::MatMul, {256, 5}, {256, 4}, {4, 5}).fusible);
+  // Every op: an Opaque one never fuses, and no resolved role keeps a Row operand.
+  for (int k = 0; k < kOpCount; ++k) {
+    const LoopRole r = role(static_cast<OpKind>(k), kVec, kVec, kOne);
+    if (op_def(static_cast<OpKind>(k)).fusion.kind == FusionKind::Opaque) {
+      EXPECT_FALSE(r.fusible);
+    }
+    for (O o : r.operand) EXPECT_NE(o, O::Row) << op_name(static_cast<OpKind>(k));
+  }
+}
+
+TEST(Fusion, UnfusedPlanIsOneMaterializedGroupPerNode) {
+  const FusionPlan p = unfused_plan(3);
+  ASSERT_EQ(p.groups.size(), 3u);
+  EXPECT_EQ(p.group_of, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(p.materialized, (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(p.peephole, (std::vector<Peephole>(3, Peephole::None)));
+  EXPECT_EQ(p.fused_groups, 0);
+}
+
+// --- peepholes ---------------------------------------------------------------------------------
+
+TEST(Fusion, ASquareReadOnlyByASumIsFoldedIntoIt) {
+  G g;
+  const int d = g.op(OpKind::Sub, kVec, -1, kVec, -1, kVec);
+  const int sq = g.op(OpKind::Square, kVec, d, kVec);
+  const int m = g.op(OpKind::Mean, kOne, sq, kVec);
+  g.root(m);
+  const FusionPlan p = plan_fusion(g.nodes);
+  EXPECT_EQ(p.peephole[static_cast<std::size_t>(sq)], Peephole::FoldedSquare);
+  EXPECT_EQ(p.peephole[static_cast<std::size_t>(d)], Peephole::None);
+
+  G kept;  // the Square is a root as well: it needs its buffer, so it stays a step
+  const int d2 = kept.op(OpKind::Sub, kVec, -1, kVec, -1, kVec);
+  const int sq2 = kept.op(OpKind::Square, kVec, d2, kVec);
+  kept.root(kept.op(OpKind::Sum, kOne, sq2, kVec));
+  kept.root(sq2);
+  EXPECT_EQ(plan_fusion(kept.nodes).peephole[static_cast<std::size_t>(sq2)], Peephole::None);
+}
+
+TEST(Fusion, AMeanGradReadOnlyByMulsIsComputedOnce) {
+  G g;
+  const int x = g.op(OpKind::Tanh, kVec, -1, kVec);
+  const int mg = g.op(OpKind::MeanGrad, kVec, -1, kOne, x, kVec);
+  const int a = g.op(OpKind::Mul, kVec, mg, kVec, x, kVec);
+  const int b = g.op(OpKind::Mul, kVec, x, kVec, mg, kVec);
+  g.root(a);
+  g.root(b);
+  const FusionPlan p = plan_fusion(g.nodes);
+  ASSERT_EQ(p.groups.size(), 1u);
+  EXPECT_EQ(p.peephole[static_cast<std::size_t>(mg)], Peephole::Once);
+  EXPECT_EQ(p.peephole[static_cast<std::size_t>(a)], Peephole::ByOnce);
+  EXPECT_EQ(p.peephole[static_cast<std::size_t>(b)], Peephole::ByOnce);
+
+  G other;  // also read by an Add: it must exist at every element
+  const int x2 = other.op(OpKind::Tanh, kVec, -1, kVec);
+  const int mg2 = other.op(OpKind::MeanGrad, kVec, -1, kOne, x2, kVec);
+  other.root(other.op(OpKind::Mul, kVec, mg2, kVec, x2, kVec));
+  other.root(other.op(OpKind::Add, kVec, mg2, kVec, x2, kVec));
+  const FusionPlan q = plan_fusion(other.nodes);
+  for (Peephole h : q.peephole) EXPECT_EQ(h, Peephole::None);
+}
+
 // Random graphs of vectors, scalars and a non-fusible op: every plan must be a valid schedule.
 TEST(Fusion, RandomGraphsGiveValidSchedules) {
   Rng rng(11);
@@ -242,7 +339,7 @@ TEST(Fusion, RandomGraphsGiveValidSchedules) {
       for (int m : grp.members) ++seen[static_cast<std::size_t>(m)];
     for (std::size_t k = 0; k < g.nodes.size(); ++k) {
       ASSERT_EQ(seen[k], 1) << "trial " << trial << ": node " << k << " is in one group";
-      const FusionNode& v = g.nodes[k];
+      const OpNode& v = g.nodes[k];
       if (v.root) {
         EXPECT_TRUE(p.materialized[k]) << "trial " << trial << ": a root has a buffer";
       }
@@ -370,33 +467,6 @@ TEST(FusedPrograms, InputsReadByFoldedOpsAreStillRebound) {
   p.run();
   EXPECT_FLOAT_EQ(p.output(0), 9.0f);
   EXPECT_FLOAT_EQ(p.output_data(1)[89], 3.0f);
-}
-
-TEST(FusedPrograms, MemoryPlanHasNoOverlappingLiveBuffers) {
-  for (int unroll : {1, 4}) {
-    Rng init(5);
-    Mlp mlp(1, {16, 8}, 1, Activation::Relu, init);
-    Adam adam(1e-3, mlp.parameters());
-    adam.reserve_steps(unroll);
-    Tracer t;
-    Tensor x({100, 1}, 0.5f), y({100, 1}, 1.0f);
-    const auto params = mlp.parameter_leaves(t);
-    OptimizerState s = adam.leaves(t, params);
-    const OptimizerState start = s;
-    std::vector<Value> losses;
-    for (int j = 0; j < unroll; ++j) {
-      const Value loss = t.mse(mlp.forward(t, t.input(x, "x"), s.params), t.input(y, "y"));
-      s = adam.apply(t, s, gradients(t, loss, s.params), j);
-      losses.push_back(loss);
-    }
-    std::vector<Assign> updates;
-    for (std::size_t i = 0; i < params.size(); ++i)
-      updates.push_back({start.params[i], s.params[i]});
-    const Program p = compile(t, losses, updates);
-    EXPECT_FALSE(plan_has_conflict(p.buffer_requests(), p.memory_plan())) << "unroll " << unroll;
-    EXPECT_LT(p.stats().nodes_after_fusion, p.stats().nodes_before_fusion);
-    EXPECT_EQ(p.stats().instructions, p.stats().nodes_after_fusion);
-  }
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
-// ops_test.cpp — one table: every op's forward against a plain double loop, and its gradient
-// (through the op's gradient rule and autodiff) against central finite differences.
+// ops_test.cpp — one table: every op's forward against a plain double loop, its gradient (through
+// the op's gradient rule and autodiff) against central finite differences, and its fusion role
+// (from the op table) against what its kernel does. A new op needs one row in cases().
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 #include <set>
+#include <utility>
 
 #include "looplab/base/rng.hpp"
 #include "looplab/engine/eager.hpp"
@@ -338,6 +340,87 @@ TEST(Ops, GradientMatchesCentralDifferences) {
         EXPECT_NEAR(analytic[i][k], numeric, 2e-3 + 2e-3 * std::abs(numeric))
             << "input " << i << " element " << k;
       }
+  }
+}
+
+// A kernel call on raw data; `shape` gives each operand's shape.
+std::vector<float> run_kernel(const OpCase& c, const std::vector<Tensor>& in,
+                              const std::array<Shape, kMaxArity>& shape, Shape out_shape,
+                              std::size_t offset = 0) {
+  const OpDef& d = op_def(c.op);
+  std::vector<float> out(out_shape.size());
+  KernelArgs k;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const bool vector = in[i].size() > 1 && shape[i].size() < in[i].size();  // a tile of it
+    k.in[i] = in[i].data() + (vector ? offset : 0);
+    k.in_shape[i] = shape[i];
+  }
+  k.out = out.data();
+  k.out_shape = out_shape;
+  k.attrs = &c.attrs;
+  d.forward(k);
+  return out;
+}
+
+// What the fusion pass assumes of an op's role (ops.hpp, FusionRole), checked on its kernel:
+// an Elementwise op run tile by tile equals one run over the whole vector, bit for bit (a Scalar
+// or Row operand [1 x 1], a shape-only one seen whole); a Reduction of a column is its sum (or
+// mean); a Contraction of a column by a [1 x 1] is elementwise, of two columns a dot product.
+TEST(Ops, FusionRolesHoldForTheKernels) {
+  constexpr int n = 13, split = 8;  // two tiles: [0, 8) and [8, 13)
+  const Shape column{n, 1}, one{1, 1};
+  Rng rng(5);
+  for (OpCase c : cases()) {
+    SCOPED_TRACE(c.label);
+    const OpDef& d = op_def(c.op);
+    const FusionRole& role = d.fusion;
+    if (role.kind == FusionKind::Opaque) continue;
+    if (role.kind == FusionKind::Contraction) c.attrs = {};  // a column times a [1 x 1]
+    std::array<Shape, kMaxArity> shape{};
+    for (int i = 0; i < d.arity; ++i) {
+      const LoopOperand o = role.operand[static_cast<std::size_t>(i)];
+      const bool scalar = o == LoopOperand::Scalar || o == LoopOperand::Row ||
+                          (role.kind == FusionKind::Contraction && i == 1);
+      shape[static_cast<std::size_t>(i)] = scalar ? one : column;
+    }
+    std::vector<Tensor> in;
+    for (int i = 0; i < d.arity; ++i)
+      in.push_back(random_tensor(shape[static_cast<std::size_t>(i)], rng, c.lo, c.hi));
+    const Shape out_shape = d.shape(shape, c.attrs);
+    const std::vector<float> whole = run_kernel(c, in, shape, out_shape);
+    if (role.kind == FusionKind::Reduction) {
+      ASSERT_EQ(out_shape, one);
+      double sum = 0.0;
+      for (std::size_t i = 0; i < in[0].size(); ++i) sum += in[0][i];
+      EXPECT_NEAR(whole[0], role.mean ? sum / n : sum, 1e-5);
+      continue;
+    }
+    ASSERT_EQ(out_shape, column);  // elementwise (and a column times a scalar)
+    for (const auto& [begin, end] : {std::pair{0, split}, std::pair{split, n}}) {
+      const Shape tile{end - begin, 1};
+      std::array<Shape, kMaxArity> tiled = shape;
+      for (int i = 0; i < d.arity; ++i) {
+        const LoopOperand o = role.operand[static_cast<std::size_t>(i)];
+        if (shape[static_cast<std::size_t>(i)] == column && o != LoopOperand::ShapeOnly)
+          tiled[static_cast<std::size_t>(i)] = tile;
+      }
+      const std::vector<float> part =
+          run_kernel(c, in, tiled, tile, static_cast<std::size_t>(begin));
+      for (int i = begin; i < end; ++i)
+        EXPECT_EQ(part[static_cast<std::size_t>(i - begin)], whole[static_cast<std::size_t>(i)])
+            << "element " << i;
+    }
+    if (role.kind == FusionKind::Contraction) {  // aᵀb of two columns
+      OpCase dot = c;
+      dot.attrs.transpose_a = true;
+      const std::vector<Tensor> ab{random_tensor(column, rng), random_tensor(column, rng)};
+      const std::vector<float> r = run_kernel(dot, ab, {column, column}, one);
+      double sum = 0.0;
+      for (int i = 0; i < n; ++i)
+        sum += static_cast<double>(ab[0][static_cast<std::size_t>(i)]) *
+               ab[1][static_cast<std::size_t>(i)];
+      EXPECT_NEAR(r[0], sum, 1e-5);
+    }
   }
 }
 

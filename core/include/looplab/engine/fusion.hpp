@@ -5,14 +5,15 @@
 //   Dense  MatMul → AddRow (bias) → Tanh | Relu | Sigmoid: the matmul writes the group's one output
 //          buffer and bias and activation are applied in place, while it is hot in the cache;
 //   Loop   ops over vectors of one length n (elementwise ops, ops with a [1 x 1] scalar operand
-//   such
-//          as MulScalar, AddConst, a bias on one column, a column times a scalar) run as ONE loop
-//          over tiles of the data: intermediates live in a small scratch tile in the L1 cache, not
-//          in arena buffers, and reductions of the loop's values (Mean, Sum, SumRows of one column,
-//          the dot product MatMul(aᵀ, b)) accumulate tile by tile as the loop goes ("sinks");
+//          such as MulScalar, AddConst, a bias on one column, a column times a scalar) run as ONE
+//          loop over tiles of the data: intermediates live in a small scratch tile in the L1
+//          cache, not in arena buffers, and reductions of the loop's values (Mean, Sum, SumRows of
+//          one column, the dot product MatMul(aᵀ, b)) accumulate tile by tile as the loop goes
+//          ("sinks");
 //   Single everything else, one op as before.
-// The pass only decides; trace.cpp lowers each group to one instruction that runs the ops' own
-// kernels (ops.cpp), so there is still one op vocabulary and fused == unfused bit for bit.
+// What an op may be comes from its row in the op table (OpDef::fusion, ops.hpp): this pass names
+// no op. It only decides; the lowering (lowering.hpp) turns each group into one instruction that
+// runs the ops' own kernels, so there is still one op vocabulary and fused == unfused bit for bit.
 //
 // Rules (each a test in fusion_test.cpp):
 //   - a node joins a group only through an input that is a member of it (so every member's shape
@@ -28,30 +29,22 @@
 //     reader and is not a root;
 //   - a Loop needs vectors of at least 64 elements: below that there is no traffic to save and the
 //     loop's set-up costs more than it buys (the optimizer's updates of small parameters).
-// Lowering adds two peepholes inside a loop (trace.cpp): a Square read only by a Mean/Sum/SumRows
-// is folded into it, and a MeanGrad read only by Muls is computed once per run (Mul → MulScalar).
+// Peepholes inside a loop, decided here and applied by the lowering (intermediates without a
+// buffer, so every reader is in the loop):
+//   - a Square read only by a Reduction sink is folded into it (the sink sums squares);
+//   - a uniform value (every operand read as a scalar or a shape: MeanGrad, Fill) read only by
+//     Muls, each with one such operand, is computed once per run, and the Muls run as MulScalar.
 //
-//   std::vector<FusionNode> g = {...};   // live op nodes in topological order
-//   FusionPlan plan = plan_fusion(g);     // plan.groups[k] becomes instruction k
+//   std::vector<OpNode> g = {...};      // live op nodes in topological order (step_graph.hpp)
+//   FusionPlan plan = plan_fusion(g);   // plan.groups[k] becomes instruction k
 #pragma once
 
 #include <array>
 #include <vector>
 
-#include "looplab/engine/ops.hpp"
+#include "looplab/engine/step_graph.hpp"
 
 namespace looplab {
-
-// One live op node as the pass sees it. in[i] is the index of the producing node in the list, or
-// -1 when input i is a leaf (an input, parameter, state or constant) or absent.
-struct FusionNode {
-  OpKind op = OpKind::Add;
-  std::array<int, kMaxArity> in{-1, -1};
-  std::array<Shape, kMaxArity> in_shape{};
-  Shape shape{};
-  OpAttrs attrs{};
-  bool root = false;  // a program output or an update value: read after the step
-};
 
 enum class GroupKind { Single, Dense, Loop };
 
@@ -60,24 +53,34 @@ struct FusionGroup {
   std::vector<int> members;  // node indices, in node order
 };
 
+enum class Peephole : unsigned char {
+  None,
+  FoldedSquare,  // a Square folded into its only reader, a sink, which sums squares
+  Once,          // a uniform value computed once per run, not per tile
+  ByOnce,        // a Mul by a Once value: runs as MulScalar, the Once value its scalar
+};
+
 struct FusionPlan {
   std::vector<FusionGroup> groups;  // in execution order
   std::vector<int> group_of;        // node -> index into groups
   std::vector<bool> materialized;   // node -> needs a buffer of its own
+  std::vector<Peephole> peephole;   // node -> the rewrite the lowering applies to it
   int fused_groups = 0;             // groups with more than one member
 };
 
-FusionPlan plan_fusion(const std::vector<FusionNode>& nodes);
+FusionPlan plan_fusion(const std::vector<OpNode>& nodes);
 
-// How a Loop member reads each input: a vector of the loop's length, the first element of a [1 x 1]
-// tensor (broadcast), only the shape (MeanGrad, Fill and RepeatRows take their output shape from
-// their second input), or not at all.
-enum class LoopOperand { None, Vector, Scalar, ShapeOnly };
+// Fusion off: every op a Single group of its own, with a buffer (to measure what fusion buys).
+FusionPlan unfused_plan(std::size_t nodes);
+
+// How a node can take part in a Loop, from its op's FusionRole and its shapes: a Row operand
+// resolves to Scalar (or the node is not fusible), so `operand` is never Row here.
 struct LoopRole {
   bool fusible = false;  // the node can be a member of a Loop
   bool sink = false;     // a reduction to [1 x 1] of the loop's vectors
+  bool dot = false;      // a sink that sums a·b of its two operands (a Contraction)
   std::array<LoopOperand, kMaxArity> operand{LoopOperand::None, LoopOperand::None};
 };
-LoopRole loop_role(const FusionNode& n);
+LoopRole loop_role(const OpNode& n);
 
 }  // namespace looplab

@@ -1,9 +1,15 @@
 // looplab/engine/ops.hpp — the one op vocabulary shared by eager and traced execution.
 //
-// Each op has, in one place (ops.cpp, one block per op): its shape rule, its forward kernel
-// (raw float pointers viewed through Eigen maps), its gradient rule (written with Builder ops,
-// so the same rule runs eagerly or appends nodes to a traced graph) and its FLOP count.
-// Only primitives live here; mse and dense are compositions in builder.hpp.
+// Each op has, in one place (ops.cpp, one block per op and one row of the table): its shape rule,
+// its forward kernel (raw float pointers viewed through Eigen maps), its gradient rule (written
+// with Builder ops, so the same rule runs eagerly or appends nodes to a traced graph), its FLOP
+// count and its fusion role (how the compiler may fuse it). Only primitives live here; mse and
+// dense are compositions in builder.hpp.
+//
+// To add an op: a line in LOOPLAB_OPS, a block and a table row in ops.cpp, a row in ops_test.cpp
+// (optionally a Builder shorthand). Autodiff, the eager executor, the compiler and the executor
+// read the table; the only ops they name are in two loop peepholes (fusion.hpp: a Square folded
+// into a sum, a Mul by a once-per-run value run as MulScalar).
 //
 //   const OpDef& d = op_def(OpKind::MatMul);
 //   Shape out = d.shape(in_shapes, attrs);
@@ -79,6 +85,30 @@ struct KernelArgs {
 class Builder;
 struct Value;
 
+// How the compiler may fuse an op (fusion.hpp reads this; it has no per-op cases):
+//   Opaque       one instruction of its own;
+//   Elementwise  output element i from element i of each Vector operand (element 0 of a Scalar
+//                one): a member of a fused loop, which runs this same kernel tile by tile;
+//   Reduction    sums its input's elements into its output (all of them, or each column's;
+//                `mean`: divided by their count); when the output is [1 x 1] it can be a loop's
+//                sink, summed tile by tile as the loop runs;
+//   Contraction  a matrix product: heads a Dense group (then a Bias, then an Activation). In a
+//                loop, a column times a [1 x 1] is elementwise and aᵀb of two columns a dot
+//                product sink.
+enum class FusionKind : unsigned char { Opaque, Elementwise, Reduction, Contraction };
+// How a loop member reads an operand: a vector of the loop's length; element 0 of a [1 x 1]
+// tensor (a broadcast); a row repeated down the rows, which a loop takes only when it is [1 x 1]
+// (then as a Scalar); only its shape (the output takes its size from it); not at all.
+enum class LoopOperand : unsigned char { None, Vector, Scalar, Row, ShapeOnly };
+// What a Dense group may take after its matrix product: a bias, then an activation.
+enum class Epilogue : unsigned char { None, Bias, Activation };
+struct FusionRole {
+  FusionKind kind = FusionKind::Opaque;
+  std::array<LoopOperand, kMaxArity> operand{LoopOperand::None, LoopOperand::None};
+  Epilogue epilogue = Epilogue::None;
+  bool mean = false;  // a Reduction divided by the number of elements it sums
+};
+
 // What a gradient rule sees: the node's inputs and output as Values of the builder it runs in,
 // and the incoming gradient dout. It sets din[i] for every input that needs one.
 struct GradArgs {
@@ -97,6 +127,7 @@ struct OpDef {
   void (*forward)(const KernelArgs& args);
   void (*gradient)(Builder& b, const GradArgs& args);
   double (*flops)(const std::array<Shape, kMaxArity>& in, Shape out, const OpAttrs& attrs);
+  FusionRole fusion;
 };
 
 const OpDef& op_def(OpKind kind);

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "looplab/base/json.hpp"
-#include "looplab/engine/trace.hpp"
+#include "looplab/engine/program.hpp"
 #include "looplab/train/linear_trainer.hpp"
 #include "looplab/train/model.hpp"
 #include "looplab/train/optim.hpp"

@@ -1,6 +1,7 @@
-// trace_test.cpp — the traced executor: memory plan properties on synthetic graphs, traced ==
-// eager, the learning rate as a program input, dead-node removal, zero allocations per step.
-#include "looplab/engine/trace.hpp"
+// program_test.cpp — compiled programs end to end: traced == eager, the learning rate as a
+// program input, what compile() reports, rebinding inputs, moving a program, zero allocations per
+// step (this file counts every allocation of the test binary).
+#include "looplab/engine/program.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +12,7 @@
 
 #include "looplab/base/rng.hpp"
 #include "looplab/engine/eager.hpp"
-#include "looplab/engine/memory_plan.hpp"
+#include "looplab/engine/tracer.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/linear_trainer.hpp"
@@ -46,41 +47,6 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 namespace looplab {
 namespace {
 
-TEST(MemoryPlan, ReusesBytesOfDeadBuffersAndNeverOverlapsLiveOnes) {
-  // A chain: each buffer is read only by the next step, so two slots suffice.
-  std::vector<BufferRequest> chain;
-  for (int i = 0; i < 10; ++i) chain.push_back({4000, i, i + 1});
-  const MemoryPlan plan = plan_memory(chain);
-  EXPECT_FALSE(plan_has_conflict(chain, plan));
-  EXPECT_LE(plan.total_bytes, 2 * 4032u);
-  for (std::size_t off : plan.offsets) EXPECT_EQ(off % kAlignment, 0u);
-}
-
-TEST(MemoryPlan, RandomGraphsHaveNoConflicts) {
-  Rng rng(3);
-  for (int trial = 0; trial < 200; ++trial) {
-    std::vector<BufferRequest> req;
-    const int n = 1 + static_cast<int>(rng.uniform() * 40);
-    std::size_t sum = 0;
-    for (int i = 0; i < n; ++i) {
-      const int first = static_cast<int>(rng.uniform() * 30);
-      const int last = first + static_cast<int>(rng.uniform() * 10);
-      req.push_back({static_cast<std::size_t>(1 + rng.uniform() * 5000), first, last});
-      sum += (req.back().bytes + kAlignment - 1) / kAlignment * kAlignment;
-    }
-    const MemoryPlan plan = plan_memory(req);
-    ASSERT_FALSE(plan_has_conflict(req, plan)) << "trial " << trial;
-    EXPECT_LE(plan.total_bytes, sum);
-  }
-}
-
-TEST(MemoryPlan, BuffersAliveAtTheSameStepGetDisjointBytes) {
-  const std::vector<BufferRequest> req = {{100, 0, 5}, {100, 1, 5}, {100, 2, 2}, {100, 3, 4}};
-  const MemoryPlan plan = plan_memory(req);
-  EXPECT_FALSE(plan_has_conflict(req, plan));
-  EXPECT_EQ(plan.offsets[3], plan.offsets[2]);  // 2 is dead when 3 is written: its bytes are reused
-}
-
 TEST(Traced, EqualsEagerAtEveryIteration) {
   const LinearData d = sine_trend_data();
   const Tensor xs = Scaler::fit(d.x, ScalingKind::Standardize).transform(d.x);
@@ -107,7 +73,7 @@ TEST(Traced, LearningRateIsAProgramInputNotAConstant) {
   EXPECT_NEAR(eager->weights().w[0], traced->weights().w[0], 1e-6);
 }
 
-TEST(Traced, DeadNodesAreRemovedAndMemoryIsPlanned) {
+TEST(Traced, CompileStatsCountWhatEachPassDid) {
   Tensor x({64, 1}, 1.0f), y({64, 1}, 2.0f), w({1, 1}, 0.5f), b({1, 1}), lr({1, 1}, 0.1f);
   Tracer t;
   const Value xv = t.input(x, "x"), wv = t.parameter(w, "W"), bv = t.parameter(b, "b");
@@ -119,9 +85,16 @@ TEST(Traced, DeadNodesAreRemovedAndMemoryIsPlanned) {
   const Program p =
       compile(t, {loss},
               {{wv, t.sub(wv, t.mul_scalar(g[0], lv))}, {bv, t.sub(bv, t.mul_scalar(g[1], lv))}});
-  EXPECT_LT(p.stats().nodes_live, p.stats().nodes_traced);
-  EXPECT_LT(p.stats().arena_bytes, p.stats().unplanned_bytes);
-  EXPECT_GT(p.stats().flops_per_step, 0.0);
+  const CompileStats& s = p.stats();
+  EXPECT_EQ(s.nodes_traced, t.size());
+  EXPECT_LT(s.nodes_live, s.nodes_traced);         // the unused square and its matmul are gone
+  EXPECT_LT(s.nodes_before_fusion, s.nodes_live);  // leaves are no op nodes
+  EXPECT_LT(s.nodes_after_fusion, s.nodes_before_fusion);
+  EXPECT_EQ(s.instructions, s.nodes_after_fusion);
+  EXPECT_GT(s.fused_groups, 0);
+  EXPECT_LT(s.arena_bytes, s.unplanned_bytes);
+  EXPECT_GT(s.flops_per_step, 0.0);
+  EXPECT_GE(s.compile_ms, 0.0);
 }
 
 TEST(Traced, StepsAllocateNothing) {
@@ -168,6 +141,23 @@ TEST(Traced, BindInputSwitchesDataWithoutRetracing) {
   p.bind_input(in, b2.data());
   p.run();
   EXPECT_FLOAT_EQ(p.output(0), 6.0f);
+}
+
+TEST(Traced, AMovedProgramRunsAndRebindsLikeTheOriginal) {
+  Tensor a({100, 1}, 1.0f), b({100, 1}, 3.0f), w({1, 1}, 2.0f);
+  Tracer t;
+  const Value in = t.input(a, "x"), wv = t.parameter(w, "W");
+  const Value out = t.mean(t.square(t.matmul(in, wv)));  // a fused loop
+  Program p = compile(t, {out}, {});
+  Program moved = std::move(p);
+  moved.run();
+  EXPECT_FLOAT_EQ(moved.output(0), 4.0f);
+  moved.bind_input(in, b.data());
+  moved.run();
+  EXPECT_FLOAT_EQ(moved.output(0), 36.0f);
+  moved.bind_input(in, b.data(), {50, 1});  // a relaxed batch: half the rows
+  moved.run();
+  EXPECT_FLOAT_EQ(moved.output(0), 36.0f);
 }
 
 }  // namespace
