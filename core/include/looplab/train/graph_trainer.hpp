@@ -3,8 +3,8 @@
 //
 //   eager      every step builds the model, loss, gradients and optimizer update on a fresh
 //              EagerBuilder: each op runs at once into a fresh buffer;
-//   traced     the step is traced once and compiled (trace.hpp); run() replays it, pointing the
-//              program's batch inputs at the next batch (no copy, no allocation);
+//   traced     the step is traced once and compiled (engine/program.hpp); run() replays it,
+//              pointing the program's batch inputs at the next batch (no copy, no allocation);
 //   unrolled   k steps traced into one program, each reading its own batch, the parameters
 //              flowing from one step to the next inside the program.
 //

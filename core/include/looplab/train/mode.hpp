@@ -1,9 +1,10 @@
 // looplab/train/mode.hpp — how a training step is executed.
 //
 //   eager      op by op, a fresh buffer per op and a tape (engine/eager.hpp)
-//   traced     recorded once, compiled to a program that replays without allocating
-//   (engine/trace.hpp) reference  a hand-written loop with hand-derived gradients
-//   (mlp_reference.hpp, linear_trainer.hpp)
+//   traced     recorded once (engine/tracer.hpp), compiled to a program (engine/program.hpp)
+//              that replays without allocating
+//   reference  a hand-written loop with hand-derived gradients (mlp_reference.hpp,
+//              linear_trainer.hpp)
 #pragma once
 
 #include <string>
