@@ -4,7 +4,7 @@
 // shown with textContent; attribute values are HTML-escaped in the snippet text itself.
 import { define } from '../looplab-widgets.js';
 import { Controls } from '../panel/controls.js';
-import { el, download } from '../shared/dom.js';
+import { el, download } from '../util/dom.js';
 
 define();
 const $ = (id) => document.getElementById(id);

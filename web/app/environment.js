@@ -3,8 +3,8 @@
 //
 //   const pageClockNs = measureClockStepNs();
 //   renderEnvironment(section, await client.ready, pageClockNs);   // again with result.environment
-import { el } from '../shared/dom.js';
-import { formatDuration, formatValue } from '../shared/format.js';
+import { el } from '../util/dom.js';
+import { formatDuration, formatValue } from '../util/format.js';
 
 const SHOWN_FIRST = ['build', 'simd', 'compiler', 'clock_resolution_ns'];
 

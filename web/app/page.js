@@ -4,7 +4,7 @@
 // when a run starts and read back on load), Escape anywhere to stop, and what this browser measured.
 import { LooplabClient } from '../runtime/client.js';
 import { ExperimentPanel } from '../panel/panel.js';
-import { el } from '../shared/dom.js';
+import { el } from '../util/dom.js';
 import { measureClockStepNs, renderEnvironment } from './environment.js';
 
 const picker = document.getElementById('experiment');

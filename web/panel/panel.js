@@ -20,8 +20,8 @@
 import { isTerminated } from '../runtime/client.js';
 import { createPlot } from '../plots/plots.js';
 import { seriesColors } from '../plots/colors.js';
-import { download, el } from '../shared/dom.js';
-import { formatValue } from '../shared/format.js';
+import { download, el } from '../util/dom.js';
+import { formatValue } from '../util/format.js';
 import { Controls } from './controls.js';
 import { DataPicker } from './data-picker.js';
 import { chartImage, dataTable } from './plot-data.js';

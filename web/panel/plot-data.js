@@ -4,8 +4,8 @@
 //
 //   details.append(dataTable(plot, spec, result));      // <table> with a caption
 //   const { name, blob } = await chartImage(plot, spec);  // PNG
-import { el } from '../shared/dom.js';
-import { formatValue, humanize } from '../shared/format.js';
+import { el } from '../util/dom.js';
+import { formatValue, humanize } from '../util/format.js';
 
 const MAX_ROWS = 500;   // a longer table helps nobody; the CSV export has every point
 

@@ -3,7 +3,7 @@
 // its own shadow root, so the same ids serve the page's skip link, labels, tests and styles.
 //
 //   const ui = buildShell(LAYOUTS.page);     // ui.root holds ui.head, ui.side (the form), ui.results
-import { el } from '../shared/dom.js';
+import { el } from '../util/dom.js';
 
 /** How a panel is laid out where it lives. */
 export const LAYOUTS = {

@@ -1,8 +1,8 @@
 // Renders what describe() and a run's result say, generically: any experiment's headline cards,
 // reading sentence, runs table (columns from the keys), extra summary numbers, quoted figures, and
 // the series as CSV. Everything is built with textContent; nothing from data is parsed as HTML.
-import { el } from '../shared/dom.js';
-import { humanize, formatValue } from '../shared/format.js';
+import { el } from '../util/dom.js';
+import { humanize, formatValue } from '../util/format.js';
 
 const EXPLANATION_HEADINGS = { intro: 'What happens', try: 'Try this', mechanism: 'Why' };
 

@@ -13,7 +13,7 @@
 //   const plot = new BarPlot(container, spec, (name, i) => colour);
 //   plot.finish(result);      // draws the bars
 //   plot.bars();              // [{label, value}] as drawn
-import { formatShort, humanize, logTick } from '../shared/format.js';
+import { formatShort, humanize, logTick } from '../util/format.js';
 import { svg } from './svg.js';
 
 const HEIGHT = 300;

@@ -10,7 +10,7 @@
 //   const plot = new HeatmapPlot(container, spec);
 //   plot.finish(result);      // draws the cells
 //   plot.cells();             // [{row, col, value, text}] as drawn
-import { formatShort, humanize } from '../shared/format.js';
+import { formatShort, humanize } from '../util/format.js';
 import { svg } from './svg.js';
 
 const VIRIDIS = ['#440154', '#3b528b', '#21918c', '#5ec962', '#fde725'];

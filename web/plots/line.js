@@ -5,7 +5,7 @@
 // merged into one sorted x column with gaps (null), which uPlot bridges with spanGaps. style 'points'
 // draws markers only; a series with few points gets markers on its line.
 import uPlot from '../../node_modules/uplot/dist/uPlot.esm.js';
-import { formatNumber, logTick } from '../shared/format.js';
+import { formatNumber, logTick } from '../util/format.js';
 import { seriesColors } from './colors.js';
 
 const DASHES = [[], [8, 4], [2, 3], [10, 3, 2, 3]];

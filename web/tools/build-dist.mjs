@@ -6,7 +6,7 @@
 // dist/                          deploy as-is to any static host or CDN: no server code
 //   index.html                   -> web/ (a meta refresh: no script)
 //   web/                         the pages (index, embed, author), looplab-widgets.js and the folders they
-//                                load (app, panel, plots, runtime, shared, styles, widgets); not web/tools
+//                                load (app, panel, plots, runtime, util, styles, widgets); not web/tools
 //   build/wasm/looplab.{mjs,wasm}
 //   node_modules/uplot/dist/{uPlot.esm.js,uPlot.min.css}
 //   looplab-standalone.html      one self-contained file: opens from file:// and uploads to an LMS
