@@ -14,6 +14,7 @@
 //   plot.finish(result);      // draws the bars
 //   plot.bars();              // [{label, value}] as drawn
 import { formatShort, humanize, logTick } from '../util/format.js';
+import { plotFrame, renderOnResize } from './frame.js';
 import { svg } from './svg.js';
 
 const HEIGHT = 300;
@@ -68,24 +69,11 @@ export class BarPlot {
     this.colorOf = colorOf;
     this.items = [];
     this.width = 0;
-    this.root = document.createElement('figure');
-    this.root.className = 'plot plot-bars';
-    this.root.dataset.plot = spec.id;
-    const caption = document.createElement('figcaption');
-    caption.id = `plot-${spec.id}-title`;
-    caption.textContent = spec.title;
-    this.body = document.createElement('div');
-    this.body.className = 'plot-body bars-body';
-    this.empty = document.createElement('p');
-    this.empty.className = 'plot-empty';
-    this.empty.textContent = `The bars are drawn when the run finishes: one per ${humanize(spec.category || 'run')}.`;
-    this.body.append(this.empty);
-    this.root.append(caption, this.body);
-    container.append(this.root);
-    this.resizer = new ResizeObserver(() => {
-      if (Math.abs(this.body.clientWidth - this.width) > 1) this.render();
-    });
-    this.resizer.observe(this.body);
+    Object.assign(this, plotFrame(container, spec, {
+      kind: 'bars', bodyClass: 'bars-body', captionId: `plot-${spec.id}-title`,
+      empty: `The bars are drawn when the run finishes: one per ${humanize(spec.category || 'run')}.`,
+    }));
+    this.resizer = renderOnResize(this);
   }
 
   append() {}   // the bars come from the finished result, not from progress

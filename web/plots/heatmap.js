@@ -11,6 +11,7 @@
 //   plot.finish(result);      // draws the cells
 //   plot.cells();             // [{row, col, value, text}] as drawn
 import { formatShort, humanize } from '../util/format.js';
+import { plotFrame, renderOnResize } from './frame.js';
 import { svg } from './svg.js';
 
 const VIRIDIS = ['#440154', '#3b528b', '#21918c', '#5ec962', '#fde725'];
@@ -65,23 +66,11 @@ export class HeatmapPlot {
     this.spec = spec;
     this.items = [];
     this.width = 0;
-    this.root = document.createElement('figure');
-    this.root.className = 'plot plot-heatmap';
-    this.root.dataset.plot = spec.id;
-    const caption = document.createElement('figcaption');
-    caption.textContent = spec.title;
-    this.body = document.createElement('div');
-    this.body.className = 'plot-body heatmap-body';
-    this.empty = document.createElement('p');
-    this.empty.className = 'plot-empty';
-    this.empty.textContent = `The heatmap is drawn when the run finishes: one cell per ${humanize(spec.row)} × ${humanize(spec.col)}.`;
-    this.body.append(this.empty);
-    this.root.append(caption, this.body);
-    container.append(this.root);
-    this.resizer = new ResizeObserver(() => {
-      if (Math.abs(this.body.clientWidth - this.width) > 1) this.render();
-    });
-    this.resizer.observe(this.body);
+    Object.assign(this, plotFrame(container, spec, {
+      kind: 'heatmap', bodyClass: 'heatmap-body',
+      empty: `The heatmap is drawn when the run finishes: one cell per ${humanize(spec.row)} × ${humanize(spec.col)}.`,
+    }));
+    this.resizer = renderOnResize(this);
   }
 
   append() {}   // cells come from the finished result, not from progress

@@ -7,6 +7,7 @@
 import uPlot from '../../node_modules/uplot/dist/uPlot.esm.js';
 import { formatNumber, logTick } from '../util/format.js';
 import { seriesColors } from './colors.js';
+import { plotFrame } from './frame.js';
 
 const DASHES = [[], [8, 4], [2, 3], [10, 3, 2, 3]];
 const HEIGHT = 380;
@@ -40,19 +41,7 @@ export class LivePlot {
     this.names = spec.series.slice();
     this.cols = new Map(this.names.map((n) => [n, { x: [], y: [] }]));
     this.frame = 0;
-    this.root = document.createElement('figure');
-    this.root.className = 'plot plot-lines';
-    this.root.dataset.plot = spec.id;
-    const caption = document.createElement('figcaption');
-    caption.textContent = spec.title;
-    this.body = document.createElement('div');
-    this.body.className = 'plot-body';
-    this.empty = document.createElement('p');
-    this.empty.className = 'plot-empty';
-    this.empty.textContent = 'Press Run to draw this plot live.';
-    this.body.append(this.empty);
-    this.root.append(caption, this.body);
-    container.append(this.root);
+    Object.assign(this, plotFrame(container, spec, { kind: 'lines', empty: 'Press Run to draw this plot live.' }));
 
     const tick = (log) => (log ? { values: (u, splits) => splits.map(logTick), filter: logLabels } : {});
     const grid = (log) => ({ stroke: '#e6e9ef', ...(log ? { filter: logGrid } : {}) });
