@@ -180,14 +180,17 @@ async function timeSteps(step, chunkMs, repeats, ctx) {
   };
   let k = 1, r = run(1), diverged = !Number.isFinite(r.loss), steps = 1;
   while (r.ms < chunkMs && !diverged) { k *= 2; r = run(k); steps += k; diverged = !Number.isFinite(r.loss); }
-  const chunkUs = [];
-  for (let i = 0; i < repeats && !diverged; i++) {
+  let chunkUs = [];
+  while (chunkUs.length < repeats && !diverged) {
     if (ctx.cancelled()) return null;
     r = run(k);
     steps += k;
     diverged = !Number.isFinite(r.loss);
-    chunkUs.push((r.ms * 1000) / k);
     if (r.ms > SLICE_MS) await ctx.nextTurn();
+    // As the core's time_steps: the chunk that ended the doubling may have been slow by accident
+    // (the session's cold first call); a chunk far shorter than chunkMs reads a few clock ticks or 0.
+    if (r.ms < chunkMs / 4 && k < 2 ** 40) { k *= 2; chunkUs = []; continue; }
+    chunkUs.push((r.ms * 1000) / k);
   }
   return { chunk_us: chunkUs, steps_per_chunk: k, steps, diverged };
 }

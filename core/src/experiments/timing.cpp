@@ -2,6 +2,7 @@
 #include "looplab/experiments/timing.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace looplab {
@@ -12,6 +13,9 @@ CostLine fit_cost_line(const std::vector<double>& n, const std::vector<double>& 
   // Normal equations of the weighted problem, w_i = 1 / t_i²:
   //   [Σw   ΣwN ] [a]   [Σwt ]
   //   [ΣwN  ΣwN²] [b] = [ΣwNt]
+  for (const double ti : t)
+    if (!(ti > 0.0) || !std::isfinite(ti))
+      throw std::invalid_argument("fit_cost_line: times must be positive and finite");
   double sw = 0, swn = 0, swnn = 0, swt = 0, swnt = 0;
   for (std::size_t i = 0; i < n.size(); ++i) {
     const double w = 1.0 / (t[i] * t[i]);

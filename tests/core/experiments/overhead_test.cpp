@@ -43,6 +43,35 @@ TEST(CostLine, NoCrossoverWithoutAPositiveOverheadAndNeedsTwoSizes) {
   EXPECT_THROW(fit_cost_line({10, 10}, {1, 2}), std::invalid_argument);
 }
 
+TEST(CostLine, ATimeThatReadZeroIsRefusedByName) {
+  // A chunk timed below the clock's tick reads 0; its weight 1/t² would be infinite.
+  try {
+    fit_cost_line({10, 100, 1000}, {0.0, 1.0, 2.0});
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("positive"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TimeSteps, ASlowFirstCallDoesNotLeaveChunksTooShortToTime) {
+  // The first call spins for 3 ms (a cold session), the rest are almost free: stopping the
+  // doubling at k = 1 would time chunks of one cheap step, a few clock ticks or 0.
+  int calls = 0;
+  const auto step = [&] {
+    if (calls++ == 0) {
+      const Stopwatch w;
+      while (w.elapsed_ms() < 3.0) {
+      }
+    }
+    return 1.0f;
+  };
+  const double chunk_ms = 2.0;
+  const ChunkTiming t = time_steps(step, chunk_ms, 3);
+  EXPECT_GT(t.steps_per_chunk, 1);
+  EXPECT_GE(t.us_per_step * static_cast<double>(t.steps_per_chunk) / 1000.0, chunk_ms / 4)
+      << "a timed chunk lasts at least a quarter of chunk_ms";
+}
+
 TEST(HalfIqr, HalfTheInterquartileRange) {
   EXPECT_DOUBLE_EQ(half_iqr({5, 1, 4, 2, 3}), 1.0);  // quartiles 2 and 4
   EXPECT_DOUBLE_EQ(half_iqr({1, 2}), 0.25);          // 1.25 and 1.75

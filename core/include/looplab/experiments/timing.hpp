@@ -40,11 +40,22 @@ ChunkTiming time_steps(Step&& step, double chunk_ms, int repeats) {
     t.total_ms += ms;
     return ms;
   };
+  constexpr long long kMaxSteps = 1LL << 40;
   long long k = 1;
-  while (run(k) < chunk_ms && !t.diverged && k < (1LL << 40)) k *= 2;
+  while (run(k) < chunk_ms && !t.diverged && k < kMaxSteps) k *= 2;
   std::vector<double> per_step;
-  for (int r = 0; r < repeats && !t.diverged; ++r)
-    per_step.push_back(run(k) * 1000.0 / static_cast<double>(k));
+  while (static_cast<int>(per_step.size()) < repeats && !t.diverged) {
+    const double ms = run(k);
+    // The chunk that ended the doubling may have been slow by accident (a cold first call, a
+    // pause); a chunk far shorter than chunk_ms would be timed by a few clock ticks, or read 0.
+    // Then double again and start the timed chunks over.
+    if (ms < chunk_ms / 4 && k < kMaxSteps) {
+      k *= 2;
+      per_step.clear();
+      continue;
+    }
+    per_step.push_back(ms * 1000.0 / static_cast<double>(k));
+  }
   t.steps_per_chunk = k;
   t.us_per_step = median(per_step);
   return t;
