@@ -89,6 +89,11 @@ int cmd_describe(const std::string& id) {
     rows.push_back({cell(p["name"]), cell(p["default"]), cell(p["allowed"]), help});
   }
   print_table(rows);
+  if (!d["tensorflow"].empty()) {
+    std::cout << "\nIn TensorFlow terms:\n";
+    for (const auto& t : d["tensorflow"])
+      std::cout << "  " << cell(t["looplab"]) << ": " << cell(t["tensorflow"]) << "\n";
+  }
   if (!d["quoted"].empty()) {
     std::cout << "\nQuoted from the seed threads (not measured here):\n";
     for (const auto& q : d["quoted"])
@@ -209,6 +214,10 @@ void print_result(const json& r) {
   for (const auto& h : r["summary"]["headline"])
     std::cout << cell(h["label"]) << ": " << cell(h["value"]) << "  (" << cell(h["note"]) << ")\n";
   std::cout << "\n" << cell(r["summary"]["reading"]) << "\n";
+  if (r["summary"].contains("answer")) std::cout << "\n" << cell(r["summary"]["answer"]) << "\n";
+  for (const auto& q : r["summary"].value("beside_quoted", json::array()))
+    std::cout << "  measured " << cell(q["measured"]) << " | quoted " << cell(q["quoted"]) << " ("
+              << cell(q["label"]) << "): " << cell(q["why"]) << "\n";
   const json& env = r["environment"];
   std::cout << "\nmeasured on: " << cell(env["build"]) << " build, SIMD " << cell(env["simd_kind"])
             << ", clock resolution " << format_sig(env["clock_resolution_ns"].get<double>(), 3)

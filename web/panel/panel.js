@@ -124,7 +124,7 @@ export class ExperimentPanel extends EventTarget {
     ui.title.textContent = d.question || d.title;
     ui.eyebrow.textContent = d.question && d.title !== d.question ? d.title : '';
     ui.eyebrow.hidden = !ui.eyebrow.textContent;
-    renderExplanation(ui.explanation, d.explanation);
+    renderExplanation(ui.explanation, d.explanation, d.tensorflow);
     ui.fixedBox.replaceChildren();
     this.controls = new Controls(ui.controls, d.parameters || [], () => this.scheduleValidation());
     this.data?.show(Boolean(d.takes_csv));
@@ -351,7 +351,8 @@ export class ExperimentPanel extends EventTarget {
     const { ui } = this;
     this.state.result = result;
     for (const { plot } of this.charts) plot.finish(result);
-    renderResult({ headline: ui.headline, reading: ui.reading, runs: ui.runs, extra: ui.extra }, result, this.colorOf);
+    renderResult({ headline: ui.headline, reading: ui.reading, answer: ui.answer, comparisons: ui.comparisons,
+      measuredOn: ui.measuredOn, runs: ui.runs, extra: ui.extra, quoted: this.layout.quoted ? ui.quoted : null }, result, this.colorOf);
     ui.summary.hidden = false;
   }
 

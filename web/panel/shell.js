@@ -14,7 +14,7 @@ export const LAYOUTS = {
   // A widget inside a course page: an h2 under the host's own headings, Run after the few controls a
   // lesson shows, the numbers folded away.
   // Landmarks are the host page's business there.
-  widget: { name: 'widget', heading: 'h2', runFirst: false, numbersOpen: false, resetButton: false, dataPicker: false, quoted: false,
+  widget: { name: 'widget', heading: 'h2', runFirst: false, numbersOpen: false, resetButton: false, dataPicker: false, quoted: true,
     landmarks: false },
 };
 
@@ -84,6 +84,9 @@ function buildParams(ui, layout) {
 function buildSummary(ui, layout) {
   ui.headline = withId(el('div', 'cards'), 'headline');
   ui.reading = withId(el('p', 'reading'), 'reading');
+  ui.answer = withId(el('p', 'answer'), 'answer');
+  ui.comparisons = withId(el('div', 'comparisons'), 'comparisons');
+  ui.measuredOn = withId(el('p', 'measured-on'), 'measured-on');
   ui.runs = withId(el('div', 'runs'), 'runs');
   ui.extra = withId(el('div', 'summary-extra'), 'summary-extra');
   ui.numbers = el('details', 'more', null, el('summary', null, 'All numbers'), ui.runs, ui.extra);
@@ -98,7 +101,7 @@ function buildSummary(ui, layout) {
   const title = withId(el(SUBHEADING[layout.heading], 'summary-title', 'What this run measured'), 'summary-title');
   const exports = el('div', 'exports', null, ui.exportJson, ui.exportCsv, ui.copyLink);
   ui.summary = withId(el('section', 'summary', null, el('div', 'summary-head', null, title, exports), ui.headline,
-    ui.reading, ui.numbers, ui.linkBox), 'summary');
+    ui.answer, ui.reading, ui.comparisons, ui.measuredOn, ui.numbers, ui.linkBox), 'summary');
   ui.summary.setAttribute('aria-labelledby', 'summary-title');
   ui.summary.hidden = true;
 }

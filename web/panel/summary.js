@@ -2,12 +2,15 @@
 // reading sentence, runs table (columns from the keys), extra summary numbers, quoted figures, and
 // the series as CSV. Everything is built with textContent; nothing from data is parsed as HTML.
 import { el } from '../util/dom.js';
-import { humanize, formatValue } from '../util/format.js';
+import { humanize, formatValue, formatDuration } from '../util/format.js';
 
 const EXPLANATION_HEADINGS = { intro: 'What happens', try: 'Try this', mechanism: 'Why' };
 
-/** describe.explanation {intro, try, mechanism, ...} -> titled blocks. */
-export function renderExplanation(container, explanation) {
+/**
+ * describe.explanation {intro, try, mechanism, ...} -> titled blocks, then describe.tensorflow
+ * [{looplab, tensorflow}] as "In TensorFlow terms".
+ */
+export function renderExplanation(container, explanation, tensorflow = []) {
   container.replaceChildren();
   for (const [key, text] of Object.entries(explanation || {})) {
     if (typeof text !== 'string' || !text) continue;
@@ -15,6 +18,69 @@ export function renderExplanation(container, explanation) {
     block.append(el('h3', null, EXPLANATION_HEADINGS[key] || humanize(key)), el('p', null, text));
     container.append(block);
   }
+  if (!tensorflow?.length) return;
+  const dl = el('dl', 'tf-terms');
+  for (const t of tensorflow) dl.append(el('dt', null, t.looplab), el('dd', null, t.tensorflow));
+  container.append(el('div', 'explain explain-tensorflow', null, el('h3', null, 'In TensorFlow terms'), dl));
+}
+
+/** "18.8 ± 0.4 µs per step": a side of a comparison as measured. */
+function sideText(side, unit) {
+  const spread = side.spread > 0 ? ` ± ${formatValue(side.spread)}` : '';
+  return `${formatValue(side.value)}${spread}${unit ? ` ${unit}` : ''}`;
+}
+
+/** The verdict the core computed, in words: the winner and its factor (≥ 1), or no difference. */
+function verdictText(c) {
+  if (c.verdict === 'same') return c.quantity === 'loss' ? 'the same loss' : 'no measurable difference';
+  const [win, lose] = c.verdict === 'a' ? [c.a, c.b] : [c.b, c.a];
+  if (c.quantity === 'loss') return `${win.label}: lower`;
+  const factor = c.better === 'lower' ? lose.value / win.value : win.value / lose.value;
+  const word = { time: 'faster', count: `fewer ${c.unit}`, rate: 'the rate' }[c.quantity] || 'better';
+  return `${win.label}: ${formatValue(factor)}× ${word}`;
+}
+
+/** summary.comparisons -> a table: each side as measured, with its spread, and the computed verdict. */
+function comparisonsTable(comparisons) {
+  const table = el('table', 'runs-table comparisons-table');
+  table.append(el('caption', null, 'Compared on this run (a difference within the spreads counts as none)'));
+  const head = el('tr');
+  for (const h of ['', 'one side', 'other side', 'verdict']) {
+    const th = el('th', null, h);
+    th.scope = 'col';
+    head.append(th);
+  }
+  const body = el('tbody');
+  for (const c of comparisons) {
+    const tr = el('tr', `verdict-${c.verdict}`);
+    const th = el('th', null, humanize(c.id));
+    th.scope = 'row';
+    tr.append(th, el('td', null, `${c.a.label}: ${sideText(c.a, c.unit)}`), el('td', null, `${c.b.label}: ${sideText(c.b, c.unit)}`),
+      el('td', 'verdict', verdictText(c)));
+    body.append(tr);
+  }
+  table.append(el('thead', null, null, head), body);
+  return wrapTable(table);
+}
+
+/** result.environment -> "Measured in wasm, SIMD simd128, clock step 1 µs": where the numbers come from. */
+function measuredOn(env) {
+  if (!env) return '';
+  const clock = Number.isFinite(env.clock_resolution_ns) ? `, clock step ${formatDuration(env.clock_resolution_ns)}` : '';
+  return `Measured on this run: ${env.build} build, SIMD ${env.simd_kind || (env.simd ? 'on' : 'off')}${clock}.`;
+}
+
+/** summary.beside_quoted -> the seed's figures with this run's beside them, and why they differ. */
+function besideQuoted(container, rows) {
+  container.querySelector('.beside-quoted')?.remove();
+  if (!rows?.length) return;
+  const list = el('ul', 'beside-quoted');
+  for (const q of rows) {
+    list.append(el('li', null, null, el('span', 'quoted-label', q.label), el('span', 'measured-value', `measured here: ${q.measured}`),
+      el('span', 'quoted-value', `quoted: ${q.quoted}`), el('span', 'why', q.why)));
+  }
+  container.hidden = false;
+  container.append(list);
 }
 
 /** describe.quoted [{label, value, source}] -> figures labelled as quoted, not measured. */
@@ -44,6 +110,9 @@ function cellText(key, v) {
   return formatValue(v);
 }
 
+/** Summary keys drawn in their own place, not in the "other numbers" list. */
+const SHOWN_APART = new Set(['headline', 'reading', 'answer', 'comparisons', 'beside_quoted']);
+
 /** Keys of a result that are not extra tables. */
 const RESULT_KEYS = new Set(['experiment', 'config', 'environment', 'series', 'runs', 'summary']);
 
@@ -63,6 +132,16 @@ export function renderResult(parts, result, colorOf = () => undefined) {
   }
   parts.reading.textContent = summary.reading || '';
   parts.reading.hidden = !summary.reading;
+  if (parts.answer) {
+    parts.answer.textContent = summary.answer || '';
+    parts.answer.hidden = !summary.answer;
+  }
+  if (parts.comparisons) {
+    parts.comparisons.replaceChildren();
+    if (summary.comparisons?.length) parts.comparisons.append(comparisonsTable(summary.comparisons));
+  }
+  if (parts.quoted) besideQuoted(parts.quoted, summary.beside_quoted);
+  if (parts.measuredOn) parts.measuredOn.textContent = measuredOn(result.environment);
 
   parts.runs.replaceChildren();
   const runs = result.runs || [];
@@ -78,7 +157,7 @@ export function renderResult(parts, result, colorOf = () => undefined) {
   parts.extra.replaceChildren();
   const scalars = [];
   for (const [key, value] of Object.entries(summary)) {
-    if (key === 'headline' || key === 'reading') continue;
+    if (SHOWN_APART.has(key)) continue;
     if (value && typeof value === 'object' && !Array.isArray(value)) parts.extra.append(valueList(humanize(key), Object.entries(value)));
     else scalars.push([key, value]);
   }

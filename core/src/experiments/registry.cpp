@@ -14,6 +14,7 @@ json Experiment::describe() const {
           {"parameters", params_json},
           {"plots", plots},
           {"quoted", quoted},
+          {"tensorflow", tensorflow},
           {"takes_csv", takes_csv}};
 }
 

@@ -1,9 +1,11 @@
 // result_contract.cpp — checks results and progress events against result_contract.hpp.
 #include "looplab/experiments/result_contract.hpp"
 
+#include <regex>
 #include <set>
 
 #include "looplab/base/error.hpp"
+#include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/experiment.hpp"
 
 namespace looplab {
@@ -86,6 +88,57 @@ void check_records(const json& rows, const std::string& where, Violations& out) 
     }
 }
 
+// summary.comparisons (comparison.hpp): each record complete, and its verdict the one its values
+// and spreads give.
+void check_comparisons(const json& list, Violations& out) {
+  if (!list.is_array()) {
+    out.push_back("summary.comparisons: must be an array, got " + type_of(list));
+    return;
+  }
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& c = list[i];
+    const std::string at = "summary.comparisons[" + std::to_string(i) + "]";
+    for (const char* key : {"id", "quantity", "unit", "better", "verdict"})
+      if (!member(c, key).is_string()) out.push_back(at + "." + key + ": must be a string");
+    for (const char* side : {"a", "b"}) {
+      const json m = member(c, side);
+      if (!member(m, "label").is_string() || !member(m, "value").is_number() ||
+          !member(m, "spread").is_number() || member(m, "spread").get<double>() < 0.0)
+        out.push_back(at + "." + side + ": must be {label, value, spread ≥ 0}");
+    }
+    const std::string computed = verdict_of(c);
+    if (computed.empty())
+      out.push_back(at + ": better must be \"lower\" or \"higher\"");
+    else if (member(c, "verdict") != json(computed))
+      out.push_back(at + ".verdict: the values and spreads give \"" + computed + "\", it says " +
+                    member(c, "verdict").dump());
+  }
+}
+
+// summary.beside_quoted: [{label, quoted, measured, why}], all strings.
+void check_beside_quoted(const json& list, Violations& out) {
+  if (!list.is_array()) {
+    out.push_back("summary.beside_quoted: must be an array, got " + type_of(list));
+    return;
+  }
+  for (std::size_t i = 0; i < list.size(); ++i)
+    for (const char* key : {"label", "quoted", "measured", "why"})
+      if (!member(list[i], key).is_string())
+        out.push_back("summary.beside_quoted[" + std::to_string(i) + "]." + key +
+                      ": must be a string");
+}
+
+// No sentence states a factor below 1 as a gain ("0.72× faster"): the factor must be the winner's.
+void check_sentences(const json& v, const std::string& where, Violations& out) {
+  if (v.is_string()) {
+    static const std::regex kInverted(R"((^|[^0-9.])0\.[0-9]+× (faster|fewer|less|more))");
+    if (std::regex_search(v.get_ref<const std::string&>(), kInverted))
+      out.push_back(where + ": states a factor below 1 as a gain: " + v.get<std::string>());
+  } else if (v.is_object() || v.is_array()) {
+    for (const auto& [key, item] : v.items()) check_sentences(item, where + "." + key, out);
+  }
+}
+
 void check_summary(const json& s, Violations& out) {
   if (!s.is_object()) return;  // reported by check_keys
   if (!s.contains("headline") || !s["headline"].is_array() || s["headline"].empty())
@@ -108,6 +161,12 @@ void check_summary(const json& s, Violations& out) {
   if (!s.contains("reading") || !s["reading"].is_string() ||
       s["reading"].get_ref<const std::string&>().empty())
     out.push_back("summary.reading: must be a non-empty string");
+  // TODO(issue 11): required once every experiment states its comparisons and its answer.
+  if (s.contains("comparisons")) check_comparisons(s["comparisons"], out);
+  if (s.contains("answer") && (!s["answer"].is_string() || s["answer"].get<std::string>().empty()))
+    out.push_back("summary.answer: must be a non-empty string");
+  if (s.contains("beside_quoted")) check_beside_quoted(s["beside_quoted"], out);
+  check_sentences(s, "summary", out);
 }
 
 // config holds every declared parameter and "experiment" (and "csv" when data came with it).

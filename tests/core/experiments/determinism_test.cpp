@@ -21,12 +21,21 @@ namespace {
 // next to steps_per_chunk "steps" follows the clock too.
 bool follows_clock(const std::string& key) {
   static const std::regex clock(
-      "^(environment|headline|reading)$"          // environment, sentences quoting times
+      "^(environment|headline|reading|answer)$"   // environment, sentences quoting times
       "|(^|_)(ms|us|ns)(_|$)|wall"                // times
       "|^(fastest|cells_won|wins_every_cell.*)$"  // which mode was fastest
       "|_pct(_|$)|speedup$|^crossover_n$"         // ratios of times, fits
       "|^(steps_per_chunk|chunks)$");             // how much a timed chunk took
   return std::regex_search(key, clock);
+}
+
+// A comparison of times or rates follows the clock (values, spreads, verdict); of losses and
+// counts it does not.
+json untimed_comparisons(const json& list) {
+  json out = json::array();
+  for (const json& c : list)
+    if (c.value("quantity", "") != "time" && c.value("quantity", "") != "rate") out.push_back(c);
+  return out;
 }
 
 json without_timings(const json& v) {
@@ -39,7 +48,7 @@ json without_timings(const json& v) {
   json out = json::object();
   for (const auto& [key, value] : v.items())
     if (!follows_clock(key) && !(key == "steps" && v.contains("steps_per_chunk")))
-      out[key] = without_timings(value);
+      out[key] = key == "comparisons" ? untimed_comparisons(value) : without_timings(value);
   return out;
 }
 

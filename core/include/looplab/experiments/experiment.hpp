@@ -36,6 +36,9 @@ struct Experiment {
   bool takes_csv = false;  // accepts the user's own data as the config's "csv" field (csv.hpp)
   json plots;   // [{"id","title","x","y","x_label","y_label","log_x","log_y","series":[...]}]
   json quoted;  // [{"label","value","source"}]: figures from the seed threads, labelled as quoted
+  // [{"looplab","tensorflow"}]: each looplab term and what it is in the seeds' TensorFlow world
+  // ("traced" → "a tf.function graph"); shown beside the explanation.
+  json tensorflow = json::array();
   // Checks rules that involve several parameters (e.g. x_min < x_max); throws ConfigError.
   std::function<void(const Params&)> check;
   std::function<std::unique_ptr<ExperimentRun>(const Params&)> start;  // e.g. start_run_of<MyRun>

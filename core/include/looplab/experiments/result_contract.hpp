@@ -41,8 +41,12 @@ inline constexpr ContractKey kResultKeys[] = {
     {"runs", "array",
      "one object per mode, variant, k, traced call or cell: its timings and final metrics"},
     {"summary", "object",
-     "\"headline\": [{label, value, note?}] (strings), \"reading\": one non-empty sentence, and "
-     "the experiment's own headline numbers"},
+     "\"headline\": [{label, value, note?}] (strings), \"reading\": non-empty sentences, "
+     "\"comparisons\": [{id, a: {label, value, spread}, b: {…}, quantity, unit, better, verdict}] "
+     "(comparison.hpp; every conclusion the sentences state, its verdict computed from values and "
+     "spreads), \"answer\": one sentence answering the experiment's question from this run, "
+     "\"beside_quoted\" (optional): [{label, quoted, measured, why}] a seed's figure beside "
+     "this run's and why the scale differs, and the experiment's own headline numbers"},
 };
 
 // Experiment-specific extensions: an extra top-level array of records that a result of that

@@ -1,0 +1,69 @@
+// looplab/experiments/comparison.hpp — a comparison a run states, as data: two measured sides,
+// which direction is better, and a verdict computed from the values and their spreads.
+//
+// Every conclusion an experiment prints ("traced was 1.7× faster", "the same loss") is rendered
+// from one of these, so no sentence can claim what its numbers do not show. The result carries
+// them as summary.comparisons (result_contract.hpp), for the page and for other languages.
+//
+//   const Comparison c = compare("traced_vs_eager", {"traced", 18.8, 0.4}, {"eager", 32.6, 1.1},
+//                                Quantity::Time, "µs per step");
+//   c.verdict == Verdict::A;           // traced: lower time, and the gap exceeds both spreads
+//   c.sentence() -> "traced was 1.73× faster than eager (18.8 vs 32.6 µs per step)"
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "looplab/base/json.hpp"
+
+namespace looplab {
+
+// One side of a comparison: what was measured, its value and its spread (half the interquartile
+// range of its chunks, a tolerance for exact quantities, or 0 when measured once).
+struct Measure {
+  std::string label;
+  double value = 0.0;
+  double spread = 0.0;
+};
+
+// What is compared decides the words and which direction is better.
+enum class Quantity {
+  Time,   // lower is better: "faster", "slower", "took the same time"
+  Count,  // lower is better: "needed 3× fewer iterations"
+  Loss,   // lower is better: "ended at a lower loss", "ended at the same loss"
+  Rate,   // higher is better: "3× the throughput"
+};
+
+enum class Verdict { A, B, Same };
+
+struct Comparison {
+  std::string id;  // stable name, e.g. "traced_vs_eager"
+  Measure a, b;
+  Quantity quantity = Quantity::Time;
+  std::string unit;  // "µs per step", "iterations", "" for a plain loss
+  Verdict verdict = Verdict::Same;
+
+  bool lower_is_better() const { return quantity != Quantity::Rate; }
+  // The winner's advantage as a factor ≥ 1 (worse / better); 1 when the verdict is Same.
+  double factor() const;
+  // The comparison as one clause, e.g. "traced was 1.73× faster than eager (18.8 vs 32.6 µs per
+  // step)" or "traced and eager took the same time within their spread (18.8 ± 0.9 vs 19.1 ±
+  // 1.2 µs per step)". Never "0.7× faster": the factor is always the winner's, ≥ 1.
+  std::string sentence() const;
+  // The verdict in a few words for a headline card: "traced 1.73× faster", "raw 3,409× fewer
+  // iterations", "no measurable difference".
+  std::string short_text() const;
+  json to_json() const;
+};
+
+// The verdict from values and spreads: "same" when |a − b| ≤ a.spread + b.spread (no measurable
+// difference on this run) or the values agree to 1e-12 relative; otherwise the better side.
+Comparison compare(std::string id, Measure a, Measure b, Quantity quantity, std::string unit);
+
+json comparisons_json(const std::vector<Comparison>& comparisons);
+
+// Recomputes a JSON comparison's verdict from its values and spreads; the contract check uses it.
+// Returns "a", "b" or "same", or "" when the record is malformed.
+std::string verdict_of(const json& comparison);
+
+}  // namespace looplab
