@@ -4,7 +4,8 @@
 namespace looplab {
 
 json line_plot(const std::string& id, const std::string& title, const Axis& x, const Axis& y,
-               const std::vector<std::string>& series, const std::string& style) {
+               const std::vector<std::string>& series, const std::string& style,
+               const std::string& spread) {
   json j = {{"id", id},
             {"title", title},
             {"x", x.key},
@@ -14,6 +15,7 @@ json line_plot(const std::string& id, const std::string& title, const Axis& x, c
             {"log_x", x.scale == Scale::Log},
             {"log_y", y.scale == Scale::Log}};
   if (!style.empty()) j["style"] = style;
+  if (!spread.empty()) j["spread"] = spread;
   j["series"] = series;
   return j;
 }
@@ -29,6 +31,14 @@ json bars_plot(const std::string& id, const std::string& title, const std::strin
   }
   j["y_label"] = value.label;
   j["log_y"] = value.scale == Scale::Log;
+  return j;
+}
+
+json bars_plot_with_spread(const std::string& id, const std::string& title,
+                           const std::string& category, const Axis& value,
+                           const std::string& spread) {
+  json j = bars_plot(id, title, category, value);
+  j["spread"] = spread;
   return j;
 }
 

@@ -25,17 +25,25 @@ struct Axis {
 };
 
 // Series against series: one line per named series of the result (markers only with style
-// "points"), x and y naming their columns.
-// {id, title, x, y, x_label, y_label, log_x, log_y, [style], series}
+// "points"), x and y naming their columns. `spread`, when set, names a column of the same series
+// holding the half-IQR of y at each point (drawn as whiskers y ± spread).
+// A series named "<name>_fit" is the fitted line of series <name>: drawn in its colour, dashed.
+// {id, title, x, y, x_label, y_label, log_x, log_y, [style], [spread], series}
 json line_plot(const std::string& id, const std::string& title, const Axis& x, const Axis& y,
-               const std::vector<std::string>& series, const std::string& style = "");
+               const std::vector<std::string>& series, const std::string& style = "",
+               const std::string& spread = "");
 
 // One bar per run of the result: `category` names the run key that labels the bar, value.key the
 // number it shows; `stack` (with `stack_labels`) stacks several run keys in one bar.
-// {id, type: "bars", title, source: "runs", category, value, [stack, stack_labels], y_label, log_y}
+// {id, type: "bars", title, source: "runs", category, value, [spread], [stack, stack_labels],
+//  y_label, log_y}
 json bars_plot(const std::string& id, const std::string& title, const std::string& category,
                const Axis& value, const std::vector<std::string>& stack = {},
                const std::vector<std::string>& stack_labels = {});
+// The same with `spread`: the run key holding the half-IQR of the value (whiskers value ± spread).
+json bars_plot_with_spread(const std::string& id, const std::string& title,
+                           const std::string& category, const Axis& value,
+                           const std::string& spread);
 
 // One cell per run, placed by its `row` and `col` keys and coloured by `value` on a "log" or
 // "diverging" colour scale. {id, type: "heatmap", title, source: "runs", row, col, value, unit,
