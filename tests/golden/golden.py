@@ -51,7 +51,7 @@ CONFIGS = [
 # Leaves that follow the clock even when three runs happened to agree: adaptive step counts, which
 # mode was fastest, and, in the timing experiments, every sentence of the summary (they quote times).
 TIMING_KEYS = {"clock_resolution_ns", "steps", "steps_per_chunk", "fastest", "wins_every_cell",
-               "wins_every_cell_eager_vs_traced"}
+               "wins_every_cell_eager_vs_traced", "cells_without_a_measurable_winner"}
 # Every experiment but standardization states verdicts about times, so its sentences follow the
 # clock even where three runs agreed ("on this run tracing did not make a step measurably faster").
 TIMED_EXPERIMENTS = {"overhead", "matrix", "pipelines", "call-granularity", "execution-modes", "unroll",
@@ -59,7 +59,8 @@ TIMED_EXPERIMENTS = {"overhead", "matrix", "pipelines", "call-granularity", "exe
 
 
 def compared(experiment, path, value):
-    if path.rsplit("/", 1)[-1] in TIMING_KEYS:
+    key = path.rsplit("/", 1)[-1]
+    if key in TIMING_KEYS or "/cells_won/" in path or key.endswith(("_us", "_ms", "_ns", "us_spread")):
         return False
     return not (experiment in TIMED_EXPERIMENTS and path.startswith("/summary/") and isinstance(value, str))
 
