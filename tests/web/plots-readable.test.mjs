@@ -227,3 +227,47 @@ test('call granularity: js_fit is a series of its own, not the fit of a series "
   await assertClean(page, problems);
   await page.close();
 });
+
+for (const width of [360, 390]) {
+  test(`${width} px wide page: the plots come right after Run, above the parameters; nothing scrolls sideways`, { timeout: 60_000 }, async () => {
+    const { page, problems } = await browser.open('/web/?experiment=unroll');
+    await page.setViewportSize({ width, height: 800 });
+    await waitForStatus(page, 'ready');
+    const box = (sel) => page.locator(sel).first().evaluate((n) => { const r = n.getBoundingClientRect(); return { top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left, right: r.right }; });
+    const run = await box('#run'), plots = await box('#plots'), params = await box('#controls'), summary = await box('#summary');
+    assert.ok(plots.top > run.bottom, `plots (${plots.top}) below Run (${run.bottom})`);
+    assert.ok(plots.top < params.top, `plots (${plots.top}) above the parameters (${params.top})`);
+    assert.ok(plots.top - run.bottom < 200, `the plots follow Run closely: ${plots.top - run.bottom} px between`);
+    assert.ok(summary.top > params.top || await page.locator('#summary').isHidden(), 'the summary follows the parameters');
+    const sideways = async (when) => {
+      const doc = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(doc <= width, `page scroll width at ${width} px ${when}: ${doc}`);
+    };
+    await sideways('before the run');
+    // Still usable: a parameter takes a value, Run runs.
+    await page.fill('#param-epochs', '1');
+    await page.fill('#param-n', '1000');
+    await page.click('#run');
+    await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
+    assert.ok(await page.evaluate(() => window.__looplab.plots.some((p) => p.pointCount() > 0)), 'the plots drew the run');
+    await sideways('after the run (the runs table scrolls in its own box)');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: join(RESULTS, `page-${width}.png`), fullPage: true });
+    await assertClean(page, problems);
+    await page.close();
+  });
+}
+
+test('wide page: the parameters stay in the left column beside the plots', { timeout: 60_000 }, async () => {
+  const { page, problems } = await browser.open('/web/?experiment=unroll');
+  await waitForStatus(page, 'ready');
+  const [params, plots, run] = await Promise.all(['#controls', '#plots', '#run'].map((s) => page.locator(s).evaluate((n) => n.getBoundingClientRect().toJSON())));
+  assert.ok(params.right <= plots.left, `parameters (right ${params.right}) left of the plots (left ${plots.left})`);
+  assert.ok(run.top < params.top, 'Run above the parameters');
+  // Keyboard: Run, then the parameters (Stop is disabled until a run starts).
+  await page.focus('#run');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'reset', 'Tab from Run reaches the Defaults button');
+  await assertClean(page, problems);
+  await page.close();
+});
