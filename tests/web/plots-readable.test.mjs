@@ -271,3 +271,34 @@ test('wide page: the parameters stay in the left column beside the plots', { tim
   await assertClean(page, problems);
   await page.close();
 });
+
+test('a widget in a narrow column of a wide page: the quoted figures fold to one column, nothing overflows', { timeout: 60_000 }, async () => {
+  const { page, problems } = await browser.open('/tests/web/fixtures/blank.html');
+  await page.evaluate(async () => {
+    await import('/web/looplab-widgets.js');
+    const column = document.createElement('div');
+    column.style.width = '420px';      // a course page's side column (a style property, CSP-safe)
+    const w = document.createElement('looplab-experiment');
+    w.id = 'narrow';
+    w.setAttribute('experiment', 'standardization');
+    column.append(w);
+    document.body.append(column);
+  });
+  await page.waitForFunction(() => /^(ready|error)/.test(document.querySelector('#narrow')?.status ?? ''), null, { timeout: 30_000 });
+  const laid = await page.evaluate(() => {
+    const root = document.querySelector('#narrow').shadowRoot;
+    const list = root.querySelector('.quoted-list');
+    const widget = root.querySelector('.widget').getBoundingClientRect();
+    return {
+      shown: Boolean(list) && !root.querySelector('#quoted').hidden,
+      tracks: list ? getComputedStyle(list).gridTemplateColumns.split(' ').length : 0,
+      overflow: [...root.querySelectorAll('.quoted *')].filter((n) => n.getBoundingClientRect().right > widget.right + 0.5).length,
+    };
+  });
+  assert.ok(laid.shown, 'the widget shows the quoted figures');
+  assert.equal(laid.tracks, 1, 'one column in a 420 px widget');
+  assert.equal(laid.overflow, 0, 'no quoted text wider than the widget');
+  await page.locator('#narrow').screenshot({ path: join(RESULTS, 'widget-narrow-column.png') });
+  await assertClean(page, problems);
+  await page.close();
+});
