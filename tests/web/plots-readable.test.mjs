@@ -2,12 +2,12 @@
 // as whiskers value ± half-IQR (a lower end on a log axis clamped to stay positive), a fitted line
 // '<name>_fit' takes the colour of <name> and is dashed while <name> is drawn as points on a line, the
 // "Show data" tables list the spreads, and on a phone-wide page the plots come right after Run rather
-// than after the parameter list.
+// than after the parameter list; a narrow widget folds its quoted figures to one column.
 // The spread plots are drawn from synthetic specs (web/plots/ imported into the served page), so they
 // do not wait for the core to declare spreads on every experiment; the fit colours and the layout use
-// the real page and module.
+// the real page and module, and execution-modes checks the whiskers of the spread the core declares.
 // Screenshots: test-results/plots-spread-bars.png, plots-spread-line.png, overhead-fits.png,
-// page-360.png, page-390.png.
+// page-360.png, page-390.png, widget-narrow-column.png, execution-modes-steady.png.
 //
 //   node --test tests/web/plots-readable.test.mjs   (needs `npm ci`, the wasm build, /usr/bin/chromium)
 import { test } from 'node:test';
@@ -79,11 +79,20 @@ test('bars with a spread: whiskers value ± spread on linear and log axes, the l
     const [stem, ...caps] = b.whisker.lines;
     const [, , yHigh, yLow] = stem;
     near(lin.baseline - yHigh, (r.t + r.t_spread) * px, 1, `${r.mode}: upper end at value + spread`);
-    near(lin.baseline - yLow, (r.t - r.t_spread) * px, 1, `${r.mode}: lower end at value − spread`);
-    assert.equal(caps.length, 2, `${r.mode}: two caps`);
-    assert.equal(b.whisker.clamped, false);
+    if (r.t - r.t_spread >= 0) {
+      near(lin.baseline - yLow, (r.t - r.t_spread) * px, 1, `${r.mode}: lower end at value − spread`);
+      assert.equal(caps.length, 2, `${r.mode}: two caps`);
+      assert.equal(b.whisker.clamped, false);
+    } else {
+      // A time is never negative: the whisker stops at zero, the axis does not go below it.
+      near(yLow, lin.baseline, 0.5, `${r.mode}: lower end clamped at zero`);
+      assert.equal(caps.length, 1, `${r.mode}: no cap at the clamped end`);
+      assert.equal(b.whisker.clamped, true);
+    }
     assert.match(b.title, new RegExp(`± ${r.t_spread}`), `${r.mode}: tooltip gives the spread`);
   }
+
+  assert.ok(Math.max(...lin.bars.map((b) => b.bottom)) <= lin.baseline + 0.5, 'no bar or axis below zero');
 
   // Log: y = a − c·log10(v); fit a and c from two bars, then check every whisker end.
   const log = drawn.log;
@@ -299,6 +308,29 @@ test('a widget in a narrow column of a wide page: the quoted figures fold to one
   assert.equal(laid.tracks, 1, 'one column in a 420 px widget');
   assert.equal(laid.overflow, 0, 'no quoted text wider than the widget');
   await page.locator('#narrow').screenshot({ path: join(RESULTS, 'widget-narrow-column.png') });
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('execution-modes: the steady step bars carry the core\'s half-IQR as whiskers', { timeout: 180_000 }, async () => {
+  const { page, problems } = await browser.open('/web/?experiment=execution-modes&epochs=1');
+  await waitForStatus(page, 'ready');
+  const spec = await page.evaluate(() => window.__looplab.describe.plots.find((p) => p.id === 'steady'));
+  assert.equal(spec?.spread, 'steady_step_spread_us', 'the core declares the spread');
+  await page.click('#run');
+  await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
+  const runs = await page.evaluate(() => window.__looplab.lastResult.runs);
+  const whiskers = await page.locator('.plot-bars[data-plot="steady"] .bar').evaluateAll((gs) => gs.map((g) => {
+    const w = g.querySelector('.bar-whisker');
+    return [g.dataset.category, w ? Number(w.dataset.high) : null];
+  }));
+  for (const r of runs) {
+    const [, high] = whiskers.find(([c]) => c === String(r[spec.category]));
+    if (r[spec.spread] > 0) near(high, r[spec.value] + r[spec.spread], 1e-9, `${r[spec.category]}: whisker to value + half-IQR`);
+    else assert.equal(high, null, `${r[spec.category]}: no spread, no whisker`);
+  }
+  assert.ok(whiskers.some(([, h]) => h !== null), 'at least one mode has a measurable spread');
+  await page.locator('.plot-bars[data-plot="steady"]').screenshot({ path: join(RESULTS, 'execution-modes-steady.png') });
   await assertClean(page, problems);
   await page.close();
 });

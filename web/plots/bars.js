@@ -5,8 +5,9 @@
 // each bar is the sum of those fields, drawn as one segment per field (a legend names them), on a
 // linear axis. With spread: 'steady_step_spread_us' (a run key holding the half-IQR of the value) each
 // bar carries a whisker from value − spread to value + spread, so a student sees whether two bars
-// differ by more than their noise; on a log axis a lower end at or below zero is clamped to the
-// baseline (drawn without its cap). Long category names are drawn slanted. The runs exist only in the final
+// differ by more than their noise. A lower end below the baseline (at or below zero on a log axis,
+// below zero for a positive bar on a linear one: a time is never negative) is clamped to the baseline
+// and drawn without its cap. Long category names are drawn slanted. The runs exist only in the final
 // result, so the plot shows a note until finish(result) arrives; append() (live progress) is ignored.
 //
 // A small SVG chart built with createElementNS: real text for the values and categories (readable by
@@ -117,7 +118,12 @@ export class BarPlot {
 
   /** The values the axis must hold: each bar's value and, with a spread, both ends of its whisker. */
   extents() {
-    return this.items.flatMap((b) => (b.spread ? [b.value, b.value - b.spread, b.value + b.spread] : [b.value]));
+    return this.items.flatMap((b) => (b.spread ? [b.value, this.low(b), b.value + b.spread] : [b.value]));
+  }
+
+  /** The lower end of a whisker, kept at zero for a positive bar (a time, a count: never negative). */
+  low(b) {
+    return b.value >= 0 ? Math.max(0, b.value - b.spread) : b.value - b.spread;
   }
 
   pointCount() {
@@ -212,12 +218,12 @@ export class BarPlot {
   }
 
   /**
-   * value ± spread as a vertical line with caps. On a log axis a lower end at or below zero cannot be
-   * placed: the line stops at the baseline and has no cap there (data-clamped says so).
+   * value ± spread as a vertical line with caps. A lower end clamped at zero (low()), or at or below
+   * zero on a log axis where it cannot be placed, stops at the baseline without a cap (data-clamped).
    */
   whisker(b, cx, y, baseY) {
-    const low = b.value - b.spread, high = b.value + b.spread;
-    const clamped = Boolean(this.spec.log_y) && low <= 0;
+    const low = this.low(b), high = b.value + b.spread;
+    const clamped = low !== b.value - b.spread || (Boolean(this.spec.log_y) && low <= 0);
     const y1 = y(high), y2 = clamped ? baseY : y(low);
     const g = svg('g', {
       class: 'bar-whisker', 'data-low': clamped ? 0 : low, 'data-high': high, 'data-clamped': clamped, 'aria-hidden': 'true',
