@@ -11,6 +11,7 @@ const MAX_ROWS = 500;   // a longer table helps nobody; the CSV export has every
 
 /** Columns of a chart: line plots (x, one column per series), bar plots (category, value). */
 function columnsOf(plot, spec, result) {
+  if (typeof plot.table === 'function') return plot.table();   // a plot that says what it shows (contour.js)
   if (typeof plot.bars === 'function') {
     const bars = plot.bars();
     return { head: [humanize(spec.category || 'category'), spec.y_label || humanize(spec.value || 'value')],
