@@ -14,6 +14,7 @@ const MAX_ROWS = 500;   // a longer table helps nobody; the CSV export has every
  * declares one and the series has any), bar plots (category, value, and ± spread when declared).
  */
 function columnsOf(plot, spec, result) {
+  if (typeof plot.table === 'function') return plot.table();   // a plot that says what it shows (contour.js)
   const spreadHead = (what) => `${what}: ± half-IQR`;
   if (typeof plot.bars === 'function') {
     const bars = plot.bars();

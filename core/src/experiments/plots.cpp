@@ -49,4 +49,20 @@ json heatmap_plot(const std::string& id, const std::string& title, const std::st
           {"col", col}, {"value", value},    {"unit", unit},   {"scale", scale}};
 }
 
+json contour_plot(const std::string& id, const std::string& title, const Axis& x, const Axis& y,
+                  const std::string& z, const std::vector<ContourPanel>& panels,
+                  const std::string& levels, const std::string& data, const std::string& line_w,
+                  const std::string& line_b) {
+  json list = json::array(), names = json::array();
+  for (const ContourPanel& p : panels) {
+    list.push_back({{"name", p.name}, {"grid", p.grid}, {"path", p.path}});
+    names.push_back(p.path);
+  }
+  return {{"id", id},           {"type", "contour"},  {"title", title},
+          {"x", x.key},         {"y", y.key},         {"z", z},
+          {"x_label", x.label}, {"y_label", y.label}, {"panels", list},
+          {"levels", levels},   {"data", data},       {"line_w", line_w},
+          {"line_b", line_b},   {"series", names}};
+}
+
 }  // namespace looplab

@@ -52,4 +52,22 @@ json heatmap_plot(const std::string& id, const std::string& title, const std::st
                   const std::string& col, const std::string& value, const std::string& unit,
                   const std::string& scale);
 
+// Contour lines of a function over two parameters, one panel per named grid, each with a path drawn
+// on it as it streams, and optionally the data (x, y) with the line y = W·x + b of each path's
+// latest point. Everything it draws comes from the result's series (and arrives in progress):
+//   a grid series per panel: columns x, y, z, one row per grid point, x varying fastest (n × n);
+//   `levels`: a series with one column per panel name, the z values to draw lines at (the same
+//   count for every panel);
+//   a path series per panel: columns x and y (the parameters), line_w and line_b (the line);
+//   `data`: a series with columns x and y, the points the line is fitted to.
+// {id, type: "contour", title, x, y, z, x_label, y_label, panels: [{name, grid, path}], levels,
+//  data, line_w, line_b, series: [path names]}
+struct ContourPanel {
+  std::string name, grid, path;
+};
+json contour_plot(const std::string& id, const std::string& title, const Axis& x, const Axis& y,
+                  const std::string& z, const std::vector<ContourPanel>& panels,
+                  const std::string& levels, const std::string& data, const std::string& line_w,
+                  const std::string& line_b);
+
 }  // namespace looplab
