@@ -14,13 +14,17 @@ import { ROOT, RUN_TIMEOUT_MS, assertClean, status, useBrowser, waitForSettled, 
 const browser = useBrowser();
 const cases = JSON.parse(readFileSync(join(ROOT, 'tests', 'bad-inputs', 'cases.json'), 'utf8')).cases;
 
-/** Serves looplab-test.mjs (with the trap hook) whenever the worker asks for looplab.mjs. */
+/**
+ * Serves looplab-test.mjs (with the trap hook) whenever the worker asks for looplab.mjs, and its
+ * looplab-test.wasm when the page fetches looplab.wasm to compile it for the workers.
+ */
 async function useTestModule(page) {
-  const body = readFileSync(join(ROOT, 'build', 'wasm', 'looplab-test.mjs'));
-  await page.route(/\/build\/wasm\/looplab\.mjs$/, (route) => route.fulfill({
-    status: 200, contentType: 'text/javascript', body,
-    headers: { 'Cross-Origin-Resource-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
-  }));
+  const headers = { 'Cross-Origin-Resource-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+  const serve = (file, contentType) => (route) => route.fulfill({
+    status: 200, contentType, headers, body: readFileSync(join(ROOT, 'build', 'wasm', file)),
+  });
+  await page.route(/\/build\/wasm\/looplab\.mjs$/, serve('looplab-test.mjs', 'text/javascript'));
+  await page.route(/\/build\/wasm\/looplab\.wasm$/, serve('looplab-test.wasm', 'application/wasm'));
 }
 
 const workers = (page) => page.workers();
@@ -78,6 +82,32 @@ test('a worker that dies with an uncaught error is replaced and the next run wor
   const result = await page.evaluate(() => window.__looplab.lastResult);
   assert.equal(result.experiment, 'standardization');
 });
+
+// A worker that ends without an error event (close(), killed by the browser, or hung in a loop) sends
+// nothing: only the heartbeat notices it (client.js). A killed worker looks to the page exactly like
+// one that closed itself, so close() stands for both; the hang is the other silent case.
+for (const [how, silence] of [
+  ['calls close() during a run', () => { self.close(); }],
+  ['hangs in a loop during a run', () => { setTimeout(() => { for (;;) { /* never yields */ } }, 0); }],
+]) {
+  test(`a worker that ${how} is noticed within a second, reported and replaced`, { timeout: 180_000 }, async () => {
+    const { page } = await browser.open(LONG_RUN);
+    await waitForStatus(page, 'ready');
+    await startLongRun(page);
+    const [w] = workers(page);
+    await page.evaluate(() => { window.__silencedAt = performance.now(); });
+    await w.evaluate(silence);
+    await page.waitForFunction(() => (window.__looplab?.status ?? '').startsWith('error'), null, { timeout: 10_000, polling: 20 });
+    const ms = await page.evaluate(() => performance.now() - window.__silencedAt);
+    console.log(`  worker that ${how}: noticed after ${ms.toFixed(0)} ms`);
+    assert.match(await status(page), /^error: the worker stopped responding \(it closed, was killed or hangs\); a fresh worker was started/);
+    assert.ok(ms < 1200, `noticed after ${ms.toFixed(0)} ms`);   // 750-900 ms by design, plus the test's own round trips
+    await page.fill('#param-max_iterations', '2000');
+    await page.fill('#param-tolerance', '1e-6');
+    await runToDone(page);
+    assert.equal((await page.evaluate(() => window.__looplab.lastResult)).experiment, 'standardization');
+  });
+}
 
 test('Stop ends a long run within 100 ms (measured from the click to the stopped status)', { timeout: 180_000 }, async () => {
   const { page, problems } = await browser.open(LONG_RUN);

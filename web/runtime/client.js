@@ -1,7 +1,7 @@
 // The page's side of the worker protocol (protocol.js): one promise per request id, progress as
 // callbacks, cancel by id, and every pending request settled when the worker dies or is terminated.
 //
-//   const client = new LooplabClient(new URL('./worker.js', import.meta.url));
+//   const client = new LooplabClient(new URL('./worker.js', import.meta.url), { module: compileOnce });
 //   const env = await client.ready;
 //   const run = client.run(config, (progress) => plot(progress.series));
 //   run.cancel();                       // resolves run.done with {cancelled: true}
@@ -9,13 +9,28 @@
 //   client.onRestart = (err) => show(err.message);   // the module crashed; a fresh worker is running
 //   client.terminate();                 // rejects everything pending (isTerminated(err) is true)
 //
-// Faults: if the module traps (the worker reports FATAL) or the worker raises an uncaught error
-// after it was ready, every pending request is rejected with an Error saying what happened, the
-// worker is terminated and a fresh one started, so the next request works. A worker that never
-// became ready (missing build, syntax error) is not restarted: that would only fail again.
+// `module` is a function returning a promise of the compiled WebAssembly.Module: each worker (and
+// each restart) gets the same one, so a page compiles the wasm once however many widgets it has
+// (connect.js). Without it, each worker fetches and compiles the wasm itself.
+//
+// A worker script on another origin (a CDN) cannot be started directly: the worker starts from a
+// same-origin Blob that imports it (the script and the module it loads then need CORS). A page
+// whose Content-Security-Policy forbids blob: workers gets a one-line error saying so.
+//
+// Faults: if the module traps (the worker reports FATAL), the worker raises an uncaught error after it
+// was ready, or it stops answering the heartbeat (it called close(), was killed, or hangs), every
+// pending request is rejected with an Error saying what happened, the worker is terminated and a fresh
+// one started, so the next request works. A worker that never became ready (missing build, syntax
+// error) is not restarted: that would only fail again.
 import { ANSWER, REQUEST } from './protocol.js';
 
 const TERMINATED = 'WorkerTerminated';
+// Heartbeat: a PING every HEARTBEAT_MS; MISSED_PINGS unanswered in a row means the worker is gone,
+// noticed 750-900 ms after it died. Counted in pings, not in elapsed time, so a page whose timers were throttled
+// (a background tab) or that was busy itself does not mistake its own delay for a dead worker.
+// Run chunks last ~50 ms, so a live worker answers within a few pings.
+const HEARTBEAT_MS = 150;
+const MISSED_PINGS = 5;
 
 /** True for the rejection of a request that was pending when its client was terminated. */
 export const isTerminated = (err) => err?.name === TERMINATED;
@@ -26,9 +41,31 @@ function terminatedError(reason) {
   return err;
 }
 
+/**
+ * A module worker from `url`. A worker script must be same-origin, so one on another origin (the
+ * widget script loaded from a CDN) is imported by a same-origin Blob instead.
+ */
+function startWorker(url) {
+  const href = new URL(url, location.href).href;
+  if (new URL(href).origin === location.origin || href.startsWith('blob:')) return new Worker(href, { type: 'module' });
+  const blob = new Blob([`import ${JSON.stringify(href)};`], { type: 'text/javascript' });
+  return new Worker(URL.createObjectURL(blob), { type: 'module' });
+}
+
+/** One line for a worker that could not be constructed; a CSP refusing blob: gets the way out. */
+function workerStartMessage(url, e) {
+  const crossOrigin = new URL(url, location.href).origin !== location.origin;
+  if (crossOrigin && e?.name === 'SecurityError') {
+    return 'looplab cannot start its worker: this page\'s Content-Security-Policy does not allow blob: workers, '
+      + 'which a widget loaded from another origin needs (add blob: to worker-src, or embed the experiment with its iframe, embed.html)';
+  }
+  return `could not start the worker (${url}): ${e?.message || e}`;
+}
+
 export class LooplabClient {
-  constructor(workerUrl) {
+  constructor(workerUrl, { module = null } = {}) {
     this.workerUrl = workerUrl;
+    this.module = module;
     this.nextId = 1;
     this.pending = new Map();  // id -> {resolve, reject, onProgress}
     this.restarts = 0;
@@ -39,15 +76,43 @@ export class LooplabClient {
 
   start() {
     this.wasReady = false;
-    this.worker = new Worker(this.workerUrl, { type: 'module' });
     this.ready = new Promise((resolve, reject) => { this.readyHandlers = { resolve, reject }; });
     if (this.restarts > 0) this.ready.catch(() => {});  // nobody awaits a restarted worker's ready
+    try {
+      this.worker = startWorker(this.workerUrl);
+    } catch (e) {
+      this.worker = null;
+      this.failAll(new Error(workerStartMessage(this.workerUrl, e)));
+      return;
+    }
     this.worker.onmessage = ({ data }) => this.dispatch(data);
     this.worker.onerror = (e) => {
       e.preventDefault();
       if (this.wasReady) this.restart(`the worker failed (${e.message || 'uncaught error'})`);
-      else this.failAll(new Error(`worker failed: ${e.message || 'could not start worker.js'}`));
+      else this.failAll(new Error(`worker failed: ${e.message || `could not start ${this.workerUrl}`}`));
     };
+    const worker = this.worker;
+    Promise.resolve(this.module?.()).then(
+      (module) => { if (this.worker === worker) worker.postMessage({ type: REQUEST.INIT, module: module || null }); },
+      (e) => { if (this.worker === worker) this.failAll(new Error(`could not load the WebAssembly module: ${e.message}`)); },
+    );
+    this.startHeartbeat();
+  }
+
+  /** Pings the worker; once it has answered one ping, MISSED_PINGS unanswered in a row restart it. */
+  startHeartbeat() {
+    this.pings = { sent: 0, answered: -1 };     // -1: not heard from yet (its script may still be loading)
+    this.heartbeat = setInterval(() => {
+      const { sent, answered } = this.pings;
+      if (answered >= 0 && sent - answered >= MISSED_PINGS) {
+        const what = 'the worker stopped responding (it closed, was killed or hangs)';
+        if (this.wasReady) this.restart(what);
+        else { this.stopWorker(); this.failAll(new Error(what)); }   // as for any worker that never became ready
+        return;
+      }
+      this.pings.sent += 1;
+      this.worker.postMessage({ type: REQUEST.PING, seq: this.pings.sent });
+    }, HEARTBEAT_MS);
   }
 
   /** Stops the worker for good: every pending request (and `ready`, if still pending) is rejected. */
@@ -59,6 +124,8 @@ export class LooplabClient {
   }
 
   stopWorker() {
+    clearInterval(this.heartbeat);
+    if (!this.worker) return;
     this.worker.onmessage = null;
     this.worker.onerror = null;
     this.worker.terminate();
@@ -76,6 +143,7 @@ export class LooplabClient {
   }
 
   dispatch(msg) {
+    if (msg.type === ANSWER.PONG) { this.pings.answered = msg.seq; return; }
     if (msg.type === ANSWER.READY) { this.wasReady = true; this.readyHandlers.resolve(msg.environment); return; }
     if (msg.type === ANSWER.ERROR && msg.id === null) { this.failAll(new Error(msg.message)); return; }
     if (msg.type === ANSWER.FATAL) { this.restart(msg.message); return; }
@@ -107,7 +175,7 @@ export class LooplabClient {
     const id = this.nextId++;
     if (this.terminated) return { id, promise: Promise.reject(terminatedError('the worker was terminated')) };
     const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onProgress }));
-    this.worker.postMessage({ ...msg, id });
+    this.worker?.postMessage({ ...msg, id });   // no worker: it could not start, and failAll said why
     return { id, promise };
   }
 
@@ -120,6 +188,6 @@ export class LooplabClient {
   run(config, onProgress) {
     const { id, promise } = this.request({ type: REQUEST.RUN, config: JSON.stringify(config) }, onProgress);
     const worker = this.worker;                        // a cancel after a restart goes nowhere
-    return { done: promise, cancel: () => { if (!this.terminated) worker.postMessage({ type: REQUEST.CANCEL, id }); } };
+    return { done: promise, cancel: () => { if (!this.terminated) worker?.postMessage({ type: REQUEST.CANCEL, id }); } };
   }
 }
