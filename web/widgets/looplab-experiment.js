@@ -28,9 +28,7 @@ import { ExperimentPanel } from '../panel/panel.js';
  */
 const settings = {
   createClient: connect,
-  styles: [new URL('../../node_modules/uplot/dist/uPlot.min.css', import.meta.url).href,
-    new URL('../styles/panel.css', import.meta.url).href,
-    new URL('../styles/widget.css', import.meta.url).href],
+  styles: [new URL('../styles/looplab.css', import.meta.url).href],   // uPlot's, the panel's and the widget's
   inlineCss: null,          // text of a <style> instead of <link>s (file://, where no CSP applies)
   linkBase: new URL('../index.html', import.meta.url).href,
 };
