@@ -47,19 +47,30 @@ function terminatedError(reason) {
  */
 function startWorker(url) {
   const href = new URL(url, location.href).href;
-  if (new URL(href).origin === location.origin || href.startsWith('blob:')) return new Worker(href, { type: 'module' });
+  if (!isCrossOrigin(href)) return new Worker(href, { type: 'module' });
   const blob = new Blob([`import ${JSON.stringify(href)};`], { type: 'text/javascript' });
   return new Worker(URL.createObjectURL(blob), { type: 'module' });
 }
 
-/** One line for a worker that could not be constructed; a CSP refusing blob: gets the way out. */
-function workerStartMessage(url, e) {
-  const crossOrigin = new URL(url, location.href).origin !== location.origin;
-  if (crossOrigin && e?.name === 'SecurityError') {
+const isCrossOrigin = (url) => {
+  const u = new URL(url, location.href);
+  return u.protocol !== 'blob:' && u.origin !== location.origin;
+};
+
+/**
+ * Why a worker failed before it was ready, in one line. A CSP that refuses the Blob (worker-src
+ * without blob:) is reported to the page as a securitypolicyviolation, which `refusedBlob` saw; the
+ * CDN's own script refused inside the worker is not, so a cross-origin failure names both needs.
+ */
+function startFailure(url, detail, refusedBlob) {
+  if (refusedBlob) {
     return 'looplab cannot start its worker: this page\'s Content-Security-Policy does not allow blob: workers, '
       + 'which a widget loaded from another origin needs (add blob: to worker-src, or embed the experiment with its iframe, embed.html)';
   }
-  return `could not start the worker (${url}): ${e?.message || e}`;
+  const hint = isCrossOrigin(url)
+    ? ` (a page with a Content-Security-Policy must allow blob: and ${new URL(url).origin} in worker-src, or embed the experiment with its iframe, embed.html)`
+    : '';
+  return `worker failed: ${detail || `could not start ${url}`}${hint}`;
 }
 
 export class LooplabClient {
@@ -78,18 +89,24 @@ export class LooplabClient {
     this.wasReady = false;
     this.ready = new Promise((resolve, reject) => { this.readyHandlers = { resolve, reject }; });
     if (this.restarts > 0) this.ready.catch(() => {});  // nobody awaits a restarted worker's ready
+    let refusedBlob = false;
+    const onViolation = (e) => { if (e.blockedURI === 'blob' || e.blockedURI.startsWith('blob:')) refusedBlob = true; };
+    globalThis.document?.addEventListener('securitypolicyviolation', onViolation);
+    this.ready.finally(() => globalThis.document?.removeEventListener('securitypolicyviolation', onViolation)).catch(() => {});
     try {
       this.worker = startWorker(this.workerUrl);
-    } catch (e) {
+    } catch (e) {   // a browser may refuse synchronously (SecurityError) instead of by an error event
       this.worker = null;
-      this.failAll(new Error(workerStartMessage(this.workerUrl, e)));
+      this.failAll(new Error(startFailure(this.workerUrl, e.message, e.name === 'SecurityError' && isCrossOrigin(this.workerUrl))));
       return;
     }
     this.worker.onmessage = ({ data }) => this.dispatch(data);
     this.worker.onerror = (e) => {
       e.preventDefault();
-      if (this.wasReady) this.restart(`the worker failed (${e.message || 'uncaught error'})`);
-      else this.failAll(new Error(`worker failed: ${e.message || `could not start ${this.workerUrl}`}`));
+      if (this.wasReady) { this.restart(`the worker failed (${e.message || 'uncaught error'})`); return; }
+      clearInterval(this.heartbeat);
+      // The violation event may come after the error event: decide on the next turn.
+      setTimeout(() => this.failAll(new Error(startFailure(this.workerUrl, e.message, refusedBlob))), 0);
     };
     const worker = this.worker;
     Promise.resolve(this.module?.()).then(
