@@ -18,19 +18,23 @@
 // whose Content-Security-Policy forbids blob: workers gets a one-line error saying so.
 //
 // Faults: if the module traps (the worker reports FATAL), the worker raises an uncaught error after it
-// was ready, or it stops answering the heartbeat (it called close(), was killed, or hangs), every
+// was ready, or it stops answering the heartbeat (it called close(), was killed, or hangs outside a
+// module call it announced), every
 // pending request is rejected with an Error saying what happened, the worker is terminated and a fresh
 // one started, so the next request works. A worker that never became ready (missing build, syntax
 // error) is not restarted: that would only fail again.
 import { ANSWER, REQUEST } from './protocol.js';
 
 const TERMINATED = 'WorkerTerminated';
-// Heartbeat: a PING every HEARTBEAT_MS; MISSED_PINGS unanswered in a row means the worker is gone,
-// noticed 750-900 ms after it died. Counted in pings, not in elapsed time, so a page whose timers were throttled
-// (a background tab) or that was busy itself does not mistake its own delay for a dead worker.
-// Run chunks last ~50 ms, so a live worker answers within a few pings.
+// Heartbeat: a PING every HEARTBEAT_MS; SILENT_TICKS ticks in a row without any message from the
+// worker means it is gone: 750 ms after its last message, so 600-750 ms after it died. Counted in
+// ticks, not in elapsed time, so a page whose timers were throttled (a background tab) or that was
+// busy itself does not mistake its own delay for a dead worker. A worker that said BUSY is inside one
+// module call (a run's chunk is ~50 ms, but one step of a large config can take seconds, the default
+// matrix's longest ~1.7 s): it is given BUSY_LIMIT_MS.
 const HEARTBEAT_MS = 150;
-const MISSED_PINGS = 5;
+const SILENT_TICKS = 5;
+const BUSY_LIMIT_MS = 60_000;
 
 /** True for the rejection of a request that was pending when its client was terminated. */
 export const isTerminated = (err) => err?.name === TERMINATED;
@@ -116,19 +120,20 @@ export class LooplabClient {
     this.startHeartbeat();
   }
 
-  /** Pings the worker; once it has answered one ping, MISSED_PINGS unanswered in a row restart it. */
+  /** Pings the worker every tick; once it has said anything, a long silence (see SILENT_TICKS) ends it. */
   startHeartbeat() {
-    this.pings = { sent: 0, answered: -1 };     // -1: not heard from yet (its script may still be loading)
+    this.heard = false;           // not before its first message: its script may still be loading
+    this.silentTicks = 0;
+    this.busySince = null;
     this.heartbeat = setInterval(() => {
-      const { sent, answered } = this.pings;
-      if (answered >= 0 && sent - answered >= MISSED_PINGS) {
+      if (this.heard && ++this.silentTicks >= SILENT_TICKS
+          && (this.busySince === null || performance.now() - this.busySince > BUSY_LIMIT_MS)) {
         const what = 'the worker stopped responding (it closed, was killed or hangs)';
         if (this.wasReady) this.restart(what);
         else { this.stopWorker(); this.failAll(new Error(what)); }   // as for any worker that never became ready
         return;
       }
-      this.pings.sent += 1;
-      this.worker.postMessage({ type: REQUEST.PING, seq: this.pings.sent });
+      this.worker.postMessage({ type: REQUEST.PING });
     }, HEARTBEAT_MS);
   }
 
@@ -160,7 +165,11 @@ export class LooplabClient {
   }
 
   dispatch(msg) {
-    if (msg.type === ANSWER.PONG) { this.pings.answered = msg.seq; return; }
+    // Any message shows the worker alive; BUSY says it may now be silent for a while.
+    this.heard = true;
+    this.silentTicks = 0;
+    this.busySince = msg.type === ANSWER.BUSY ? performance.now() : null;
+    if (msg.type === ANSWER.PONG || msg.type === ANSWER.BUSY) return;
     if (msg.type === ANSWER.READY) { this.wasReady = true; this.readyHandlers.resolve(msg.environment); return; }
     if (msg.type === ANSWER.ERROR && msg.id === null) { this.failAll(new Error(msg.message)); return; }
     if (msg.type === ANSWER.FATAL) { this.restart(msg.message); return; }

@@ -5,9 +5,11 @@
 //   page -> worker  {type: INIT, module}                first: the compiled WebAssembly.Module to
 //                                                       instantiate (one compile per page), or null:
 //                                                       the worker fetches and compiles it itself
-//                   {type: PING, seq}                   heartbeat: answered at once, even mid-run
+//                   {type: PING}                        heartbeat: answered at once, also between chunks of a run
 //                   {type: LIST | DESCRIBE | VALIDATE | RUN | CANCEL, id, experiment?, config?}
-//   worker -> page  {type: PONG, seq}                   the answer to PING (the worker is alive)
+//   worker -> page  {type: PONG}                        the answer to PING (the worker is alive)
+//                   {type: BUSY}                        entering a module call that may take long (a chunk):
+//                                                       pings wait until it returns (any later message)
 //                   {type: READY, environment}          once the module is instantiated
 //                   {type: REPLY, id, value}            LIST / DESCRIBE / VALIDATE
 //                   {type: PROGRESS, id, progress}      RUN: new points since the last message
@@ -31,6 +33,7 @@ export const REQUEST = Object.freeze({
 
 export const ANSWER = Object.freeze({
   PONG: 'pong',
+  BUSY: 'busy',
   READY: 'ready',
   REPLY: 'reply',
   PROGRESS: 'progress',

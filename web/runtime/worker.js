@@ -6,6 +6,12 @@ import { addJsVariants } from './js-variants.js';
 
 const CHUNK_MS = 50;
 const post = (msg) => self.postMessage(msg);
+/**
+ * Said before each call into the module that may take long (creating a run, a chunk, the result, a
+ * slice of the JavaScript variants): while busy, the worker cannot answer the page's heartbeat, and
+ * the page allows it (client.js). Any later message means the call returned.
+ */
+const busy = () => post({ type: ANSWER.BUSY });
 
 // The glue script loads while the page compiles the wasm; the INIT message brings the compiled module.
 const glue = import('../../build/wasm/looplab.mjs');
@@ -57,15 +63,20 @@ const active = new Map();
 async function run(api, id, config, state) {
   let handle = null;
   try {
+    busy();
     handle = api.createRun(config);
     for (;;) {
       if (state.cancelled) { post({ type: ANSWER.CANCELLED, id }); return; }
+      busy();
       const done = handle.advance(CHUNK_MS);
       post({ type: ANSWER.PROGRESS, id, progress: handle.progress() });
       if (done) {
         // Variants only a browser can measure (JS calling the module per batch) join the core's result.
+        busy();
         const result = await addJsVariants(api, handle.result(), {
-          cancelled: () => state.cancelled, nextTurn, progress: (progress) => post({ type: ANSWER.PROGRESS, id, progress }),
+          cancelled: () => state.cancelled,
+          nextTurn: async () => { await nextTurn(); busy(); },
+          progress: (progress) => post({ type: ANSWER.PROGRESS, id, progress }),
         });
         post(result ? { type: ANSWER.RESULT, id, result } : { type: ANSWER.CANCELLED, id });
         return;
@@ -81,7 +92,7 @@ self.onmessage = async ({ data: msg }) => {
   const { type, id } = msg;
   // Answered before anything awaits, so the page hears from a worker that is busy loading or between
   // two chunks of a run; only a dead or hung worker stays silent (client.js restarts it).
-  if (type === REQUEST.PING) { post({ type: ANSWER.PONG, seq: msg.seq }); return; }
+  if (type === REQUEST.PING) { post({ type: ANSWER.PONG }); return; }
   if (type === REQUEST.INIT) { receiveInit(msg.module); return; }
   if (type === REQUEST.CANCEL) {          // needs no module; a cancel for a finished run is a no-op
     const state = active.get(id);
@@ -95,6 +106,7 @@ self.onmessage = async ({ data: msg }) => {
   }
   try {
     const api = await apiReady;
+    busy();                               // a validate may parse a large attached CSV
     switch (type) {
       case REQUEST.LIST: post({ type: ANSWER.REPLY, id, value: api.listExperiments() }); break;
       case REQUEST.DESCRIBE: post({ type: ANSWER.REPLY, id, value: api.describe(msg.experiment) }); break;
