@@ -22,6 +22,8 @@ const EXTRA = (process.env.SIX_EXTRA || '').split(',').filter(Boolean);
 /** Opens the six-widget page with `src`; returns {ms from load until all six are ready, wasm requests}. */
 async function sixWidgets(src) {
   const { page, problems } = await browser.open('/tests/web/fixtures/blank.html');
+  // A first visit: no HTTP cache, so no cached compiled code either (a reload could reuse the wasm's).
+  await (await page.context().newCDPSession(page)).send('Network.setCacheDisabled', { cacheDisabled: true });
   const wasm = [];
   page.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(r.url()); });
   await page.goto(page.url().replace(/blank\.html$/, `six-widgets.html?src=${encodeURIComponent(src)}`));
