@@ -46,14 +46,20 @@ function terminatedError(reason) {
 }
 
 /**
- * A module worker from `url`. A worker script must be same-origin, so one on another origin (the
- * widget script loaded from a CDN) is imported by a same-origin Blob instead.
+ * A module worker from `url`, and `done()` to call once it has loaded. A worker script must be
+ * same-origin, so one on another origin (the widget script loaded from a CDN) is imported by a
+ * same-origin Blob instead; done() then releases the Blob's URL.
  */
 function startWorker(url) {
   const href = new URL(url, location.href).href;
-  if (!isCrossOrigin(href)) return new Worker(href, { type: 'module' });
-  const blob = new Blob([`import ${JSON.stringify(href)};`], { type: 'text/javascript' });
-  return new Worker(URL.createObjectURL(blob), { type: 'module' });
+  if (!isCrossOrigin(href)) return { worker: new Worker(href, { type: 'module' }), done: () => {} };
+  const blobUrl = URL.createObjectURL(new Blob([`import ${JSON.stringify(href)};`], { type: 'text/javascript' }));
+  try {
+    return { worker: new Worker(blobUrl, { type: 'module' }), done: () => URL.revokeObjectURL(blobUrl) };
+  } catch (e) {
+    URL.revokeObjectURL(blobUrl);
+    throw e;
+  }
 }
 
 const isCrossOrigin = (url) => {
@@ -96,9 +102,13 @@ export class LooplabClient {
     let refusedBlob = false;
     const onViolation = (e) => { if (e.blockedURI === 'blob' || e.blockedURI.startsWith('blob:')) refusedBlob = true; };
     globalThis.document?.addEventListener('securitypolicyviolation', onViolation);
-    this.ready.finally(() => globalThis.document?.removeEventListener('securitypolicyviolation', onViolation)).catch(() => {});
+    let loaded = () => {};
+    this.ready.finally(() => {
+      globalThis.document?.removeEventListener('securitypolicyviolation', onViolation);
+      loaded();
+    }).catch(() => {});
     try {
-      this.worker = startWorker(this.workerUrl);
+      ({ worker: this.worker, done: loaded } = startWorker(this.workerUrl));
     } catch (e) {   // a browser may refuse synchronously (SecurityError) instead of by an error event
       this.worker = null;
       this.failAll(new Error(startFailure(this.workerUrl, e.message, e.name === 'SecurityError' && isCrossOrigin(this.workerUrl))));
