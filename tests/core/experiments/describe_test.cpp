@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <regex>
 
 #include "looplab/base/format.hpp"
 #include "looplab/experiments/experiment.hpp"
@@ -13,11 +14,13 @@
 namespace looplab {
 namespace {
 
+// The explanation without its layer declarations ("Dense(256)"): a model's architecture is fixed
+// by the experiment, not by the data, and may coincide with a default (matrix: rows_medium 256).
 std::string explanation_text(const Experiment& e) {
   std::string all;
   for (const auto& [key, text] : e.explanation.items())
     if (text.is_string()) all += text.get<std::string>() + "\n";
-  return all;
+  return std::regex_replace(all, std::regex(R"(Dense\([^)]*\))"), "Dense(…)");
 }
 
 // The ways a default may be written: 10000, 10,000 (numbers of 100 and more: smaller ones, like

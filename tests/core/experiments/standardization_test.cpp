@@ -195,7 +195,7 @@ TEST(Standardization, DefaultExplanationShowsRhoPointEightAndThirtyNine) {
   EXPECT_EQ(reading.find("1 − 2/κ"), std::string::npos);
 }
 
-std::string line_csv(int rows) {
+std::string straight_line_csv(int rows) {
   std::string text = "when,x value,target\n";
   for (int i = 0; i < rows; ++i)
     text += std::to_string(i) + "," + std::to_string(0.5 * i - 3) + "," +
@@ -231,7 +231,7 @@ TEST(Standardization, ExplanationsNameNoSeedConstantsForOtherData) {
        {"max_iterations", 20000}},
       {{"experiment", "standardization"},
        {"mode", "reference"},
-       {"csv", {{"text", line_csv(40)}, {"x", "x value"}, {"y", "target"}, {"name", "line.csv"}}}},
+       {"csv", {{"text", straight_line_csv(40)}, {"x", "x value"}, {"y", "target"}, {"name", "line.csv"}}}},
   };
   for (const json& config : configs) {
     const json r = run_streaming(config.dump()).result;
