@@ -231,7 +231,11 @@ TEST(Standardization, ExplanationsNameNoSeedConstantsForOtherData) {
        {"max_iterations", 20000}},
       {{"experiment", "standardization"},
        {"mode", "reference"},
-       {"csv", {{"text", straight_line_csv(40)}, {"x", "x value"}, {"y", "target"}, {"name", "line.csv"}}}},
+       {"csv",
+        {{"text", straight_line_csv(40)},
+         {"x", "x value"},
+         {"y", "target"},
+         {"name", "line.csv"}}}},
   };
   for (const json& config : configs) {
     const json r = run_streaming(config.dump()).result;
