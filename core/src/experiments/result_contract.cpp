@@ -161,9 +161,8 @@ void check_summary(const json& s, Violations& out) {
   if (!s.contains("reading") || !s["reading"].is_string() ||
       s["reading"].get_ref<const std::string&>().empty())
     out.push_back("summary.reading: must be a non-empty string");
-  // TODO(issue 11): required once every experiment states its comparisons and its answer.
-  if (s.contains("comparisons")) check_comparisons(s["comparisons"], out);
-  if (s.contains("answer") && (!s["answer"].is_string() || s["answer"].get<std::string>().empty()))
+  check_comparisons(member(s, "comparisons"), out);
+  if (!member(s, "answer").is_string() || s["answer"].get<std::string>().empty())
     out.push_back("summary.answer: must be a non-empty string");
   if (s.contains("beside_quoted")) check_beside_quoted(s["beside_quoted"], out);
   check_sentences(s, "summary", out);

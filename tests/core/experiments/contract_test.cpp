@@ -61,7 +61,9 @@ json valid_result() {
           {"calls", {{{"call", 0}}, {{"call", 1}}}},
           {"summary",
            {{"headline", {{{"label", "Traces"}, {"value", "1 of 2"}, {"note", "first call"}}}},
-            {"reading", "One call traced."}}}};
+            {"reading", "One call traced."},
+            {"answer", "It traced once."},
+            {"comparisons", json::array()}}}};
 }
 
 TEST(ResultContract, CheckResultReportsEachViolation) {
@@ -85,6 +87,10 @@ TEST(ResultContract, CheckResultReportsEachViolation) {
                        "series.traced.ms: must hold numbers or null"));
   EXPECT_TRUE(mentions(broken([](json& r) { r["summary"].erase("reading"); }),
                        "summary.reading: must be a non-empty string"));
+  EXPECT_TRUE(mentions(broken([](json& r) { r["summary"].erase("comparisons"); }),
+                       "summary.comparisons: must be an array, got null"));
+  EXPECT_TRUE(mentions(broken([](json& r) { r["summary"]["answer"] = ""; }),
+                       "summary.answer: must be a non-empty string"));
   EXPECT_TRUE(mentions(broken([](json& r) { r["summary"]["headline"] = json::array(); }),
                        "summary.headline: must be a non-empty array"));
   EXPECT_TRUE(mentions(broken([](json& r) { r["summary"]["headline"][0].erase("value"); }),
