@@ -65,7 +65,7 @@ TEST(CallGranularity, EveryConclusionIsAComparisonAndLossesAgreeWithinTheToleran
 // The explanation and parameter help are static: the run's numbers come from the run. The only
 // numbers allowed name a distribution, a layer, a TensorFlow version or a thread.
 TEST(CallGranularity, StaticTextsNameNoDataSpecificNumbers) {
-  for (const char* id : {"call-granularity"}) {
+  for (const char* id : {"call-granularity", "retracing"}) {
     const json d = json::parse(describe_json(id));
     std::string text;
     for (const auto& [k, v] : d["explanation"].items()) text += v.get<std::string>() + " ";
