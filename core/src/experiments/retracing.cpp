@@ -218,10 +218,13 @@ class RetracingRun final : public ChunkedRun {
     return h;
   }
 
-  std::vector<double> traced_ms() const {
+  // The calls that traced; training_only: not the evaluation step, a smaller forward-only program
+  // that no replay here runs.
+  std::vector<double> traced_ms(bool training_only = false) const {
     std::vector<double> v;
     for (const TraceEvent& e : cache_->events())
-      if (e.traced && ms_at(e.call).is_number()) v.push_back(ms_at(e.call).get<double>());
+      if (e.traced && (e.training || !training_only) && ms_at(e.call).is_number())
+        v.push_back(ms_at(e.call).get<double>());
     return v;
   }
   std::vector<double> replay_ms() const {
@@ -230,16 +233,16 @@ class RetracingRun final : public ChunkedRun {
     return v;
   }
 
-  // A replay against the cheapest call that traced; unset when no replay was timed. NOTE: the
-  // traces do different work (the first call, an evaluation step without a backward pass), so
-  // their scatter is not a measurement spread; the cheapest, a lower bound on what a trace costs,
-  // is one timing, uncertain by the clock's resolution.
+  // A replay (a training step) against the cheapest training step that traced; unset when no
+  // replay was timed. NOTE: the traces do different work (the first call also warms the caches),
+  // so their scatter is not a measurement spread; the cheapest, a lower bound on what a trace
+  // costs, is one timing, uncertain by the clock's resolution.
   std::optional<Comparison> trace_vs_replay() const {
-    const std::vector<double> t = traced_ms(), r = replay_ms();
+    const std::vector<double> t = traced_ms(true), r = replay_ms();
     if (t.empty() || r.empty()) return std::nullopt;
     const double tick_ms = environment()["clock_resolution_ns"].get<double>() * 1e-6;
     return compare("trace_vs_replay", {"a replay", median(r), half_iqr(r)},
-                   {"the cheapest trace", *std::min_element(t.begin(), t.end()), tick_ms},
+                   {"the cheapest training trace", *std::min_element(t.begin(), t.end()), tick_ms},
                    Quantity::Time, "ms per call");
   }
 
@@ -261,14 +264,17 @@ class RetracingRun final : public ChunkedRun {
       return what + "; no two replays came in a row, so no replay was timed to compare, and " +
              share_text + ".";
     if (c->verdict != Verdict::A)
-      return what + "; on this run the cheapest trace was not measurably slower than a replay (" +
+      return what +
+             "; on this run the cheapest training trace was not measurably slower than a replay (" +
              c->sentence() + "), and " + share_text + ".";
-    return what + ": even the cheapest trace cost " + format_sig(c->factor(), 3) + "× a replay (" +
-           format_sig(c->b.value, 3) + " ms against " + format_sig(c->a.value * 1000.0, 3) +
-           " µs), and " + share_text + (s.traces <= 1 ? ", paid once." : ".");
+    return what + ": even the cheapest training trace cost " + format_sig(c->factor(), 3) +
+           "× a replay (" + format_sig(c->b.value, 3) + " ms against " +
+           format_sig(c->a.value * 1000.0, 3) + " µs), and " + share_text +
+           (s.traces <= 1 ? ", paid once." : ".");
   }
 
   json summary() const override {
+    const std::vector<double> t = traced_ms();
     const Seen s = seen();
     const std::optional<Comparison> c = trace_vs_replay();
     const std::vector<double> r = replay_ms();
@@ -294,7 +300,7 @@ class RetracingRun final : public ChunkedRun {
           {"note", s.reasons}}});
     if (c)
       headline.push_back(
-          {{"label", "The cheapest trace vs a replay"},
+          {{"label", "The cheapest training trace vs a replay"},
            {"value", c->short_text()},
            {"note", c->sentence() + "; replays timed in " +
                         plural(static_cast<long long>(chunks_.size()), "chunk", "chunks") +
@@ -317,13 +323,16 @@ class RetracingRun final : public ChunkedRun {
                       : "") +
                  ". "
            : "No two replays came in a row, so no replay was timed. ") +
+        (t.empty() ? ""
+                   : "The calls that traced took " +
+                         format_sig(*std::min_element(t.begin(), t.end()), 3) + " to " +
+                         format_sig(*std::max_element(t.begin(), t.end()), 3) + " ms. ") +
         "Tracing took " + format_sig(share, 3) + "% of the script's time." + hints(s) +
         (diverged_at_ ? " The loss diverged at call " + std::to_string(*diverged_at_) +
                             " (last finite loss " + format_sig(last_finite_loss_, 4) +
                             "); the script stopped there."
                       : "");
     out["answer"] = answer(s, c, share);
-    const std::vector<double> t = traced_ms();
     if (!t.empty())
       out["beside_quoted"] = json::array(
           {{{"label", "A traced function builds a new graph for every new input shape and dtype"},

@@ -185,7 +185,7 @@ TEST(Retracing, ATraceAgainstAReplayIsAComparisonOfMeasuredSides) {
   const json& cmp = r["summary"]["comparisons"];
   ASSERT_EQ(cmp.size(), 1u);
   EXPECT_EQ(cmp[0]["id"], "trace_vs_replay");
-  EXPECT_EQ(cmp[0]["b"]["label"], "the cheapest trace");
+  EXPECT_EQ(cmp[0]["b"]["label"], "the cheapest training trace");
   EXPECT_EQ(cmp[0]["b"]["spread"], r["environment"]["clock_resolution_ns"].get<double>() * 1e-6)
       << "one timing: uncertain by a clock tick";
   EXPECT_GT(cmp[0]["a"]["value"].get<double>(), 0.0);
