@@ -175,7 +175,7 @@ test('autorun: a widget below the fold starts its worker and runs only when scro
 
   // Moved in the page while running (disconnected, connected again): a new worker, and it runs again.
   await page.evaluate(() => { const w = document.querySelector('#later'); w.run(); });
-  await page.waitForFunction(() => document.querySelector('#later').status === 'running');
+  await waitWidget(page, '#later', 'running');   // an error status fails with its text
   await page.evaluate(() => { const w = document.querySelector('#later'); document.body.prepend(w); w.scrollIntoView(); });
   await page.waitForFunction(() => document.querySelector('#later').status === 'ready');
   await page.evaluate(() => document.querySelector('#later').run());
@@ -370,7 +370,7 @@ test('prefers-color-scheme and prefers-reduced-motion: theme auto follows the re
 
 test('dist/: the static site serves the widget and embed.html; the standalone file runs from file://', { timeout: 180_000 }, async () => {
   assert.ok(existsSync(STANDALONE), 'dist/looplab-standalone.html exists (run `make dist`)');
-  const { page: site, problems: siteProblems } = await browser.open('/dist/web/embed.html?experiment=standardization&controls=all');
+  const { page: site, problems: siteProblems } = await browser.open('/dist/embed.html?experiment=standardization&controls=all');
   await waitWidget(site, 'looplab-experiment', 'ready');
   await assertClean(site, siteProblems);
   await site.close();
@@ -435,7 +435,7 @@ test('author page: its HTML and iframe snippets run on a host page; the gallery 
 });
 
 test('author page in dist/: the preset standalone file keeps the lesson settings from file://', { timeout: 120_000 }, async () => {
-  const { page, problems } = await browser.open('/dist/web/author.html');
+  const { page, problems } = await browser.open('/dist/author.html');
   await waitWidget(page, '#preview-widget', 'ready');
   await page.fill('#param-lr_scaled', '0.3');
   await page.waitForFunction(() => /lr_scaled="0.3"/.test(document.querySelector('[data-snippet=html] code').textContent));

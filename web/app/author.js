@@ -134,7 +134,7 @@ function buildGallery(list) {
 }
 
 async function downloadStandalone() {
-  const url = new URL('looplab-standalone.html', new URL('..', baseUrl())).href;
+  const url = new URL('looplab-standalone.html', baseUrl()).href;
   try {
     const res = await fetch(url);
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
@@ -145,7 +145,7 @@ async function downloadStandalone() {
     download(`looplab-${lessonAttributes().experiment}.html`, html.replace(re, (_, a, b) => `${a}${preset}${b}`), 'text/html');
     ui.standaloneNote.hidden = true;
   } catch (e) {
-    ui.standaloneNote.textContent = `Could not read ${url} (${e.message}): it exists in the dist/ build (\`make dist\`), next to web/.`;
+    ui.standaloneNote.textContent = `Could not read ${url} (${e.message}): it exists in the dist/ build (\`make dist\`), next to author.html there.`;
     ui.standaloneNote.hidden = false;
   }
 }

@@ -2,7 +2,7 @@
 // (panel/panel.js), the same panel the widget and the iframe embed use. The page adds what only a
 // whole page has: the picker, the address bar as the share link (?experiment=…&<param>=…, written
 // when a run starts and read back on load), Escape anywhere to stop, and what this browser measured.
-import { LooplabClient } from '../runtime/client.js';
+import { connect } from '../runtime/connect.js';
 import { ExperimentPanel } from '../panel/panel.js';
 import { el } from '../util/dom.js';
 import { measureClockStepNs, renderEnvironment } from './environment.js';
@@ -47,7 +47,7 @@ async function fillPicker() {
 /** The module, the experiment list, then the experiment the URL names (or the first). */
 async function start() {
   panel.setStatus('loading the WebAssembly module');
-  const client = new LooplabClient(new URL('../runtime/worker.js', import.meta.url));
+  const client = connect();
   panel.setClient(client);
   renderEnvironment(environment, await client.ready, pageClockNs);
   const list = await fillPicker();

@@ -9,17 +9,30 @@ import { formatValue, humanize } from '../util/format.js';
 
 const MAX_ROWS = 500;   // a longer table helps nobody; the CSV export has every point
 
-/** Columns of a chart: line plots (x, one column per series), bar plots (category, value). */
+/**
+ * Columns of a chart: line plots (x, one column per series, and its ± spread next to it when the spec
+ * declares one and the series has any), bar plots (category, value, and ± spread when declared).
+ */
 function columnsOf(plot, spec, result) {
+  if (typeof plot.table === 'function') return plot.table();   // a plot that says what it shows (contour.js)
+  const spreadHead = (what) => `${what}: ± half-IQR`;
   if (typeof plot.bars === 'function') {
     const bars = plot.bars();
-    return { head: [humanize(spec.category || 'category'), spec.y_label || humanize(spec.value || 'value')],
-      rows: bars.map((b) => [b.label, b.value]) };
+    const value = spec.y_label || humanize(spec.value || 'value');
+    const spread = Boolean(spec.spread);
+    return { head: [humanize(spec.category || 'category'), value, ...(spread ? [spreadHead(value)] : [])],
+      rows: bars.map((b) => [b.label, b.value, ...(spread ? [b.spread] : [])]) };
   }
-  if (typeof plot.build === 'function') {
-    const [xs, ...ys] = plot.build();
-    return { head: [spec.x_label || spec.x, ...plot.names.map((n) => `${n}: ${spec.y_label || spec.y}`)],
-      rows: xs.map((x, i) => [x, ...ys.map((col) => col[i])]) };
+  if (typeof plot.align === 'function') {
+    const { x, ys, ss } = plot.align();
+    const cols = [];
+    plot.names.forEach((n, k) => {
+      const name = `${n}: ${spec.y_label || spec.y}`;
+      cols.push({ head: name, values: ys[k] });
+      if (spec.spread && ss[k].some((v) => v !== null)) cols.push({ head: spreadHead(name), values: ss[k] });
+    });
+    return { head: [spec.x_label || spec.x, ...cols.map((c) => c.head)],
+      rows: x.map((v, i) => [v, ...cols.map((c) => c.values[i])]) };
   }
   // Other chart kinds: the records the chart is drawn from, when the spec names them.
   const records = Array.isArray(result?.[spec.source]) ? result[spec.source] : [];

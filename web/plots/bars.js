@@ -3,7 +3,11 @@
 // The bar of run r is labelled r[category] and has height r[value]. Stacked bars: with
 //   stack: ['pipeline_us_per_batch', 'step_us_per_batch'], stack_labels: ['pipeline', 'step']
 // each bar is the sum of those fields, drawn as one segment per field (a legend names them), on a
-// linear axis. Long category names are drawn slanted. The runs exist only in the final
+// linear axis. With spread: 'steady_step_spread_us' (a run key holding the half-IQR of the value) each
+// bar carries a whisker from value − spread to value + spread, so a student sees whether two bars
+// differ by more than their noise. A lower end below the baseline (at or below zero on a log axis,
+// below zero for a positive bar on a linear one: a time is never negative) is clamped to the baseline
+// and drawn without its cap. Long category names are drawn slanted. The runs exist only in the final
 // result, so the plot shows a note until finish(result) arrives; append() (live progress) is ignored.
 //
 // A small SVG chart built with createElementNS: real text for the values and categories (readable by
@@ -12,7 +16,7 @@
 //
 //   const plot = new BarPlot(container, spec, (name, i) => colour);
 //   plot.finish(result);      // draws the bars
-//   plot.bars();              // [{label, value}] as drawn
+//   plot.bars();              // [{label, value, spread?}] as drawn
 import { formatShort, humanize, logTick } from '../util/format.js';
 import { plotFrame, renderOnResize } from './frame.js';
 import { svg } from './svg.js';
@@ -20,6 +24,10 @@ import { svg } from './svg.js';
 const HEIGHT = 300;
 const MARGIN = { top: 30, right: 12, bottom: 40, left: 68 };
 const SLANTED_BOTTOM = 120;   // room for category names drawn at an angle
+const CAP = 6;                // half-width of a whisker's cap
+
+/** A spread worth a whisker: a positive finite number. */
+const spreadOf = (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null);
 
 
 /** A round step near span/count: 1, 2, 2.5 or 5 times a power of ten. */
@@ -83,7 +91,7 @@ export class BarPlot {
     const stack = Array.isArray(this.spec.stack) ? this.spec.stack : null;
     this.items = (Array.isArray(rows) ? rows : []).map((r) => {
       const label = String(r?.[this.spec.category] ?? '?');
-      if (!stack) return { label, value: r?.[this.spec.value] };
+      if (!stack) return { label, value: r?.[this.spec.value], spread: this.spec.spread ? spreadOf(r?.[this.spec.spread]) : null };
       const parts = stack.map((k) => r?.[k]);
       const ok = parts.every((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0);
       return { label, value: ok ? parts.reduce((a, b) => a + b, 0) : null, parts: ok ? parts : null };
@@ -96,12 +104,26 @@ export class BarPlot {
     this.render();
   }
 
-  /** The bars as drawn: [{label, value}] (value null where it cannot be drawn). */
+  /** The bars as drawn: [{label, value, spread?}] (value null where it cannot be drawn; spread with a whisker). */
   bars() {
-    const scale = barScale(this.items.map((b) => b.value), this.spec.log_y);
-    return this.items.map((b) => ({
-      label: b.label, value: scale?.drawable(b.value) ? b.value : null, ...(b.parts ? { parts: b.parts } : {}),
-    }));
+    const scale = barScale(this.extents(), this.spec.log_y);
+    return this.items.map((b) => {
+      const ok = Boolean(scale?.drawable(b.value));
+      return {
+        label: b.label, value: ok ? b.value : null, ...(b.parts ? { parts: b.parts } : {}),
+        ...(this.spec.spread ? { spread: ok ? b.spread : null } : {}),
+      };
+    });
+  }
+
+  /** The values the axis must hold: each bar's value and, with a spread, both ends of its whisker. */
+  extents() {
+    return this.items.flatMap((b) => (b.spread ? [b.value, this.low(b), b.value + b.spread] : [b.value]));
+  }
+
+  /** The lower end of a whisker, kept at zero for a positive bar (a time, a count: never negative). */
+  low(b) {
+    return b.value >= 0 ? Math.max(0, b.value - b.spread) : b.value - b.spread;
   }
 
   pointCount() {
@@ -113,7 +135,7 @@ export class BarPlot {
     this.chart = null;
     this.width = this.body.clientWidth;
     const stacked = Array.isArray(this.spec.stack);
-    const scale = barScale(this.items.map((b) => b.value), this.spec.log_y && !stacked);
+    const scale = barScale(stacked ? this.items.map((b) => b.value) : this.extents(), this.spec.log_y && !stacked);
     this.empty.hidden = Boolean(scale && this.items.length);
     if (!this.empty.hidden) return;
 
@@ -127,10 +149,11 @@ export class BarPlot {
     const unit = this.spec.y_label || humanize(this.spec.value);
     const partNames = this.spec.stack_labels || this.spec.stack || [];
     const partsText = (b) => (b.parts ? ` (${b.parts.map((v, k) => `${partNames[k]} ${formatShort(v)}`).join(' + ')})` : '');
-    const described = this.items.map((b) => `${b.label}: ${scale.drawable(b.value) ? formatShort(b.value) + partsText(b) : 'no value'}`);
+    const spreadText = (b, digits) => (b.spread ? ` ± ${formatShort(b.spread, digits)}` : '');
+    const described = this.items.map((b) => `${b.label}: ${scale.drawable(b.value) ? formatShort(b.value) + spreadText(b) + partsText(b) : 'no value'}`);
     const chart = svg('svg', {
       class: 'bars', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
-      'aria-label': `${this.spec.title} (${unit}${this.spec.log_y ? ', log scale' : ''}): ${described.join(', ')}`,
+      'aria-label': `${this.spec.title} (${unit}${this.spec.log_y ? ', log scale' : ''}${this.spec.spread ? '; ± half the interquartile range' : ''}): ${described.join(', ')}`,
     });
 
     const axis = svg('g', { class: 'bars-axis', 'aria-hidden': 'true' });
@@ -157,7 +180,7 @@ export class BarPlot {
       const cx = left + band * (i + 0.5);
       const g = svg('g', { class: 'bar', 'data-category': b.label });
       const ok = scale.drawable(b.value);
-      g.append(svg('title', {}, `${b.label}: ${ok ? formatShort(b.value, 4) : 'no value'} ${unit}${ok ? partsText(b) : ''}`));
+      g.append(svg('title', {}, `${b.label}: ${ok ? formatShort(b.value, 4) + spreadText(b, 2) : 'no value'} ${unit}${ok ? partsText(b) : ''}`));
       if (ok && b.parts) {
         let base = 0;
         b.parts.forEach((v, k) => {
@@ -175,8 +198,11 @@ export class BarPlot {
           x: (cx - barW / 2).toFixed(1), y: y0.toFixed(1), width: barW.toFixed(1), height: h.toFixed(1),
           rx: 3, fill: this.colorOf(b.label, i),
         }));
+        if (b.spread) g.append(this.whisker(b, cx, y, baseY));
       }
-      const labelY = ok ? Math.min(y(b.value), baseY) - 7 : baseY - 7;
+      // The number sits above the bar, or above its whisker, so neither hides the other.
+      const topY = ok && b.spread && !b.parts ? y(b.value + b.spread) : ok ? y(b.value) : baseY;
+      const labelY = Math.min(topY, baseY) - 7;
       g.append(
         svg('text', { class: 'bars-value', x: cx, y: labelY.toFixed(1), 'text-anchor': 'middle' }, ok ? formatShort(b.value) : '—'),
         slanted
@@ -189,6 +215,23 @@ export class BarPlot {
     });
     this.chart = chart;
     this.body.append(chart);
+  }
+
+  /**
+   * value ± spread as a vertical line with caps. A lower end clamped at zero (low()), or at or below
+   * zero on a log axis where it cannot be placed, stops at the baseline without a cap (data-clamped).
+   */
+  whisker(b, cx, y, baseY) {
+    const low = this.low(b), high = b.value + b.spread;
+    const clamped = low !== b.value - b.spread || (Boolean(this.spec.log_y) && low <= 0);
+    const y1 = y(high), y2 = clamped ? baseY : y(low);
+    const g = svg('g', {
+      class: 'bar-whisker', 'data-low': clamped ? 0 : low, 'data-high': high, 'data-clamped': clamped, 'aria-hidden': 'true',
+    });
+    const line = (x1, x2, ya, yb) => svg('line', { x1: x1.toFixed(1), x2: x2.toFixed(1), y1: ya.toFixed(1), y2: yb.toFixed(1) });
+    g.append(line(cx, cx, y1, y2), line(cx - CAP, cx + CAP, y1, y1));
+    if (!clamped) g.append(line(cx - CAP, cx + CAP, y2, y2));
+    return g;
   }
 
   /** One swatch and name per stacked part, above the plot area. */

@@ -1,17 +1,23 @@
 // Line plots (the default plot type), live: uPlot fed with points as a run reports them.
-//   {id, title, x, y, x_label, y_label, log_x, log_y, series: [names], style?: 'lines'|'points'}
+//   {id, title, x, y, x_label, y_label, log_x, log_y, series: [names], style?: 'lines'|'points', spread?: column}
 // Points arrive as columns per series ({raw: {iteration: [...], gap: [...]}, ...}); append() collects
 // them and redraws at most once per animation frame. Series may have different x values: they are
 // merged into one sorted x column with gaps (null), which uPlot bridges with spanGaps. style 'points'
 // draws markers only; a series with few points gets markers on its line.
+// spread names a column of each series holding the half-IQR of y at each point: drawn as whiskers
+// y ± spread in the series' colour (a series without the column has none). A series '<name>_fit' is the
+// fitted line of <name>: dashed, in <name>'s colour (colors.js), and <name> is drawn as points on a
+// thin line, so the measurements and the model read as two things.
 import uPlot from '../../node_modules/uplot/dist/uPlot.esm.js';
 import { formatNumber, logTick } from '../util/format.js';
-import { seriesColors } from './colors.js';
+import { fitOf, seriesColors } from './colors.js';
 import { plotFrame } from './frame.js';
 
 const DASHES = [[], [8, 4], [2, 3], [10, 3, 2, 3]];
 const HEIGHT = 380;
 const FEW_POINTS = 60;          // up to this many x values, lines also get markers
+const FIT_DASH = [7, 5];
+const CAP = 4;                  // half-width of a whisker's cap, CSS px
 
 const mantissa = (v) => Math.round(v / 10 ** Math.floor(Math.log10(v) + 1e-9));
 
@@ -39,7 +45,10 @@ export class LivePlot {
   constructor(container, spec, colorOf = seriesColors([spec])) {
     this.spec = spec;
     this.names = spec.series.slice();
-    this.cols = new Map(this.names.map((n) => [n, { x: [], y: [] }]));
+    this.cols = new Map(this.names.map((n) => [n, { x: [], y: [], s: [] }]));
+    this.spreads = this.names.map(() => []);   // aligned with the last build(), for the whiskers
+    this.drawn = [];                           // the whiskers of the last draw (tests read them)
+    this.colors = this.names.map((name, i) => colorOf(name, i));
     this.frame = 0;
     Object.assign(this, plotFrame(container, spec, { kind: 'lines', empty: 'Press Run to draw this plot live.' }));
 
@@ -51,16 +60,20 @@ export class LivePlot {
     this.uplot = new uPlot({
       width: Math.max(300, this.body.clientWidth || 600),
       height: HEIGHT,
-      scales: { x: { time: false, distr: spec.log_x ? 3 : 1, range: xRange(spec) }, y: { distr: spec.log_y ? 3 : 1 } },
+      scales: {
+        x: { time: false, distr: spec.log_x ? 3 : 1, range: xRange(spec) },
+        y: { distr: spec.log_y ? 3 : 1, ...(spec.spread ? { range: (u, min, max) => this.yRange(u, min, max) } : {}) },
+      },
       axes: [
         { label: spec.x_label || spec.x, ...tick(spec.log_x), stroke: '#3b4250', grid: grid(spec.log_x), ticks: ticks(spec.log_x) },
         { label: spec.y_label || spec.y, ...tick(spec.log_y), stroke: '#3b4250', grid: grid(spec.log_y), ticks: ticks(spec.log_y), size: 64 },
       ],
       series: [
         { label: spec.x_label || spec.x, value },
-        ...this.names.map((name, i) => seriesOptions(spec, name, i, colorOf(name, i), value)),
+        ...this.names.map((name, i) => seriesOptions(spec, this.names, name, i, this.colors[i], value)),
       ],
       legend: { live: true },
+      hooks: spec.spread ? { draw: [(u) => this.drawWhiskers(u)] } : {},
     }, this.build(), this.body);
     this.resizer = new ResizeObserver(() => this.fit());
     this.resizer.observe(this.body);
@@ -77,11 +90,13 @@ export class LivePlot {
       const col = this.cols.get(name);
       const xs = data?.[this.spec.x], ys = data?.[this.spec.y];
       if (!col || !Array.isArray(xs) || !Array.isArray(ys)) continue;
+      const ss = this.spec.spread && Array.isArray(data[this.spec.spread]) ? data[this.spec.spread] : [];
       for (let i = 0; i < xs.length; i++) {
         const x = plottable(xs[i], this.spec.log_x);
         if (x === null) continue;
         col.x.push(x);
         col.y.push(plottable(ys[i], this.spec.log_y));
+        col.s.push(typeof ss[i] === 'number' && Number.isFinite(ss[i]) && ss[i] >= 0 ? ss[i] : null);
       }
     }
     this.schedule();
@@ -99,7 +114,7 @@ export class LivePlot {
   }
 
   clear() {
-    for (const col of this.cols.values()) { col.x.length = 0; col.y.length = 0; }
+    for (const col of this.cols.values()) { col.x.length = 0; col.y.length = 0; col.s.length = 0; }
     this.schedule();
   }
 
@@ -118,11 +133,14 @@ export class LivePlot {
     });
   }
 
-  /** Merges the series' x columns (each sorted as appended) into uPlot's aligned [x, y1, y2, ...]. */
-  build() {
+  /**
+   * Merges the series' x columns (each sorted as appended) into one x column:
+   * {x, ys: [per series], ss: [per series spreads]}, null where a series has no point at that x.
+   */
+  align() {
     const cols = this.names.map((n) => this.cols.get(n));
     for (const c of cols) sortIfNeeded(c);
-    const x = [], ys = cols.map(() => []);
+    const x = [], ys = cols.map(() => []), ss = cols.map(() => []);
     const at = cols.map(() => 0);
     for (;;) {
       let next = Infinity;
@@ -130,12 +148,81 @@ export class LivePlot {
       if (next === Infinity) break;
       x.push(next);
       cols.forEach((c, k) => {
-        let v = null;
-        while (at[k] < c.x.length && c.x[at[k]] === next) v = c.y[at[k]++];   // duplicates: keep the last
+        let v = null, s = null;
+        while (at[k] < c.x.length && c.x[at[k]] === next) { v = c.y[at[k]]; s = c.s[at[k]++]; }   // duplicates: keep the last
         ys[k].push(v);
+        ss[k].push(s);
       });
     }
+    return { x, ys, ss };
+  }
+
+  /** uPlot's aligned data [x, y1, y2, ...]; keeps the spreads aligned with it for the whiskers. */
+  build() {
+    const { x, ys, ss } = this.align();
+    this.spreads = ss;
     return [x, ...ys];
+  }
+
+  /** The whiskers of the last draw: [{series, x, y, lo, hi, cx, top, bottom}] (values; canvas px). */
+  whiskers() {
+    return this.drawn.slice();
+  }
+
+  /** Each point's y ± spread, clamped to the scale on a log axis (a spread can exceed y). */
+  * spans(u) {
+    const [xs, ...ys] = u.data;
+    for (let k = 0; k < this.names.length; k++) {
+      if (!u.series[k + 1].show) continue;
+      const s = this.spreads[k] || [];
+      for (let i = 0; i < xs.length; i++) {
+        const y = ys[k][i];
+        if (typeof y !== 'number' || typeof s[i] !== 'number' || s[i] <= 0) continue;
+        const lo = y - s[i];
+        yield { k, x: xs[i], y, lo: this.spec.log_y && lo <= 0 ? null : lo, hi: y + s[i] };
+      }
+    }
+  }
+
+  /** The y range of the data widened to hold every whisker, padded as uPlot pads its own. */
+  yRange(u, min, max) {
+    if (typeof min !== 'number') return [null, null];
+    let lo = min, hi = max;
+    for (const w of this.spans(u)) {
+      if (w.lo !== null) lo = Math.min(lo, w.lo);
+      hi = Math.max(hi, w.hi);
+    }
+    return this.spec.log_y ? uPlot.rangeLog(lo, hi, 10, false) : uPlot.rangeNum(lo, hi, 0.1, true);
+  }
+
+  /** Draws y ± spread as a vertical line with caps, in the series' colour, inside the plot area. */
+  drawWhiskers(u) {
+    const { ctx } = u;
+    const r = uPlot.pxRatio;
+    const { left, top, width, height } = u.bbox;
+    this.drawn = [];
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(left, top, width, height);
+    ctx.clip();
+    ctx.lineWidth = 1.5 * r;
+    for (const w of this.spans(u)) {
+      const cx = Math.round(u.valToPos(w.x, 'x', true));
+      const yTop = u.valToPos(w.hi, 'y', true);
+      // A lower end at or below zero on a log axis: the whisker runs to the bottom of the plot.
+      const yBottom = w.lo === null ? top + height : u.valToPos(w.lo, 'y', true);
+      ctx.strokeStyle = this.colors[w.k];
+      ctx.beginPath();
+      ctx.moveTo(cx, yTop);
+      ctx.lineTo(cx, yBottom);
+      for (const yy of [yTop, ...(w.lo === null ? [] : [yBottom])]) {
+        ctx.moveTo(cx - CAP * r, yy);
+        ctx.lineTo(cx + CAP * r, yy);
+      }
+      ctx.stroke();
+      this.drawn.push({ series: this.names[w.k], x: w.x, y: w.y, lo: w.lo, hi: w.hi, cx, top: yTop, bottom: yBottom });
+    }
+    ctx.restore();
   }
 
   destroy() {
@@ -161,17 +248,20 @@ function xRange(spec) {
   };
 }
 
-/** uPlot series options: a line (dashed after the first), markers only for style 'points'. */
-function seriesOptions(spec, name, i, color, value) {
+/**
+ * uPlot series options: a line (dashed after the first), markers only for style 'points'. A fitted line
+ * ('<name>_fit') is dashed without markers; the series it fits is drawn as markers on a thin line.
+ */
+function seriesOptions(spec, names, name, i, color, value) {
   const common = { label: name, stroke: color, spanGaps: true, value };
+  if (fitOf(name, names)) return { ...common, width: 2, dash: FIT_DASH, points: { show: false } };
+  // Markers, every other series hollow, so the series differ in more than colour.
+  const hollow = i % 2 === 1;
+  const markers = { show: true, size: hollow ? 11 : 8, width: hollow ? 2.5 : 1, stroke: color, fill: hollow ? '#ffffff' : color };
   if (spec.style === 'points') {
-    // Markers only; every other series hollow, so the series differ in more than colour.
-    const hollow = i % 2 === 1;
-    return {
-      ...common, width: 2, paths: () => null, fill: hollow ? undefined : color,   // fill: the legend marker
-      points: { show: true, size: hollow ? 11 : 8, width: hollow ? 2.5 : 1, stroke: color, fill: hollow ? '#ffffff' : color },
-    };
+    return { ...common, width: 2, paths: () => null, fill: hollow ? undefined : color, points: markers };   // fill: the legend marker
   }
+  if (names.some((n) => fitOf(n, names) === name)) return { ...common, width: 1.25, points: markers };
   return {
     ...common, width: 2, dash: DASHES[i % DASHES.length],
     points: { show: (u) => hasMarkers(spec, u), size: 7, width: 2, stroke: color, fill: '#ffffff' },
@@ -184,6 +274,7 @@ function sortIfNeeded(c) {
       const order = c.x.map((_, k) => k).sort((a, b) => c.x[a] - c.x[b] || a - b);
       c.x = order.map((k) => c.x[k]);
       c.y = order.map((k) => c.y[k]);
+      c.s = order.map((k) => c.s[k]);
       return;
     }
   }

@@ -1,7 +1,7 @@
 // The page's side of the worker protocol (protocol.js): one promise per request id, progress as
 // callbacks, cancel by id, and every pending request settled when the worker dies or is terminated.
 //
-//   const client = new LooplabClient(new URL('./worker.js', import.meta.url));
+//   const client = new LooplabClient(new URL('./worker.js', import.meta.url), { module: compileOnce });
 //   const env = await client.ready;
 //   const run = client.run(config, (progress) => plot(progress.series));
 //   run.cancel();                       // resolves run.done with {cancelled: true}
@@ -9,13 +9,32 @@
 //   client.onRestart = (err) => show(err.message);   // the module crashed; a fresh worker is running
 //   client.terminate();                 // rejects everything pending (isTerminated(err) is true)
 //
-// Faults: if the module traps (the worker reports FATAL) or the worker raises an uncaught error
-// after it was ready, every pending request is rejected with an Error saying what happened, the
-// worker is terminated and a fresh one started, so the next request works. A worker that never
-// became ready (missing build, syntax error) is not restarted: that would only fail again.
+// `module` is a function returning a promise of the compiled WebAssembly.Module: each worker (and
+// each restart) gets the same one, so a page compiles the wasm once however many widgets it has
+// (connect.js). Without it, each worker fetches and compiles the wasm itself.
+//
+// A worker script on another origin (a CDN) cannot be started directly: the worker starts from a
+// same-origin Blob that imports it (the script and the module it loads then need CORS). A page
+// whose Content-Security-Policy forbids blob: workers gets a one-line error saying so.
+//
+// Faults: if the module traps (the worker reports FATAL), the worker raises an uncaught error after it
+// was ready, or it stops answering the heartbeat (it called close(), was killed, or hangs outside a
+// module call it announced), every
+// pending request is rejected with an Error saying what happened, the worker is terminated and a fresh
+// one started, so the next request works. A worker that never became ready (missing build, syntax
+// error) is not restarted: that would only fail again.
 import { ANSWER, REQUEST } from './protocol.js';
 
 const TERMINATED = 'WorkerTerminated';
+// Heartbeat: a PING every HEARTBEAT_MS; SILENT_TICKS ticks in a row without any message from the
+// worker means it is gone: 750 ms after its last message, so 600-750 ms after it died. Counted in
+// ticks, not in elapsed time, so a page whose timers were throttled (a background tab) or that was
+// busy itself does not mistake its own delay for a dead worker. A worker that said BUSY is inside one
+// module call (a run's chunk is ~50 ms, but one step of a large config can take seconds, the default
+// matrix's longest ~1.7 s): it is given BUSY_LIMIT_MS.
+const HEARTBEAT_MS = 150;
+const SILENT_TICKS = 5;
+const BUSY_LIMIT_MS = 60_000;
 
 /** True for the rejection of a request that was pending when its client was terminated. */
 export const isTerminated = (err) => err?.name === TERMINATED;
@@ -26,9 +45,48 @@ function terminatedError(reason) {
   return err;
 }
 
+/**
+ * A module worker from `url`, and `done()` to call once it has loaded. A worker script must be
+ * same-origin, so one on another origin (the widget script loaded from a CDN) is imported by a
+ * same-origin Blob instead; done() then releases the Blob's URL.
+ */
+function startWorker(url) {
+  const href = new URL(url, location.href).href;
+  if (!isCrossOrigin(href)) return { worker: new Worker(href, { type: 'module' }), done: () => {} };
+  const blobUrl = URL.createObjectURL(new Blob([`import ${JSON.stringify(href)};`], { type: 'text/javascript' }));
+  try {
+    return { worker: new Worker(blobUrl, { type: 'module' }), done: () => URL.revokeObjectURL(blobUrl) };
+  } catch (e) {
+    URL.revokeObjectURL(blobUrl);
+    throw e;
+  }
+}
+
+const isCrossOrigin = (url) => {
+  const u = new URL(url, location.href);
+  return u.protocol !== 'blob:' && u.origin !== location.origin;
+};
+
+/**
+ * Why a worker failed before it was ready, in one line. A CSP that refuses the Blob (worker-src
+ * without blob:) is reported to the page as a securitypolicyviolation, which `refusedBlob` saw; the
+ * CDN's own script refused inside the worker is not, so a cross-origin failure names both needs.
+ */
+function startFailure(url, detail, refusedBlob) {
+  if (refusedBlob) {
+    return 'looplab cannot start its worker: this page\'s Content-Security-Policy does not allow blob: workers, '
+      + 'which a widget loaded from another origin needs (add blob: to worker-src, or embed the experiment with its iframe, embed.html)';
+  }
+  const hint = isCrossOrigin(url)
+    ? ` (a page with a Content-Security-Policy must allow blob: and ${new URL(url).origin} in worker-src, or embed the experiment with its iframe, embed.html)`
+    : '';
+  return `worker failed: ${detail || `could not start ${url}`}${hint}`;
+}
+
 export class LooplabClient {
-  constructor(workerUrl) {
+  constructor(workerUrl, { module = null } = {}) {
     this.workerUrl = workerUrl;
+    this.module = module;
     this.nextId = 1;
     this.pending = new Map();  // id -> {resolve, reject, onProgress}
     this.restarts = 0;
@@ -39,15 +97,54 @@ export class LooplabClient {
 
   start() {
     this.wasReady = false;
-    this.worker = new Worker(this.workerUrl, { type: 'module' });
     this.ready = new Promise((resolve, reject) => { this.readyHandlers = { resolve, reject }; });
     if (this.restarts > 0) this.ready.catch(() => {});  // nobody awaits a restarted worker's ready
+    let refusedBlob = false;
+    const onViolation = (e) => { if (e.blockedURI === 'blob' || e.blockedURI.startsWith('blob:')) refusedBlob = true; };
+    globalThis.document?.addEventListener('securitypolicyviolation', onViolation);
+    let loaded = () => {};
+    this.ready.finally(() => {
+      globalThis.document?.removeEventListener('securitypolicyviolation', onViolation);
+      loaded();
+    }).catch(() => {});
+    try {
+      ({ worker: this.worker, done: loaded } = startWorker(this.workerUrl));
+    } catch (e) {   // a browser may refuse synchronously (SecurityError) instead of by an error event
+      this.worker = null;
+      this.failAll(new Error(startFailure(this.workerUrl, e.message, e.name === 'SecurityError' && isCrossOrigin(this.workerUrl))));
+      return;
+    }
     this.worker.onmessage = ({ data }) => this.dispatch(data);
     this.worker.onerror = (e) => {
       e.preventDefault();
-      if (this.wasReady) this.restart(`the worker failed (${e.message || 'uncaught error'})`);
-      else this.failAll(new Error(`worker failed: ${e.message || 'could not start worker.js'}`));
+      if (this.wasReady) { this.restart(`the worker failed (${e.message || 'uncaught error'})`); return; }
+      clearInterval(this.heartbeat);
+      // The violation event may come after the error event: decide on the next turn.
+      setTimeout(() => this.failAll(new Error(startFailure(this.workerUrl, e.message, refusedBlob))), 0);
     };
+    const worker = this.worker;
+    Promise.resolve(this.module?.()).then(
+      (module) => { if (this.worker === worker) worker.postMessage({ type: REQUEST.INIT, module: module || null }); },
+      (e) => { if (this.worker === worker) this.failAll(new Error(`could not load the WebAssembly module: ${e.message}`)); },
+    );
+    this.startHeartbeat();
+  }
+
+  /** Pings the worker every tick; once it has said anything, a long silence (see SILENT_TICKS) ends it. */
+  startHeartbeat() {
+    this.heard = false;           // not before its first message: its script may still be loading
+    this.silentTicks = 0;
+    this.busySince = null;
+    this.heartbeat = setInterval(() => {
+      if (this.heard && ++this.silentTicks >= SILENT_TICKS
+          && (this.busySince === null || performance.now() - this.busySince > BUSY_LIMIT_MS)) {
+        const what = 'the worker stopped responding (it closed, was killed or hangs)';
+        if (this.wasReady) this.restart(what);
+        else { this.stopWorker(); this.failAll(new Error(what)); }   // as for any worker that never became ready
+        return;
+      }
+      this.worker.postMessage({ type: REQUEST.PING });
+    }, HEARTBEAT_MS);
   }
 
   /** Stops the worker for good: every pending request (and `ready`, if still pending) is rejected. */
@@ -59,6 +156,8 @@ export class LooplabClient {
   }
 
   stopWorker() {
+    clearInterval(this.heartbeat);
+    if (!this.worker) return;
     this.worker.onmessage = null;
     this.worker.onerror = null;
     this.worker.terminate();
@@ -76,6 +175,11 @@ export class LooplabClient {
   }
 
   dispatch(msg) {
+    // Any message shows the worker alive; BUSY says it may now be silent for a while.
+    this.heard = true;
+    this.silentTicks = 0;
+    this.busySince = msg.type === ANSWER.BUSY ? performance.now() : null;
+    if (msg.type === ANSWER.PONG || msg.type === ANSWER.BUSY) return;
     if (msg.type === ANSWER.READY) { this.wasReady = true; this.readyHandlers.resolve(msg.environment); return; }
     if (msg.type === ANSWER.ERROR && msg.id === null) { this.failAll(new Error(msg.message)); return; }
     if (msg.type === ANSWER.FATAL) { this.restart(msg.message); return; }
@@ -107,7 +211,7 @@ export class LooplabClient {
     const id = this.nextId++;
     if (this.terminated) return { id, promise: Promise.reject(terminatedError('the worker was terminated')) };
     const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onProgress }));
-    this.worker.postMessage({ ...msg, id });
+    this.worker?.postMessage({ ...msg, id });   // no worker: it could not start, and failAll said why
     return { id, promise };
   }
 
@@ -120,6 +224,6 @@ export class LooplabClient {
   run(config, onProgress) {
     const { id, promise } = this.request({ type: REQUEST.RUN, config: JSON.stringify(config) }, onProgress);
     const worker = this.worker;                        // a cancel after a restart goes nowhere
-    return { done: promise, cancel: () => { if (!this.terminated) worker.postMessage({ type: REQUEST.CANCEL, id }); } };
+    return { done: promise, cancel: () => { if (!this.terminated) worker?.postMessage({ type: REQUEST.CANCEL, id }); } };
   }
 }

@@ -2,8 +2,15 @@
 // type names are defined, imported by both sides.
 //
 // Every request carries an id chosen by the page; every answer names the id it answers.
-//   page -> worker  {type: LIST | DESCRIBE | VALIDATE | RUN | CANCEL, id, experiment?, config?}
-//   worker -> page  {type: READY, environment}          once the module is instantiated
+//   page -> worker  {type: INIT, module}                first: the compiled WebAssembly.Module to
+//                                                       instantiate (one compile per page), or null:
+//                                                       the worker fetches and compiles it itself
+//                   {type: PING}                        heartbeat: answered at once, also between chunks of a run
+//                   {type: LIST | DESCRIBE | VALIDATE | RUN | CANCEL, id, experiment?, config?}
+//   worker -> page  {type: PONG}                        the answer to PING (the worker is alive)
+//                   {type: BUSY}                        entering a module call that may take long (a chunk):
+//                                                       pings wait until it returns (any later message)
+//                   {type: READY, environment}          once the module is instantiated
 //                   {type: REPLY, id, value}            LIST / DESCRIBE / VALIDATE
 //                   {type: PROGRESS, id, progress}      RUN: new points since the last message
 //                   {type: RESULT, id, result}          RUN finished
@@ -15,6 +22,8 @@
 // VALIDATE) messages are handled while it runs.
 
 export const REQUEST = Object.freeze({
+  INIT: 'init',
+  PING: 'ping',
   LIST: 'list',
   DESCRIBE: 'describe',
   VALIDATE: 'validate',
@@ -23,6 +32,8 @@ export const REQUEST = Object.freeze({
 });
 
 export const ANSWER = Object.freeze({
+  PONG: 'pong',
+  BUSY: 'busy',
   READY: 'ready',
   REPLY: 'reply',
   PROGRESS: 'progress',

@@ -6,15 +6,40 @@ import { addJsVariants } from './js-variants.js';
 
 const CHUNK_MS = 50;
 const post = (msg) => self.postMessage(msg);
+/**
+ * Said before each call into the module that may take long (creating a run, a chunk, the result, a
+ * slice of the JavaScript variants): while busy, the worker cannot answer the page's heartbeat, and
+ * the page allows it (client.js). Any later message means the call returned.
+ */
+const busy = () => post({ type: ANSWER.BUSY });
 
-const apiReady = (async () => {
-  const { default: createLooplab } = await import('../../build/wasm/looplab.mjs');
-  return wrap(await createLooplab());
-})();
+// The glue script loads while the page compiles the wasm; the INIT message brings the compiled module.
+const glue = import('../../build/wasm/looplab.mjs');
+let receiveInit;
+const initialized = new Promise((resolve) => { receiveInit = resolve; });
+
+/**
+ * Instantiates `module` (a WebAssembly.Module compiled once by the page and shared by all its workers),
+ * or, without one, lets the glue fetch and compile looplab.wasm itself (the offline single file).
+ */
+async function instantiate(module) {
+  const { default: createLooplab } = await glue;
+  if (!module) return createLooplab();
+  return new Promise((resolve, reject) => {
+    createLooplab({
+      instantiateWasm(imports, done) {
+        WebAssembly.instantiate(module, imports).then((instance) => done(instance, module), reject);
+        return {};   // Emscripten's "instantiating asynchronously" answer
+      },
+    }).then(resolve, reject);
+  });
+}
+
+const apiReady = initialized.then(async (module) => wrap(await instantiate(module)));
 
 apiReady.then(
   (api) => post({ type: ANSWER.READY, environment: api.environment() }),
-  (e) => post({ type: ANSWER.ERROR, id: null, message: `could not load the WebAssembly module (build/wasm/looplab.mjs): ${e.message}` }),
+  (e) => post({ type: ANSWER.ERROR, id: null, message: `could not load the WebAssembly module (looplab.mjs): ${e.message}` }),
 );
 
 /** Resolves on the next turn of the event loop; a MessageChannel avoids setTimeout's 4 ms clamping. */
@@ -38,15 +63,20 @@ const active = new Map();
 async function run(api, id, config, state) {
   let handle = null;
   try {
+    busy();
     handle = api.createRun(config);
     for (;;) {
       if (state.cancelled) { post({ type: ANSWER.CANCELLED, id }); return; }
+      busy();
       const done = handle.advance(CHUNK_MS);
       post({ type: ANSWER.PROGRESS, id, progress: handle.progress() });
       if (done) {
         // Variants only a browser can measure (JS calling the module per batch) join the core's result.
+        busy();
         const result = await addJsVariants(api, handle.result(), {
-          cancelled: () => state.cancelled, nextTurn, progress: (progress) => post({ type: ANSWER.PROGRESS, id, progress }),
+          cancelled: () => state.cancelled,
+          nextTurn: async () => { await nextTurn(); busy(); },
+          progress: (progress) => post({ type: ANSWER.PROGRESS, id, progress }),
         });
         post(result ? { type: ANSWER.RESULT, id, result } : { type: ANSWER.CANCELLED, id });
         return;
@@ -60,6 +90,10 @@ async function run(api, id, config, state) {
 
 self.onmessage = async ({ data: msg }) => {
   const { type, id } = msg;
+  // Answered before anything awaits, so the page hears from a worker that is busy loading or between
+  // two chunks of a run; only a dead or hung worker stays silent (client.js restarts it).
+  if (type === REQUEST.PING) { post({ type: ANSWER.PONG }); return; }
+  if (type === REQUEST.INIT) { receiveInit(msg.module); return; }
   if (type === REQUEST.CANCEL) {          // needs no module; a cancel for a finished run is a no-op
     const state = active.get(id);
     if (state) state.cancelled = true;
@@ -72,6 +106,7 @@ self.onmessage = async ({ data: msg }) => {
   }
   try {
     const api = await apiReady;
+    busy();                               // a validate may parse a large attached CSV
     switch (type) {
       case REQUEST.LIST: post({ type: ANSWER.REPLY, id, value: api.listExperiments() }); break;
       case REQUEST.DESCRIBE: post({ type: ANSWER.REPLY, id, value: api.describe(msg.experiment) }); break;

@@ -1,61 +1,113 @@
 #!/usr/bin/env node
-// `make dist`: the static site and the offline single file (issue 5).
+// `make dist`: the static site, flat and versioned, and the offline single file.
 //
 //   node web/tools/build-dist.mjs [outDir=dist]      (needs build/wasm/looplab.{mjs,wasm} and node_modules/uplot)
 //
-// dist/                          deploy as-is to any static host or CDN: no server code
-//   index.html                   -> web/ (a meta refresh: no script)
-//   web/                         the pages (index, embed, author), looplab-widgets.js and the folders they
-//                                load (app, panel, plots, runtime, util, styles, widgets); not web/tools
-//   build/wasm/looplab.{mjs,wasm}
-//   node_modules/uplot/dist/{uPlot.esm.js,uPlot.min.css}
+// dist/                          deploy as-is to any static host or CDN (no server code); README.md says how
+//   looplab-widgets.js           the entry course pages load: defines <looplab-experiment>    (import 'looplab')
+//   looplab-element.js           the element class, not registered                            (looplab/element)
+//   looplab-api.js               the worker client: list, describe, validate, run             (looplab/api)
+//   looplab-worker.js            the module worker, with the Emscripten glue (one file, no imports)
+//   looplab.wasm                 the WebAssembly module
+//   looplab.css                  the widget's stylesheets in one file (uPlot's, panel.css, widget.css)
+//   panel.css page.css …         the pages' stylesheets
+//   vendor/uplot/                uPlot's stylesheet (for index.html) and licence (its code is in the bundles)
+//   index.html embed.html author.html   the pages, and page.js, embed.js, author.js, their scripts
 //   looplab-standalone.html      one self-contained file: opens from file:// and uploads to an LMS
 //
-// The site keeps the repository's relative layout, so the same relative imports work in both.
+// The development tree (web/) stays unbundled ES modules with relative imports. Each dist/ script is
+// one ES module made by the mini bundler below; a bundle imports what an earlier bundle provides
+// (`import * as … from './looplab-api.js'`) rather than carrying a second copy, so a page that loads
+// the widgets and the API shares one worker client and one compiled wasm. Every
+// `new URL('<file>', import.meta.url)` and every href/src in the pages is mapped to its dist/ name;
+// a reference that has none fails the build.
 //
-// file:// refuses ES modules and module workers (TOOLCHAIN.md §5), so the standalone file holds classic
-// scripts: a tiny bundler below turns our ES modules (static imports, `export` declarations, one
-// dynamic import of the module) into one script per side. The worker side, with the wasm inlined as
-// base64, sits in a <script type="text/plain"> and starts as a Blob-URL worker.
-import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// file:// refuses ES modules and module workers (docs/toolchain.md), so the standalone file holds
+// classic scripts: the same bundler, in classic mode, turns our ES modules into one script per side.
+// The worker side, with the wasm inlined as base64, sits in a <script type="text/plain"> and starts as
+// a Blob-URL worker.
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = resolve(ROOT, process.argv[2] || 'dist');
+const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
 const WASM_MJS = join(ROOT, 'build/wasm/looplab.mjs');
 const WASM_BIN = join(ROOT, 'build/wasm/looplab.wasm');
-const VENDOR = ['node_modules/uplot/dist/uPlot.esm.js', 'node_modules/uplot/dist/uPlot.min.css'];
-const SITE_EXT = /\.(html|js|css)$/;
-const NOT_SITE = new Set(['tools']);   // build scripts and the dev server stay out of the site
+const UPLOT_CSS = 'node_modules/uplot/dist/uPlot.min.css';
+const abs = (rel) => join(ROOT, rel);
+
+/** Files copied as they are: repository path -> dist/ name. */
+const COPIED = {
+  'build/wasm/looplab.wasm': 'looplab.wasm',
+  [UPLOT_CSS]: 'vendor/uplot/uPlot.min.css',
+  'node_modules/uplot/LICENSE': 'vendor/uplot/LICENSE',
+  ...Object.fromEntries(['panel', 'page', 'embed', 'author'].map((n) => [`web/styles/${n}.css`, `${n}.css`])),
+};
+/** Stylesheets whose `@import url('…');` lines are inlined: one request each. */
+const CSS_BUNDLES = { 'web/styles/looplab.css': 'looplab.css' };
+const PAGES = { 'web/index.html': 'index.html', 'web/embed.html': 'embed.html', 'web/author.html': 'author.html' };
+/**
+ * The ES module bundles, in build order. `provides`: modules other bundles import from this one
+ * instead of bundling them again. The worker runs in its own thread and provides nothing.
+ */
+const BUNDLES = [
+  { entry: 'web/looplab-api.js', out: 'looplab-api.js', provides: ['web/runtime/client.js', 'web/runtime/connect.js'] },
+  { entry: 'web/widgets/looplab-experiment.js', out: 'looplab-element.js' },
+  { entry: 'web/looplab-widgets.js', out: 'looplab-widgets.js' },
+  { entry: 'web/runtime/worker.js', out: 'looplab-worker.js', alone: true },
+  { entry: 'web/app/page.js', out: 'page.js' },
+  { entry: 'web/app/embed.js', out: 'embed.js' },
+  { entry: 'web/app/author.js', out: 'author.js' },
+];
+/** Every repository file dist/ has, by absolute path -> its dist/ name. */
+const DIST_NAME = new Map([...Object.entries({ ...COPIED, ...CSS_BUNDLES, ...PAGES }), ...BUNDLES.map((b) => [b.entry, b.out])]
+  .map(([from, to]) => [abs(from), to]));
 
 function fail(message) {
   console.error(`build-dist: ${message}`);
   process.exit(1);
 }
 
-// ---------------------------------------------------------------- static site
-/** Copies web/<dir>'s pages, scripts and styles (recursively, without web/tools) to OUT/web/<dir>. */
-function copyWeb(dir = '') {
-  mkdirSync(join(OUT, 'web', dir), { recursive: true });
-  for (const name of readdirSync(join(ROOT, 'web', dir))) {
-    const rel = join(dir, name);
-    const from = join(ROOT, 'web', rel);
-    if (statSync(from).isDirectory()) { if (!NOT_SITE.has(rel)) copyWeb(rel); continue; }
-    if (SITE_EXT.test(name)) cpSync(from, join(OUT, 'web', rel));
-  }
+function distName(file, from) {
+  const name = DIST_NAME.get(file);
+  if (!name) fail(`${relative(ROOT, from)} refers to ${relative(ROOT, file)}, which has no place in dist/ (add it to build-dist.mjs)`);
+  return name;
 }
 
+const banner = (what) => `// looplab ${VERSION}: ${what}. Built by web/tools/build-dist.mjs from the ES modules in web/.\n`;
+
+// ---------------------------------------------------------------- static site
 function copySite() {
   rmSync(OUT, { recursive: true, force: true });
-  copyWeb();
-  for (const file of [...VENDOR, 'build/wasm/looplab.mjs', 'build/wasm/looplab.wasm']) {
-    mkdirSync(dirname(join(OUT, file)), { recursive: true });
-    cpSync(join(ROOT, file), join(OUT, file));
+  for (const [from, to] of Object.entries(COPIED)) {
+    mkdirSync(dirname(join(OUT, to)), { recursive: true });
+    cpSync(abs(from), join(OUT, to));
   }
-  writeFileSync(join(OUT, 'index.html'), '<!doctype html>\n<meta charset="utf-8">\n<title>looplab</title>\n'
-    + '<meta http-equiv="refresh" content="0; url=web/">\n<a href="web/">looplab</a>\n');
+  for (const [from, to] of Object.entries(CSS_BUNDLES)) writeFileSync(join(OUT, to), cssBundle(abs(from)));
+  const provided = new Map();   // absolute module path -> {spec, names} of the bundle that provides it
+  for (const b of BUNDLES) {
+    const { code, exported } = bundle(abs(b.entry), { esm: true, externals: b.alone ? new Map() : provided });
+    writeFileSync(join(OUT, b.out), banner(b.out) + code);
+    for (const m of [b.entry, ...(b.provides || [])]) provided.set(abs(m), { spec: `./${b.out}`, names: new Set(exported) });
+  }
+  for (const [from, to] of Object.entries(PAGES)) {
+    // Every href/src is a file in dist/ (mapped), an anchor, data: or an absolute URL.
+    const html = readFileSync(abs(from), 'utf8').replace(/\b(href|src)="([^"]*)"/g, (all, attr, ref) => {
+      if (/^(#|data:|[a-z]+:\/\/)/.test(ref)) return all;
+      return `${attr}="./${distName(resolve(dirname(abs(from)), ref), abs(from))}"`;
+    });
+    writeFileSync(join(OUT, to), html);
+  }
+  writeFileSync(join(OUT, 'README.md'), readFileSync(join(ROOT, 'web/tools/dist-README.md'), 'utf8').replaceAll('{{VERSION}}', VERSION));
+}
+
+/** The stylesheet `file` with its `@import url('…');` lines replaced by the files they name (recursively). */
+function cssBundle(file) {
+  return readFileSync(file, 'utf8').replace(/^@import url\(['"]?([^'")]+)['"]?\);[ \t]*$/gm,
+    (_, spec) => `/* ${relative(ROOT, resolve(dirname(file), spec))} */\n${cssBundle(resolve(dirname(file), spec))}`);
 }
 
 // ---------------------------------------------------------------- mini bundler
@@ -64,24 +116,43 @@ const DYNAMIC_IMPORT_RE = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 const EXPORT_DECL_RE = /^export\s+(async\s+function\*?|function\*?|class|const|let|var)\s+([\w$]+)/gm;
 const EXPORT_DEFAULT_RE = /^export\s+default\s+([\w$]+)\s*;?[ \t]*$/gm;
 const EXPORT_LIST_RE = /^export\s*\{([^}]*)\}\s*;?[ \t]*$/gm;
+const NEW_URL_RE = /\bnew URL\(\s*(['"])([^'"]+)\1\s*,\s*import\.meta\.url\s*\)/g;
 
 /**
- * Bundles the ES module `entry` and what it imports into one classic script: each module becomes
+ * Bundles the ES module `entry` and what it imports into one script: each module becomes
  * `const __mN = (() => { ...; return {exports}; })();` in dependency order. Handles exactly the forms
  * our files and uPlot/Emscripten use, and fails loudly on anything else (a remaining `import`/`export`
- * line or `import.meta`), so a new form breaks the build instead of the page.
+ * line, or `import.meta` in a classic script), so a new form breaks the build instead of the page.
+ *
+ * Classic mode (the standalone file): `import.meta.url` becomes a placeholder URL, only ever a base.
+ * ESM mode (dist/): `new URL('<file>', import.meta.url)` is pointed at the file's dist/ name; a module
+ * in `externals` (absolute path -> {spec, names}) is imported from the bundle that provides it; the
+ * entry's exports are the bundle's exports.
  * exportsOverride: {absPath: 'expression'} replaces a module's exports (the module factory gets its wasm).
+ * Returns {code, exported}: the script and the names the entry exports.
  */
-function bundle(entry, exportsOverride = {}) {
+function bundle(entry, { esm = false, externals = new Map(), exportsOverride = {} } = {}) {
   const ids = new Map();
   const out = [];
+  const imports = new Map();    // external spec -> local name of its namespace import (ESM mode)
+  const exportedBy = new Map();
   const visit = (file, stack = []) => {
     if (ids.has(file)) return ids.get(file);
     if (stack.includes(file)) fail(`import cycle: ${[...stack, file].map((f) => relative(ROOT, f)).join(' -> ')}`);
     let code = readFileSync(file, 'utf8');
-    const dep = (spec) => `__m${visit(resolve(dirname(file), spec), [...stack, file])}`;
+    /** The expression for module `spec`'s namespace: a bundled module, or an external one (checking `names`). */
+    const dep = (spec, names = []) => {
+      const target = resolve(dirname(file), spec);
+      const ext = externals.get(target);
+      if (!ext) return `__m${visit(target, [...stack, file])}`;
+      const missing = names.filter((n) => !ext.names.has(n));
+      if (missing.length) fail(`${relative(ROOT, file)} imports ${missing.join(', ')} from ${spec}, which ${ext.spec} does not export`);
+      if (!imports.has(ext.spec)) imports.set(ext.spec, `__x${imports.size}`);
+      return imports.get(ext.spec);
+    };
     code = code.replace(IMPORT_RE, (_, defA, defB, names, star, spec) => {
-      const m = dep(spec);
+      const list = names ? names.split(',').map((n) => n.trim().split(/\s+as\s+/)[0]).filter(Boolean) : [];
+      const m = dep(spec, list);
       const parts = [];
       if (defA || defB) parts.push(`const ${defA || defB} = ${m}.default;`);
       if (names) parts.push(`const { ${names.replace(/\s+as\s+/g, ': ')} } = ${m};`);
@@ -99,19 +170,29 @@ function bundle(entry, exportsOverride = {}) {
       }
       return '';
     });
-    const url = JSON.stringify(`file:///looplab/${relative(ROOT, file)}`);   // only ever a base for new URL()
-    code = code.replace(/\bimport\.meta\.url\b/g, url);
-    const leftover = /^\s*(import|export)\b[^(]|\bimport\.meta\b/m.exec(code);
+    if (esm) {
+      code = code.replace(NEW_URL_RE, (_, quote, spec) => `new URL('./${distName(resolve(dirname(file), spec), file)}', import.meta.url)`);
+    } else {
+      const url = JSON.stringify(`file:///looplab/${relative(ROOT, file)}`);   // only ever a base for new URL()
+      code = code.replace(/\bimport\.meta\.url\b/g, url);
+    }
+    const leftover = (esm ? /^\s*(import|export)\b[^(]/m : /^\s*(import|export)\b[^(]|\bimport\.meta\b/m).exec(code);
     if (leftover) fail(`${relative(ROOT, file)}: cannot bundle "${code.slice(leftover.index, leftover.index + 60).trim()}"`);
     const id = ids.size;
     ids.set(file, id);
+    exportedBy.set(file, exported.map(([as]) => as));
     // Getters, as ES live bindings: a name matched inside a comment (uPlot has one) is never read.
     const exportsExpr = exportsOverride[file] || `{ ${exported.map(([as, local]) => `get ${as}() { return ${local}; }`).join(', ')} }`;
     out.push(`// ---- ${relative(ROOT, file)}\nconst __m${id} = (() => {\n${code}\nreturn ${exportsExpr};\n})();\n`);
     return id;
   };
-  visit(entry);
-  return `'use strict';\n${out.join('\n')}`;
+  const entryId = visit(entry);
+  const exported = exportedBy.get(entry);
+  if (!esm) return { code: `'use strict';\n${out.join('\n')}`, exported };
+  const head = [...imports].map(([spec, local]) => `import * as ${local} from '${spec}';\n`).join('');
+  const named = exported.filter((n) => n !== 'default');
+  const tail = named.length ? `export const { ${named.join(', ')} } = __m${entryId};\n` : '';
+  return { code: `${head}${out.join('\n')}${tail}`, exported };
 }
 
 /** Text safe inside <script>…</script>: "</script" (any case) cannot close the element early. */
@@ -122,9 +203,9 @@ function standalone() {
   const wasmB64 = readFileSync(WASM_BIN).toString('base64');
   // The worker's module gets its wasm from the base64 text instead of fetching looplab.wasm.
   const factory = `{ default: (options = {}) => createLooplab({ wasmBinary: Uint8Array.from(atob(${JSON.stringify(wasmB64)}), (c) => c.charCodeAt(0)), ...options }) }`;
-  const workerJs = bundle(join(ROOT, 'web/runtime/worker.js'), { [WASM_MJS]: factory });
-  const mainJs = bundle(join(ROOT, 'web/tools/standalone-main.js'));
-  const css = [...VENDOR.filter((f) => f.endsWith('.css')), 'web/styles/panel.css', 'web/styles/widget.css']
+  const workerJs = bundle(join(ROOT, 'web/runtime/worker.js'), { exportsOverride: { [WASM_MJS]: factory } }).code;
+  const mainJs = bundle(join(ROOT, 'web/tools/standalone-main.js')).code;
+  const css = [UPLOT_CSS, 'web/styles/panel.css', 'web/styles/widget.css']
     .map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n');
   const pageCss = readFileSync(join(ROOT, 'web/tools/standalone.css'), 'utf8');
   const template = readFileSync(join(ROOT, 'web/tools/standalone.html'), 'utf8');
@@ -150,17 +231,18 @@ function size(files) {
 }
 
 /**
- * What a host page downloads for one widget: looplab-widgets.js and everything it references, followed
- * through static and dynamic imports and `new URL('…', import.meta.url)` (worker, styles, module, wasm).
+ * What a host page downloads for its widgets: looplab-widgets.js and everything it references, followed
+ * through static and dynamic imports and `new URL('…', import.meta.url)` (worker, styles, wasm).
  */
-function hostFiles(entry = 'web/looplab-widgets.js') {
+function hostFiles(entry = 'looplab-widgets.js') {
   const seen = new Set();
   const REF_RE = /(?:\bfrom\s*|\bimport\(\s*|new URL\(\s*)['"]([^'"]+\.(?:m?js|css|wasm))['"]/g;
   const walk = (file) => {
     if (seen.has(file)) return;
     seen.add(file);
     if (!/\.m?js$/.test(file)) return;
-    for (const [, spec] of readFileSync(join(OUT, file), 'utf8').matchAll(REF_RE)) {
+    const code = readFileSync(join(OUT, file), 'utf8').split('\n').filter((l) => !/^\s*(\/\/|\*)/.test(l)).join('\n');
+    for (const [, spec] of code.matchAll(REF_RE)) {   // comment lines skipped: their examples are not loaded
       walk(relative(OUT, resolve(dirname(join(OUT, file)), spec)));
     }
   };
@@ -169,18 +251,18 @@ function hostFiles(entry = 'web/looplab-widgets.js') {
 }
 
 function main() {
-  for (const f of [WASM_MJS, WASM_BIN, ...VENDOR.map((v) => join(ROOT, v))]) {
+  for (const f of [WASM_MJS, WASM_BIN, ...Object.keys(COPIED).map(abs)]) {
     try { statSync(f); } catch { fail(`missing ${relative(ROOT, f)}: run \`make build\` (wasm) and \`npm ci\` first`); }
   }
   copySite();
   standalone();
-  console.log(`dist: ${relative(process.cwd(), OUT) || '.'}/`);
+  console.log(`dist: ${relative(process.cwd(), OUT) || '.'}/ (looplab ${VERSION})`);
   console.log(`  looplab-standalone.html  ${size(['looplab-standalone.html'])}`);
-  console.log(`  build/wasm module        ${size(['build/wasm/looplab.mjs', 'build/wasm/looplab.wasm'])}`);
+  console.log(`  looplab.wasm             ${size(['looplab.wasm'])}`);
   const files = hostFiles();
-  const code = files.filter((f) => !f.startsWith('build/'));
+  const code = files.filter((f) => f !== 'looplab.wasm');
   console.log(`  a host page with widgets downloads ${files.length} files: ${size(files)}`);
-  console.log(`    of which widget script + imports + styles + worker (${code.length} files): ${size(code)}`);
+  console.log(`    of which scripts + styles + worker (${code.length} files): ${size(code)}`);
   if (process.env.VERBOSE) for (const f of files) console.log(`    ${f.padEnd(40)} ${size([f])}`);
 }
 

@@ -5,7 +5,7 @@
 // page rewrites for a lesson). The worker is a Blob URL made from the inlined worker script.
 // The widget module itself, not the entry that re-exports it: the bundler takes no re-exports.
 import { LooplabClient } from '../runtime/client.js';
-import { configure } from '../widgets/looplab-experiment.js';
+import { configure, define } from '../widgets/looplab-experiment.js';
 
 const NAME_RE = /^[a-z][a-z0-9_]*$/;
 
@@ -25,6 +25,7 @@ configure({
   inlineCss: text('looplab-widget-css'),
   linkBase: location.href.split(/[?#]/)[0],
 });
+define();
 
 /** {attribute: value} from the query, or the preset. Names that are not attribute names are dropped. */
 function initialAttributes() {

@@ -19,15 +19,16 @@
 // looplab-status {status}, looplab-progress {fraction, message}, looplab-result {result},
 // looplab-error {message}. Methods: run(), stop(), link(). Properties: status, result, describe,
 // experiments, plots.
-import { LooplabClient } from '../runtime/client.js';
+import { connect } from '../runtime/connect.js';
 import { ExperimentPanel } from '../panel/panel.js';
 
-/** Where the worker and the stylesheets come from; the offline single file replaces these (see configure). */
+/**
+ * Where the worker and the stylesheets come from; the offline single file replaces these (see configure).
+ * All are resolved against this module, so they load from wherever the script came from (a CDN too).
+ */
 const settings = {
-  createClient: () => new LooplabClient(new URL('../runtime/worker.js', import.meta.url)),
-  styles: [new URL('../../node_modules/uplot/dist/uPlot.min.css', import.meta.url).href,
-    new URL('../styles/panel.css', import.meta.url).href,
-    new URL('../styles/widget.css', import.meta.url).href],
+  createClient: connect,
+  styles: [new URL('../styles/looplab.css', import.meta.url).href],   // uPlot's, the panel's and the widget's
   inlineCss: null,          // text of a <style> instead of <link>s (file://, where no CSP applies)
   linkBase: new URL('../index.html', import.meta.url).href,
 };
@@ -103,7 +104,11 @@ export class LooplabExperiment extends HTMLElement {
 
   buildStyles() {
     if (settings.inlineCss) return [Object.assign(document.createElement('style'), { textContent: settings.inlineCss })];
-    return settings.styles.map((href) => Object.assign(document.createElement('link'), { rel: 'stylesheet', href }));
+    // crossOrigin: a CDN's stylesheets then load with CORS, which a host that isolates itself
+    // (Cross-Origin-Embedder-Policy) requires of cross-origin subresources.
+    return settings.styles.map((href) => Object.assign(document.createElement('link'), {
+      rel: 'stylesheet', href, ...(new URL(href).origin === location.origin ? {} : { crossOrigin: 'anonymous' }),
+    }));
   }
 
   /** Keeps the widget hidden until its stylesheets load (no flash of unstyled controls, no jump in height). */
@@ -228,9 +233,10 @@ export class LooplabExperiment extends HTMLElement {
   }
 }
 
-/** Defines the element once under `tag` (a page may load the script twice). */
+/**
+ * Defines the element once under `tag` (a page may load the script twice). This module only exports
+ * the class (`looplab/element`); looplab-widgets.js (`import 'looplab'`) calls define().
+ */
 export function define(tag = 'looplab-experiment') {
   if (!customElements.get(tag)) customElements.define(tag, class extends LooplabExperiment {});
 }
-
-define();

@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "looplab/experiments/common_params.hpp"
+#include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/experiment.hpp"
 #include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/run.hpp"
@@ -52,6 +53,7 @@ struct Cell {
   int model = 0, data = 0;
   long long rows = 0;
   double us[3] = {0, 0, 0};
+  double spread[3] = {0, 0, 0};  // half-IQR of each mode's chunks
   bool diverged = false;
 };
 
@@ -62,7 +64,7 @@ class MatrixRun final : public ChunkedRun {
     const long long rows[] = {p.integer("rows_small"), p.integer("rows_medium"),
                               p.integer("rows_large")};
     for (int m = 0; m < 3; ++m)
-      for (int d = 0; d < 3; ++d) cells_.push_back({m, d, rows[d], {0, 0, 0}, false});
+      for (int d = 0; d < 3; ++d) cells_.push_back({m, d, rows[d], {0, 0, 0}, {0, 0, 0}, false});
   }
 
   bool done() const override { return next_ >= cells_.size() * 3; }
@@ -112,17 +114,35 @@ class MatrixRun final : public ChunkedRun {
         time_steps([&] { return session.train_staged(); }, params().number("chunk_ms"),
                    static_cast<int>(params().integer("repeats")));
     c.us[mode] = t.us_per_step;
+    c.spread[mode] = t.spread_us;
     c.diverged = c.diverged || t.diverged;
     ++next_;
   }
 
+  static Measure measure(const Cell& c, int mode) {
+    return {kMatrixModes[mode], c.us[mode], c.spread[mode]};
+  }
+
+  // The cell's fastest mode when it beats both others by more than their spreads; -1 when the
+  // fastest is within the spread of another (no measurable winner).
   static int fastest(const Cell& c) {
-    return static_cast<int>(std::min_element(c.us, c.us + 3) - c.us);
+    const int best = static_cast<int>(std::min_element(c.us, c.us + 3) - c.us);
+    for (int other = 0; other < 3; ++other)
+      if (other != best &&
+          compare("", measure(c, best), measure(c, other), Quantity::Time, "").verdict !=
+              Verdict::A)
+        return -1;
+    return best;
+  }
+
+  static std::string cell_name(const Cell& c) {
+    return std::string(kModels[c.model].name) + " model × " + kDataNames[c.data] + " data";
   }
 
   json cell_json(const Cell& c) const {
     const ModelSize& m = kModels[c.model];
-    return {{"cell", std::string(m.name) + " model × " + kDataNames[c.data] + " data"},
+    const int best = fastest(c);
+    return {{"cell", cell_name(c)},
             {"model", model_label(m)},
             {"data", std::string(kDataNames[c.data]) + " (" + with_commas(c.rows) + " rows)"},
             {"parameters", parameter_count(m)},
@@ -130,23 +150,59 @@ class MatrixRun final : public ChunkedRun {
             {"eager_us", c.us[0]},
             {"traced_us", c.us[1]},
             {"reference_us", c.us[2]},
-            {"fastest", kMatrixModes[fastest(c)]},
+            {"eager_spread_us", c.spread[0]},
+            {"traced_spread_us", c.spread[1]},
+            {"reference_spread_us", c.spread[2]},
+            {"fastest", best < 0 ? json(nullptr) : json(kMatrixModes[best])},
             {"traced_vs_eager_pct", percent_faster(c.us[1], c.us[0])},
             {"reference_vs_traced_pct", percent_faster(c.us[2], c.us[1])},
             {"diverged", c.diverged}};
   }
 
-  // The mode that is fastest in every cell (nullopt if none), among `modes` (indices into
-  // kMatrixModes).
+  // The mode measurably faster than each of `modes` (indices into kMatrixModes) in every cell
+  // (nullopt if none).
   std::optional<int> wins_every_cell(std::initializer_list<int> modes) const {
     for (int mode : modes) {
       bool all = true;
       for (const Cell& c : cells_)
         for (int other : modes)
-          if (other != mode && c.us[other] < c.us[mode]) all = false;
+          if (other != mode &&
+              compare("", measure(c, mode), measure(c, other), Quantity::Time, "").verdict !=
+                  Verdict::A)
+            all = false;
       if (all) return mode;
     }
     return std::nullopt;
+  }
+
+  std::vector<Comparison> comparisons() const {
+    std::vector<Comparison> out;
+    for (const Cell& c : cells_)
+      out.push_back(compare("traced_vs_eager_" + std::string(kModels[c.model].name) + "_model_" +
+                                kDataNames[c.data] + "_data",
+                            {"traced (" + cell_name(c) + ")", c.us[1], c.spread[1]},
+                            {"eager", c.us[0], c.spread[0]}, Quantity::Time, "µs per step"));
+    return out;
+  }
+
+  std::string answer(const std::optional<int>& all, const json& wins, int ties) const {
+    if (all)
+      return std::string("On this run one mode was best everywhere: ") + kMatrixModes[*all] +
+             " was measurably faster than the others in all " + std::to_string(cells_.size()) +
+             " cells.";
+    int winners = 0;
+    for (const char* m : kMatrixModes) winners += wins[m].get<int>() > 0;
+    const std::string counts = "eager was fastest in " + std::to_string(wins["eager"].get<int>()) +
+                               " cells, traced in " + std::to_string(wins["traced"].get<int>()) +
+                               ", the hand-written loop in " +
+                               std::to_string(wins["reference"].get<int>()) + ", and " +
+                               std::to_string(ties) + " had no measurable winner";
+    if (winners >= 2)
+      return "No single best mode on this run: " + counts +
+             ". Which mode is best depends on model and data size.";
+    return "No mode was measurably best everywhere on this run: " + counts +
+           " (their timings' spreads overlap); repeat with more repeats or a quieter machine to "
+           "separate them.";
   }
 
   json summary() const override {
@@ -157,40 +213,57 @@ class MatrixRun final : public ChunkedRun {
     s["wins_every_cell_eager_vs_traced"] =
         framework ? json(kMatrixModes[*framework]) : json(nullptr);
     json wins = {{"eager", 0}, {"traced", 0}, {"reference", 0}};
+    int ties = 0;
     double lo = 1e300, hi = -1e300;
     bool diverged = false;
     for (const Cell& c : cells_) {
-      wins[kMatrixModes[fastest(c)]] = wins[kMatrixModes[fastest(c)]].get<int>() + 1;
+      const int best = fastest(c);
+      if (best < 0)
+        ++ties;
+      else
+        wins[kMatrixModes[best]] = wins[kMatrixModes[best]].get<int>() + 1;
       const double pct = percent_faster(c.us[1], c.us[0]);
       lo = std::min(lo, pct);
       hi = std::max(hi, pct);
       diverged = diverged || c.diverged;
     }
+    const std::vector<Comparison> cmp = comparisons();
+    int traced_faster = 0, eager_faster = 0;
+    for (const Comparison& c : cmp) {
+      traced_faster += c.verdict == Verdict::A;
+      eager_faster += c.verdict == Verdict::B;
+    }
+    const int within = static_cast<int>(cmp.size()) - traced_faster - eager_faster;
     s["cells_won"] = wins;
+    s["cells_without_a_measurable_winner"] = ties;
     s["traced_vs_eager_pct_range"] = {{"min", lo}, {"max", hi}};
     s["percent_formula"] =
-        "(1 − longer/shorter) × 100 in size, + when the first-named mode is faster";
+        "(longer/shorter − 1) × 100, + when the first-named mode is faster, − when slower";
     s["diverged"] = diverged;
-    const std::string all_text =
-        all ? std::string(kMatrixModes[*all]) + " wins every cell" : "no mode wins every cell";
-    const std::string fw_text =
-        framework ? std::string(kMatrixModes[*framework]) + " beats the other in every cell"
-                  : "neither wins every cell";
+    s["comparisons"] = comparisons_json(cmp);
+    const std::string all_text = all ? std::string(kMatrixModes[*all]) + " wins every cell"
+                                     : "no mode wins every cell measurably";
     json headline = json::array();
-    headline.push_back(
-        {{"label", "One best mode?"},
-         {"value", all_text},
-         {"note", "cells won: eager " + std::to_string(wins["eager"].get<int>()) + ", traced " +
-                      std::to_string(wins["traced"].get<int>()) + ", reference " +
-                      std::to_string(wins["reference"].get<int>())}});
+    headline.push_back({{"label", "One best mode?"},
+                        {"value", all_text},
+                        {"note", "cells won: eager " + std::to_string(wins["eager"].get<int>()) +
+                                     ", traced " + std::to_string(wins["traced"].get<int>()) +
+                                     ", reference " + std::to_string(wins["reference"].get<int>()) +
+                                     "; no measurable winner " + std::to_string(ties)}});
     headline.push_back({{"label", "Traced vs eager (seed-001 %)"},
                         {"value", format_sig(lo, 3) + "% … " + format_sig(hi, 3) + "%"},
-                        {"note", "eager vs traced: " + fw_text}});
+                        {"note", "traced faster in " + std::to_string(traced_faster) +
+                                     " cells, eager in " + std::to_string(eager_faster) +
+                                     ", within the spread in " + std::to_string(within)}});
     s["headline"] = headline;
-    s["reading"] = "Across the 9 cells " + all_text + "; between the framework modes, " + fw_text +
-                   ". Traced vs eager ranges from " + format_sig(lo, 3) + "% to " +
-                   format_sig(hi, 3) + "% (positive: traced faster)." +
+    s["reading"] = "Across the " + std::to_string(cells_.size()) + " cells " + all_text +
+                   ". Traced was measurably faster than eager in " + std::to_string(traced_faster) +
+                   " cells, slower in " + std::to_string(eager_faster) +
+                   " and within the spread in " + std::to_string(within) +
+                   "; in seed 001's percentages traced vs eager ranges from " + format_sig(lo, 3) +
+                   "% to " + format_sig(hi, 3) + "% (+: traced faster)." +
                    (diverged ? " Some cells diverged: lower lr." : "");
+    s["answer"] = answer(all, wins, ties);
     return s;
   }
 
@@ -212,20 +285,29 @@ Experiment make_matrix_experiment() {
        "one-hidden-layer MLPs "
        "trained by Adam on mse: small 8 → Dense(16, tanh) → 1 (161 parameters), medium 32 → "
        "Dense(64) → 1 (2,177), "
-       "large 128 → Dense(256) → 1 (33,281). Data size is the rows per step (32, 256 and 2,048 by "
-       "default), one batch "
-       "of N(0, 1) data reused every step. Each cell is the median µs per step over timed chunks."},
+       "large 128 → Dense(256) → 1 (33,281). Data size is the rows per step (rows_small, "
+       "rows_medium, "
+       "rows_large), one batch of N(0, 1) data reused every step. Each cell is the median µs per "
+       "step over timed chunks, with its spread; a cell's winner must beat the others by more "
+       "than their spreads."},
       {"try",
        "Read the traced-vs-eager heatmap from the small corner to the large one: the overhead "
        "eager pays per op is "
        "fixed, so it matters most where there is least arithmetic. Raise rows_large and watch the "
        "gap close."},
       {"mechanism",
-       "Seed 001 reports differences as (1 − longer/shorter) × 100, signed + when the first-named "
+       "Seed 001 reports differences as (longer/shorter − 1) × 100, signed + when the first-named "
        "mode is faster: "
        "+100% means twice as fast. Time per step ≈ fixed overhead + work, and the work grows with "
        "model × data, so no "
        "single mode need win everywhere."}};
+  e.tensorflow = json::array(
+      {{{"looplab", "eager"}, {"tensorflow", "TF 2 eager execution (seed 001's TF2 runs)"}},
+       {{"looplab", "traced"},
+        {"tensorflow", "a graph: a tf.function in TF 2, or TF 1's graph mode and session.run"}},
+       {{"looplab", "reference"}, {"tensorflow", "none: the same arithmetic written by hand"}},
+       {{"looplab", "rows per step"},
+        {"tensorflow", "the batch the seed's benchmark fed to each train_on_batch call"}}});
   e.params = {
       integer("rows_small", 32, 1, 1'000'000, "rows per step of the small data"),
       integer("rows_medium", 256, 1, 1'000'000, "rows per step of the medium data"),

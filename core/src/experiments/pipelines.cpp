@@ -16,10 +16,12 @@
 
 #include "looplab/data/dataset.hpp"
 #include "looplab/experiments/common_params.hpp"
+#include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/experiment.hpp"
 #include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/results.hpp"
 #include "looplab/experiments/run.hpp"
+#include "looplab/experiments/timing.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/linear.hpp"
 
@@ -278,6 +280,8 @@ class PipelinesRun final : public ChunkedRun {
   }
 
   json run_json(const VariantRun& r) const;
+  std::vector<Comparison> comparisons() const;
+  std::string answer(const std::vector<Comparison>& c) const;
   json summary() const override;
 
   Mode mode_;
@@ -288,10 +292,9 @@ class PipelinesRun final : public ChunkedRun {
   std::size_t turn_ = 0;  // the variant whose epoch is running
 };
 
-// The median over the steady epochs (all but the first, which traces, compiles and fills the cache,
-// when there are more) of one timing, per epoch in ms or per batch in µs. Medians, because a
-// scheduler on a busy machine can stretch any one epoch.
-double steady_median(const VariantRun& r, double EpochTimes::*field, bool per_batch) {
+// One timing over the steady epochs (all but the first, which traces, compiles and fills the
+// cache, when there are more), per epoch in ms or per batch in µs.
+std::vector<double> steady_values(const VariantRun& r, double EpochTimes::*field, bool per_batch) {
   std::vector<double> v;
   for (std::size_t i = r.epochs.size() > 1 ? 1 : 0; i < r.epochs.size(); ++i) {
     const EpochTimes& e = r.epochs[i];
@@ -299,7 +302,19 @@ double steady_median(const VariantRun& r, double EpochTimes::*field, bool per_ba
                     ? e.*field * 1000.0 / static_cast<double>(std::max<long long>(1, e.batches))
                     : e.*field);
   }
-  return median(v);
+  return v;
+}
+
+// Their median (a scheduler on a busy machine can stretch any one epoch)...
+double steady_median(const VariantRun& r, double EpochTimes::*field, bool per_batch) {
+  return median(steady_values(r, field, per_batch));
+}
+
+// ...and, for a comparison, the median with its spread (half the interquartile range).
+Measure steady_measure(const VariantRun& r, double EpochTimes::*field, bool per_batch,
+                       std::string label) {
+  const std::vector<double> v = steady_values(r, field, per_batch);
+  return {std::move(label), median(v), half_iqr(v)};
 }
 
 json PipelinesRun::run_json(const VariantRun& r) const {
@@ -312,29 +327,77 @@ json PipelinesRun::run_json(const VariantRun& r) const {
           {"batches_per_epoch", counts},
           {"first_epoch_ms", r.epochs.empty() ? 0.0 : r.epochs.front().wall_ms},
           {"ms_per_epoch", steady_median(r, &EpochTimes::wall_ms, false)},
+          {"spread_ms_per_epoch", half_iqr(steady_values(r, &EpochTimes::wall_ms, false))},
           {"pipeline_us_per_batch", steady_median(r, &EpochTimes::pipeline_ms, true)},
           {"step_us_per_batch", steady_median(r, &EpochTimes::step_ms, true)},
           {"final_loss", r.diverged ? json(nullptr) : json(r.last_loss)},
           {"prefetch_overlap", r.spec->prefetch ? json(kPrefetchOverlaps) : json(nullptr)}};
 }
 
-// "2.1× faster" or "1.3× slower": a ratio of times (slow / fast) read in the right direction.
-std::string speed_text(double ratio) {
-  return ratio >= 1.0 ? format_sig(ratio, 3) + "× faster"
-                      : format_sig(1.0 / std::max(ratio, 1e-9), 3) + "× slower";
+// The comparisons this run states: each stage against the pipeline without it, per epoch, and
+// the pipeline's own time per batch for slices against pre-batched; the losses that must agree.
+std::vector<Comparison> PipelinesRun::comparisons() const {
+  const auto epoch = [&](int i) {
+    const VariantRun& r = *runs_[static_cast<std::size_t>(i)];
+    return steady_measure(r, &EpochTimes::wall_ms, false, r.spec->id);
+  };
+  const auto pipe = [&](int i) {
+    const VariantRun& r = *runs_[static_cast<std::size_t>(i)];
+    return steady_measure(r, &EpochTimes::pipeline_ms, true, r.spec->id);
+  };
+  const auto loss = [&](int i) {
+    const VariantRun& r = *runs_[static_cast<std::size_t>(i)];
+    return Measure{r.spec->id, r.last_loss, 1e-5 * std::abs(static_cast<double>(r.last_loss))};
+  };
+  const std::string per_epoch = "ms per epoch", per_batch = "µs per batch in the pipeline";
+  return {compare("prebatched_vs_slices", epoch(3), epoch(0), Quantity::Time, per_epoch),
+          compare("pipeline_prebatched_vs_slices", pipe(3), pipe(0), Quantity::Time, per_batch),
+          compare("cache_on_slices", epoch(1), epoch(0), Quantity::Time, per_epoch),
+          compare("cache_on_prebatched", epoch(4), epoch(3), Quantity::Time, per_epoch),
+          compare("prefetch_on_cached_slices", epoch(2), epoch(1), Quantity::Time, per_epoch),
+          compare("repeat_inside_vs_outside", epoch(6), epoch(2), Quantity::Time, per_epoch),
+          compare("transform_once_vs_map", epoch(8), epoch(7), Quantity::Time, per_epoch),
+          compare("final_loss_prebatched_vs_slices", loss(3), loss(0), Quantity::Loss, ""),
+          compare("final_loss_transform_once_vs_map", loss(8), loss(7), Quantity::Loss, "")};
+}
+
+// "cache paid for itself", "prefetch(1) cost more than it saved", "... made no measurable
+// difference": a stage judged by its comparison against the pipeline without it.
+std::string stage_verdict(const std::string& stage, const Comparison& c) {
+  if (c.verdict == Verdict::Same) return stage + " made no measurable difference";
+  return c.verdict == Verdict::A ? stage + " paid for itself (" + c.short_text() + ")"
+                                 : stage + " cost more than it saved (" + c.short_text() + ")";
+}
+
+std::string PipelinesRun::answer(const std::vector<Comparison>& c) const {
+  const Comparison& pipeline = c[1];
+  std::string why;
+  if (pipeline.verdict == Verdict::A)
+    why = "Slice-then-batch spent " + format_sig(pipeline.b.value, 3) +
+          " µs per batch in the pipeline against " + format_sig(pipeline.a.value, 3) +
+          " µs for pre-batched views: it gathers " + with_commas(batch_) +
+          " single examples into a fresh batch every time, work a list of batches never does.";
+  else
+    why =
+        "On this run the pipeline's own time per batch did not separate slice-then-batch from "
+        "pre-batched (" +
+        pipeline.sentence() + "), so the step, not the pipeline, set the pace.";
+  return why + " Of the stages, " + stage_verdict("cache", c[2]) + " on slices, " +
+         stage_verdict("prefetch(1)", c[4]) + ", and " +
+         stage_verdict("transforming once instead of map per batch", c[6]) + ".";
 }
 
 json PipelinesRun::summary() const {
   auto ms = [&](int i) {
     return steady_median(*runs_[static_cast<std::size_t>(i)], &EpochTimes::wall_ms, false);
   };
-  auto ratio = [&](int slow, int fast) { return ms(slow) / std::max(ms(fast), 1e-9); };
   double spread = 0.0;  // variants 0..6 see the same batches, 7 and 8 the same standardized ones
   for (int i = 1; i < 9; ++i) {
     const double ref = runs_[i < 7 ? 0 : 7]->last_loss;
     spread = std::max(spread, std::abs(runs_[static_cast<std::size_t>(i)]->last_loss - ref) /
                                   std::max(std::abs(ref), 1e-30));
   }
+  const std::vector<Comparison> c = comparisons();
   const std::string overlap =
       kPrefetchOverlaps ? "prefetch runs a producer thread, so pulling can overlap the step"
                         : "WebAssembly here is single-threaded: prefetch has no overlap, it only "
@@ -342,48 +405,41 @@ json PipelinesRun::summary() const {
   json s;
   s["ms_per_epoch"] = json::object();
   for (int i = 0; i < 9; ++i) s["ms_per_epoch"][kVariants[i].id] = ms(i);
-  s["prebatched_speedup"] = ratio(0, 3);
+  s["prebatched_speedup"] = ms(0) / std::max(ms(3), 1e-9);
   s["prefetch_overlap"] = kPrefetchOverlaps;
   s["final_loss_spread"] = spread;
+  s["comparisons"] = comparisons_json(c);
   json h = json::array();
-  h.push_back({{"label", "Pre-batched vs slice-then-batch"},
-               {"value", "pre-batched " + speed_text(ratio(0, 3)) + " per epoch"},
+  h.push_back({{"label", "Pre-batched vs slice-then-batch, per epoch"},
+               {"value", c[0].short_text()},
                {"note", format_sig(ms(0), 3) + " ms → " + format_sig(ms(3), 3) + " ms per epoch"}});
+  h.push_back({{"label", "+ cache"},
+               {"value", c[2].short_text() + " (slices), " + c[3].short_text() + " (pre-batched)"},
+               {"note", "the first pass fills the cache; later passes replay it"}});
   h.push_back(
-      {{"label", "+ cache"},
-       {"value", format_sig(ms(0), 3) + " → " + format_sig(ms(1), 3) + " ms (slices), " +
-                     format_sig(ms(3), 3) + " → " + format_sig(ms(4), 3) + " ms (pre-batched)"},
-       {"note", "the first pass fills the cache; later passes replay it"}});
-  h.push_back(
-      {{"label", "+ prefetch(1)"},
-       {"value", format_sig(ms(1), 3) + " → " + format_sig(ms(2), 3) + " ms (slices, cached)"},
-       {"note", overlap}});
+      {{"label", "+ prefetch(1), cached slices"}, {"value", c[4].short_text()}, {"note", overlap}});
   h.push_back({{"label", "repeat inside (k per call) vs outside"},
-               {"value", format_sig(ms(6), 3) + " vs " + format_sig(ms(2), 3) + " ms per epoch"},
-               {"note", "inside: one repeated stream into an unrolled program of " +
-                            std::to_string(runs_[6]->steps_per_call) + " steps per call"}});
-  h.push_back({{"label", "map per batch vs transform once"},
-               {"value", format_sig(ms(7), 3) + " vs " + format_sig(ms(8), 3) + " ms per epoch"},
+               {"value", c[5].short_text()},
+               {"note", "changes three things at once: one repeated stream, " +
+                            std::to_string(runs_[6]->steps_per_call) +
+                            " steps per call, and a staging copy of the k batches"}});
+  h.push_back({{"label", "transform once vs map per batch"},
+               {"value", c[6].short_text()},
                {"note", "the same standardized numbers; map redoes the work every epoch"}});
+  const bool same_loss = c[7].verdict == Verdict::Same && c[8].verdict == Verdict::Same;
   h.push_back({{"label", "Final loss, all pipelines"},
                {"value", format_sig(runs_[0]->last_loss, 6) + " (raw x), " +
                              format_sig(runs_[7]->last_loss, 6) + " (standardized x)"},
-               {"note", "same batches, same order: pipelines differ by at most " +
-                            format_sig(spread, 2) + " relative"}});
+               {"note", (same_loss ? "the same batches in the same order give the same loss; "
+                                   : "the losses differ; ") +
+                            std::string("largest gap ") + format_sig(spread, 2) + " relative"}});
   s["headline"] = h;
-  s["reading"] =
-      "Feeding the same " + with_commas(batches_) + " batches per epoch, slice-then-batch took " +
-      format_sig(ms(0), 3) + " ms per epoch and pre-batched " + format_sig(ms(3), 3) +
-      " ms (pre-batched " + speed_text(ratio(0, 3)) + "); in the pipeline alone, per batch, " +
-      format_sig(steady_median(*runs_[0], &EpochTimes::pipeline_ms, true), 3) + " µs against " +
-      format_sig(steady_median(*runs_[3], &EpochTimes::pipeline_ms, true), 3) + " µs: gathering " +
-      with_commas(batch_) +
-      " single examples into every batch is work a list of batches never does. " + overlap +
-      ": prefetch(1) took the cached slices pipeline from " +
-      format_sig(steady_median(*runs_[1], &EpochTimes::pipeline_ms, true), 3) + " to " +
-      format_sig(steady_median(*runs_[2], &EpochTimes::pipeline_ms, true), 3) +
-      " µs per batch at the consumer (" +
-      (ms(2) <= ms(1) ? "it paid for itself" : "the hand-off cost more than it hid") + ").";
+  s["reading"] = "Feeding the same " + with_commas(batches_) + " batches per epoch, " +
+                 c[0].sentence() + "; in the pipeline alone, " + c[1].sentence() + ". " +
+                 "With cache, " + c[2].sentence() + ". " + overlap + ": with prefetch(1), " +
+                 c[4].sentence() + ". Repeat inside: " + c[5].sentence() + ". " + c[6].sentence() +
+                 ".";
+  s["answer"] = answer(c);
   return s;
 }
 
@@ -396,27 +452,35 @@ Experiment make_pipelines_experiment() {
   e.question =
       "Why is my tf.data pipeline slower than a list of tensors, and which stages pay for "
       "themselves?";
-  e.explanation = {{"intro",
-                    "The seed-000 network, Dense(20, tanh) → Dense(1) trained by Adam on random "
-                    "points in batches, fed by nine "
-                    "input pipelines: examples sliced then batched, or pre-batched; each plain, "
-                    "cached, cached and prefetched; a "
-                    "repeated stream into an unrolled program (the loop inside the compiled "
-                    "function); and standardizing x per "
-                    "batch with map against doing it once. Every call is timed in two parts: "
-                    "pulling batches, and the step."},
-                   {"try",
-                    "Compare pipeline and step per batch: which stages cost more than the step "
-                    "itself? Raise batch and watch "
-                    "slice-then-batch fall behind (it gathers every example); switch mode to eager "
-                    "so the step dominates."},
-                   {"mechanism",
-                    "Time per epoch ≈ batches × (pipeline per batch + step per batch). "
-                    "from_tensor_slices → batch pulls each "
-                    "example through the chain and copies it into a fresh batch; pre-batched views "
-                    "cost nothing per example; "
-                    "cache replays a recorded pass; prefetch overlaps pulling with the step only "
-                    "where there is a second thread."}};
+  e.explanation = {
+      {"intro",
+       "The seed-000 network, Dense(20, tanh) → Dense(1) trained by Adam on random points in "
+       "batches, fed by nine input pipelines: examples sliced then batched, or pre-batched; each "
+       "plain, cached, cached and prefetched; a repeated stream into an unrolled program; and "
+       "standardizing x per batch with map against doing it once. Every call is timed in two "
+       "parts: pulling batches, and the step."},
+      {"try",
+       "Compare pipeline and step per batch: which stages cost more than the step itself? Raise "
+       "batch and watch slice-then-batch fall behind (it gathers every example); switch mode to "
+       "eager so the step dominates."},
+      {"mechanism",
+       "Time per epoch ≈ batches × (pipeline per batch + step per batch). from_tensor_slices → "
+       "batch pulls each example through the chain and copies it into a fresh batch; pre-batched "
+       "views cost nothing per example; cache replays a recorded pass; prefetch overlaps pulling "
+       "with the step only where there is a second thread. repeat_inside is the nearest looplab "
+       "gets to the answer's loop inside tf.function: the host still pulls every batch, and it "
+       "changes three things at once (one repeated stream, k steps per call, a staging copy)."}};
+  e.tensorflow = json::array(
+      {{{"looplab", "slice_batch"},
+        {"tensorflow", "tf.data.Dataset.from_tensor_slices((x, y)).batch(100)"}},
+       {{"looplab", "prebatched"},
+        {"tensorflow",
+         "from_tensor_slices over the pre-stacked batches (the seed's second dataset)"}},
+       {{"looplab", "cache, prefetch(1), repeat"},
+        {"tensorflow", "Dataset.cache(), .prefetch(1), .repeat(epochs)"}},
+       {{"looplab", "repeat_inside"},
+        {"tensorflow", "the answer's next() calls in an unrolled loop inside the tf.function"}},
+       {{"looplab", "map_per_batch"}, {"tensorflow", "Dataset.map(standardize) after batch"}}});
   e.params = {
       common::samples(10000, 100),
       common::batch("batch size (must divide n)"),
@@ -427,17 +491,19 @@ Experiment make_pipelines_experiment() {
       integer("unroll", 5, 1, 100, "batches per call for repeat_inside (traced mode)"),
       common::seed(),
   };
-  e.plots =
-      json::array({bars_plot("epoch", "Time per epoch (median of the epochs after the first)",
-                             "variant", {"ms_per_epoch", "ms per epoch"}),
-                   bars_plot("split", "Per batch: time in the pipeline vs in the step", "variant",
-                             {"pipeline_us_per_batch", "µs per batch"},
-                             {"pipeline_us_per_batch", "step_us_per_batch"}, {"pipeline", "step"}),
-                   line_plot("loss", "Mean training loss per epoch, every pipeline",
-                             {"epoch", "epoch"}, {"loss", "mean loss"},
-                             {"slice_batch", "slice_batch_cache", "slice_batch_cache_prefetch",
-                              "prebatched", "prebatched_cache", "prebatched_cache_prefetch",
-                              "repeat_inside", "map_per_batch", "transform_once"})});
+  e.plots = json::array(
+      {bars_plot_with_spread("epoch",
+                             "Time per epoch (median of the epochs after the first, ± "
+                             "half the interquartile range)",
+                             "variant", {"ms_per_epoch", "ms per epoch"}, "spread_ms_per_epoch"),
+       bars_plot("split", "Per batch: time in the pipeline vs in the step", "variant",
+                 {"pipeline_us_per_batch", "µs per batch"},
+                 {"pipeline_us_per_batch", "step_us_per_batch"}, {"pipeline", "step"}),
+       line_plot("loss", "Mean training loss per epoch, every pipeline", {"epoch", "epoch"},
+                 {"loss", "mean loss"},
+                 {"slice_batch", "slice_batch_cache", "slice_batch_cache_prefetch", "prebatched",
+                  "prebatched_cache", "prebatched_cache_prefetch", "repeat_inside", "map_per_batch",
+                  "transform_once"})});
   e.quoted = json::array({{{"label", "100 epochs, slices → batch dataset in a tf.function"},
                            {"value", "15.1 s"},
                            {"source", "seed thread 000"}},

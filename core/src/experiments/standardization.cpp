@@ -4,16 +4,22 @@
 // until the relative loss gap (L − L*)/L* reaches the tolerance. The gap is evaluated exactly in
 // double from the float32 weights (L − L* = ½ δᵀHδ), so it costs O(1) per step and is not
 // blurred by float32 rounding of a 1000-term sum.
+#include <Eigen/Dense>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 #include "looplab/data/csv.hpp"
 #include "looplab/experiments/common_params.hpp"
+#include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/csv_attachment.hpp"
 #include "looplab/experiments/experiment.hpp"
 #include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/results.hpp"
 #include "looplab/experiments/run.hpp"
+#include "looplab/experiments/timing.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/linear_trainer.hpp"
 
@@ -22,22 +28,54 @@ namespace {
 
 struct Variant {
   std::string name;
+  std::string label;  // in sentences: "raw x", "standardized x", "min-max scaled x"
   double lr = 0.0;
   Tensor x;                       // the inputs this variant trains on
   std::optional<Scaler> scaler;   // set for the scaled variant
   double scaling_ms = 0.0;        // fitting and applying the scaler (part of wall_ms)
   std::optional<Quadratic> quad;  // of this variant's own problem
   std::optional<long long> predicted;
+  RateAnalysis rate;  // ρ, the estimate and the best rate for this variant's lr
   std::unique_ptr<LinearTrainer> trainer;
 
   long long iteration = 0;
   std::optional<long long> hit, diverged_at;
   bool finished = false;
   double wall_ms = 0.0, last_gap = 0.0;
-  LinearWeights last_finite;  // the weights at the last iteration with a finite loss
+  std::vector<double> chunk_us;  // µs per iteration of every full chunk (kChunk iterations)
+  long long chunks = 0;          // timed chunks, full or not
+  LinearWeights last_finite;     // the weights at the last iteration with a finite loss
   SeriesSampler sampler;
-  Series* series = nullptr;  // registered with the run as `name`
+  Series* series = nullptr;  // registered with the run as `name`: the path and the loss
 };
+
+constexpr int kChunk = 256;         // iterations per timed chunk
+constexpr int kGrid = 49;           // contour grid points per axis: odd, so θ* is the centre point
+constexpr int kLevels = 10;         // contour lines per panel, the same for both
+constexpr double kLevelSpan = 2.0;  // decades of gap between the outermost and innermost line
+constexpr std::size_t kDataPoints = 200;  // points of the data drawn under the fitted line
+
+// A value for the contour grid rounded to 6 significant digits: the picture needs no more, and the
+// JSON of 2 × 49² points stays small.
+double rounded(double v) {
+  if (!std::isfinite(v) || v == 0.0) return v;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return std::strtod(buf, nullptr);
+}
+
+// ρ close to 1 is the point, so it shows two significant digits of 1 − ρ: 0.99995, not 1.
+std::string rho_text(double rho) {
+  if (!std::isfinite(rho)) return format_sig(rho);
+  const double d = std::abs(1.0 - rho);
+  if (rho < 1e-6) return "0";  // κ = 1 at the best rate: (κ − 1)/(κ + 1) is 0 up to rounding
+  if (rho < 0.99 || d == 0.0) return format_sig(rho, 3);
+  return format_sig(rho, 2 + static_cast<int>(std::ceil(-std::log10(d))));
+}
+
+std::string estimate_text(const std::optional<long long>& k) {
+  return k ? with_commas(*k) : std::string("never (ρ ≥ 1)");
+}
 
 // The user's CSV must determine a line: two rows at least, and more than one distinct x.
 LinearData checked_csv_data(CsvData csv) {
@@ -74,15 +112,17 @@ class StandardizationRun final : public ChunkedRun {
         max_iterations_(p.integer("max_iterations")),
         csv_(csv_data(p)),
         data_(make_data(p, csv_)) {
-    add_variant("raw", p.number("lr_raw"), std::nullopt);
-    add_variant("scaled", p.number("lr_scaled"),
-                p.choice("scaling") == "minmax" ? ScalingKind::MinMax : ScalingKind::Standardize);
+    const bool minmax = p.choice("scaling") == "minmax";
+    add_variant("raw", "raw x", p.number("lr_raw"), std::nullopt);
+    add_variant("scaled", minmax ? "min-max scaled x" : "standardized x", p.number("lr_scaled"),
+                minmax ? ScalingKind::MinMax : ScalingKind::Standardize);
+    add_valleys();
   }
 
   bool done() const override { return variants_.back()->finished; }
 
  private:
-  void work_one() override { run_chunk(current(), 256); }
+  void work_one() override { run_chunk(current(), kChunk); }
 
   std::string message() const override {
     const Variant& v = current();
@@ -101,10 +141,14 @@ class StandardizationRun final : public ChunkedRun {
     return runs;
   }
 
-  void add_variant(const std::string& name, double lr, std::optional<ScalingKind> scaling) {
+  void add_variant(const std::string& name, const std::string& label, double lr,
+                   std::optional<ScalingKind> scaling) {
     auto v = std::make_unique<Variant>();
     v->name = name;
-    v->series = &add_series(name, {"iteration", "loss", "gap"});
+    v->label = label;
+    // The path: W and b in the variant's own coordinates (drawn on its contours), line_w and
+    // line_b the same line in raw units of x (drawn over the data).
+    v->series = &add_series(name, {"iteration", "loss", "gap", "W", "b", "line_w", "line_b"});
     v->lr = lr;
     if (scaling) {
       const Stopwatch w;
@@ -119,9 +163,56 @@ class StandardizationRun final : public ChunkedRun {
     const LinearWeights zero{std::vector<double>(static_cast<std::size_t>(v->x.shape().cols), 0.0),
                              0.0};
     v->predicted = v->quad->predicted_iterations(zero, lr, tolerance_);
+    v->rate = v->quad->rates(zero, lr, tolerance_);
     v->last_finite = zero;
     v->trainer = make_linear_trainer(mode_, v->x, data_.y);
     variants_.push_back(std::move(v));
+  }
+
+  // The picture of the valley, known before the first step: per variant a kGrid × kGrid grid of
+  // the relative gap over (W, b) in its own coordinates, the contour levels, and a sample of the
+  // data. The box is θ* ± 1.15·r_j, where r_j = sqrt(2·gap₀·(H⁻¹)_jj) is the half-width of the
+  // loss's level set through the start (0, 0): every point a converging run visits lies inside
+  // it, since each step lowers the loss. The levels are log-spaced from the start's gap down
+  // kLevelSpan decades: in a narrow valley the lines close to the floor matter most.
+  void add_valleys() {
+    Series& levels = add_series("valley_levels", {"raw", "scaled"});
+    std::vector<std::vector<double>> level_values;
+    for (const auto& v : variants_) {
+      const Quadratic& q = *v->quad;
+      Series& grid = add_series(v->name + "_valley", {"W", "b", "gap"});
+      const LinearWeights& opt = q.optimum();
+      const LinearWeights zero{std::vector<double>(opt.w.size(), 0.0), 0.0};
+      const double gap0 = q.gap(zero);
+      const Eigen::MatrixXd inverse = q.hessian().inverse();
+      const double center[2] = {opt.w.at(0), opt.b};
+      double half[2];
+      for (int j = 0; j < 2; ++j) {
+        half[j] = 1.15 * std::sqrt(2.0 * gap0 * inverse(j, j));
+        // NOTE: a start at the optimum (y ≡ 0) has no level set to frame: show a unit box.
+        if (!(half[j] > 0.0) || !std::isfinite(half[j]))
+          half[j] = std::max(1.0, std::abs(center[j]));
+      }
+      for (int i = 0; i < kGrid; ++i)
+        for (int k = 0; k < kGrid; ++k) {
+          const double t = 2.0 * k / (kGrid - 1) - 1.0, u = 2.0 * i / (kGrid - 1) - 1.0;
+          const LinearWeights at{{center[0] + half[0] * t}, center[1] + half[1] * u};
+          grid.add({rounded(at.w[0]), rounded(at.b), rounded(q.relative_gap(at))});
+        }
+      std::vector<double> lv;
+      const double top = v->rate.gap0 > 0.0 ? v->rate.gap0 : 1.0;
+      for (int k = 0; k < kLevels; ++k)
+        lv.push_back(rounded(top * std::pow(10.0, -kLevelSpan * k / (kLevels - 1))));
+      level_values.push_back(lv);
+    }
+    for (int k = 0; k < kLevels; ++k) levels.add({level_values[0][k], level_values[1][k]});
+    Series& data = add_series("data", {"x", "y"});
+    const std::size_t n = data_.x.shape().rows;
+    const std::size_t m = std::min(n, kDataPoints);
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::size_t at = m == 1 ? 0 : i * (n - 1) / (m - 1);
+      data.add({data_.x[at], data_.y[at]});
+    }
   }
 
   // The first unfinished variant (the last one once all are finished).
@@ -135,7 +226,8 @@ class StandardizationRun final : public ChunkedRun {
   void run_chunk(Variant& v, int steps) {
     const Stopwatch w;
     double theta[17];
-    for (int c = 0; c < steps && !v.finished; ++c) {
+    int c = 0;
+    for (; c < steps && !v.finished; ++c) {
       v.trainer->read_theta(theta);
       const double gap = v.quad->relative_gap(theta);
       if (!std::isfinite(gap)) {
@@ -150,7 +242,9 @@ class StandardizationRun final : public ChunkedRun {
       const bool last = hit || v.iteration >= max_iterations_;
       if (v.sampler.wants(v.iteration) || last) {
         const double loss = v.quad->loss_at_optimum() + gap * v.quad->gap_scale();
-        v.series->add({static_cast<double>(v.iteration), loss, gap});
+        const LinearWeights line = raw_units(v);
+        v.series->add({static_cast<double>(v.iteration), loss, gap, v.last_finite.w.at(0),
+                       v.last_finite.b, line.w.at(0), line.b});
       }
       if (hit) v.hit = v.iteration;
       if (last) {
@@ -164,7 +258,10 @@ class StandardizationRun final : public ChunkedRun {
       }
       ++v.iteration;
     }
-    v.wall_ms += w.elapsed_ms();
+    const double ms = w.elapsed_ms();
+    v.wall_ms += ms;
+    ++v.chunks;
+    if (c == steps) v.chunk_us.push_back(ms * 1000.0 / steps);
   }
 
   double fraction() const override {
@@ -203,7 +300,9 @@ class StandardizationRun final : public ChunkedRun {
               {"final_gap", v.diverged_at ? json(nullptr) : json(v.last_gap)},
               {"condition_number", v.quad->condition_number()},
               {"largest_stable_lr", v.quad->largest_stable_lr()},
-              {"predicted_iterations", optional_json(v.predicted)}};
+              {"predicted_iterations", optional_json(v.predicted)},
+              {"rho", v.rate.rho},
+              {"estimated_iterations", optional_json(v.rate.estimate)}};
     const json setup = v.trainer->setup_info();
     for (const auto& [key, value] : setup.items()) r[key] = value;
     if (v.scaler) {
@@ -213,6 +312,18 @@ class StandardizationRun final : public ChunkedRun {
     return r;
   }
 
+  // The time per iteration of a variant's full chunks, relative spread (half-IQR / median); 0
+  // with fewer than 3 chunks, where there is no spread to measure.
+  static double relative_spread(const Variant& v) {
+    if (v.chunk_us.size() < 3) return 0.0;
+    const double m = median(v.chunk_us);
+    return m > 0.0 ? half_iqr(v.chunk_us) / m : 0.0;
+  }
+
+  std::vector<Comparison> comparisons() const;
+  std::string theory_text(const Variant& v) const;
+  std::string answer(const std::vector<Comparison>& cmp) const;
+  json beside_quoted() const;
   json summary() const override;
 
   Mode mode_;
@@ -229,10 +340,210 @@ std::string iterations_text(const Variant& v) {
   return "not reached in " + with_commas(v.iteration);
 }
 
+const Comparison* find(const std::vector<Comparison>& cmp, const std::string& id) {
+  for (const Comparison& c : cmp)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+// Scaled is side a, raw side b, in every comparison.
+std::vector<Comparison> StandardizationRun::comparisons() const {
+  const Variant& raw = *variants_[0];
+  const Variant& scaled = *variants_[1];
+  std::vector<Comparison> c;
+  if (raw.hit && scaled.hit) {
+    // Iterations are exact: no spread.
+    c.push_back(compare("iterations", {scaled.label, static_cast<double>(*scaled.hit), 0.0},
+                        {raw.label, static_cast<double>(*raw.hit), 0.0}, Quantity::Count,
+                        "iterations"));
+    // A wall time is the sum of its run's timed chunks, measured once. Its spread: a clock tick
+    // per chunk, plus the chunk-to-chunk scatter of the time per iteration (half-IQR / median)
+    // shrunk by √chunks, as for a sum of independent chunks. A run too short to have a scatter
+    // of its own borrows the other run's.
+    const double clock_ms = environment()["clock_resolution_ns"].get<double>() * 1e-6;
+    const double rel_raw = relative_spread(raw), rel_scaled = relative_spread(scaled);
+    auto wall = [&](const Variant& v, double rel) {
+      const double chunks = static_cast<double>(std::max<long long>(1, v.chunks));
+      const double r = rel > 0.0 ? rel : std::max(rel_raw, rel_scaled);
+      return Measure{v.label, v.wall_ms, clock_ms * chunks + v.wall_ms * r / std::sqrt(chunks)};
+    };
+    c.push_back(compare("wall_time", wall(scaled, rel_scaled), wall(raw, rel_raw), Quantity::Time,
+                        "ms to the tolerance"));
+  }
+  // The time per iteration only where both runs have chunks enough to measure its spread.
+  if (raw.chunk_us.size() >= 3 && scaled.chunk_us.size() >= 3) {
+    auto per = [](const Variant& v) {
+      return Measure{v.label, median(v.chunk_us), half_iqr(v.chunk_us)};
+    };
+    c.push_back(
+        compare("time_per_iteration", per(scaled), per(raw), Quantity::Time, "µs per iteration"));
+  }
+  if (!raw.diverged_at && !scaled.diverged_at) {
+    // A run that reached the tolerance stopped somewhere below it: its gap is known to ± tol.
+    auto gap = [&](const Variant& v) {
+      return Measure{v.label, v.last_gap, v.hit ? tolerance_ : 0.0};
+    };
+    c.push_back(
+        compare("final_gap", gap(scaled), gap(raw), Quantity::Loss, "relative gap (L − L*)/L*"));
+  }
+  return c;
+}
+
+// ρ and the estimate with this run's own numbers, next to the measured count.
+std::string StandardizationRun::theory_text(const Variant& v) const {
+  const RateAnalysis& r = v.rate;
+  // The eigenvalue that sets ρ: the one farthest from 1/lr.
+  const double lambda = std::abs(1.0 - v.lr * r.lambda_min) >= std::abs(1.0 - v.lr * r.lambda_max)
+                            ? r.lambda_min
+                            : r.lambda_max;
+  std::string s = "for " + v.label + ", ρ = max|1 − lr·λᵢ| = |1 − " + format_sig(v.lr, 3) + " × " +
+                  format_sig(lambda, 4) + "| = " + rho_text(r.rho);
+  if (!r.estimate) {
+    s += " ≥ 1, so the error grows along that direction and no iteration count is predicted";
+  } else {
+    s += ", so k ≈ ln(gap₀/tol)/(−2 ln ρ) = ln(" + format_sig(r.gap0_slow, 3) + " / " +
+         format_sig(tolerance_, 2) + ")/" + format_sig(-2.0 * std::log(r.rho), 3) + " ≈ " +
+         with_commas(*r.estimate) + " iterations";
+    if (r.gap0_slow < r.gap0 * (1.0 - 1e-6))
+      s += " (gap₀ = " + format_sig(r.gap0_slow, 3) + " is the part of the starting gap " +
+           format_sig(r.gap0, 3) + " along the slowest direction)";
+  }
+  s += "; measured: " + iterations_text(v);
+  s += ". At κ = " + format_sig(r.kappa, 4) +
+       " the best fixed rate, lr = 2/(λmin + λmax) = " + format_sig(r.best_lr, 3) +
+       ", gives ρ = (κ − 1)/(κ + 1) = " + rho_text(r.best_rho) + " and k ≈ " +
+       estimate_text(r.best_estimate);
+  return s;
+}
+
+// The experiment's question, "why does scaling make training faster?", answered from this run.
+std::string StandardizationRun::answer(const std::vector<Comparison>& cmp) const {
+  const Variant& raw = *variants_[0];
+  const Variant& scaled = *variants_[1];
+  const RateAnalysis &rr = raw.rate, &rs = scaled.rate;
+  // What κ alone costs: each variant at its best rate. Whether raw's count comes from κ or from
+  // its learning rate is read from these, not assumed.
+  const std::string best = "At its best rate raw x (κ = " + format_sig(rr.kappa, 4) +
+                           ") would need about " + estimate_text(rr.best_estimate) +
+                           " iterations and " + scaled.label + " (κ = " + format_sig(rs.kappa, 3) +
+                           ") about " + estimate_text(rs.best_estimate);
+  // Which costs raw x more here: its learning rate (its count over its best-rate count) or the
+  // valley (its best-rate count over the scaled run's count)?
+  std::string cause = ".";
+  if (rr.best_estimate && scaled.hit && !raw.diverged_at) {
+    const double raw_count =
+        static_cast<double>(raw.hit ? *raw.hit : rr.estimate.value_or(raw.iteration));
+    const double best_count = static_cast<double>(std::max<long long>(1, *rr.best_estimate));
+    const double lr_factor = raw_count / best_count;
+    const double kappa_factor =
+        best_count / static_cast<double>(std::max<long long>(1, *scaled.hit));
+    cause = kappa_factor >= lr_factor
+                ? ": the narrow valley itself (large κ), more than the learning rate, makes raw x "
+                  "slow."
+                : ": raw x is slow here mostly because lr_raw = " + format_sig(raw.lr, 3) +
+                      " is far from its best rate " + format_sig(rr.best_lr, 3) +
+                      ", not because of κ.";
+  }
+  if (scaled.diverged_at)
+    return "Here scaling did not help: lr_scaled = " + format_sig(scaled.lr, 3) +
+           " is above the largest stable rate for " + scaled.label +
+           ", 2/λmax = " + format_sig(scaled.quad->largest_stable_lr(), 3) +
+           ", so ρ = " + rho_text(rs.rho) + " > 1 and the scaled run diverged at iteration " +
+           with_commas(*scaled.diverged_at) + " (raw x: " + iterations_text(raw) +
+           "). Scaling makes a larger rate stable, but only up to 2/λmax.";
+  if (!scaled.hit)
+    return "Here " + scaled.label + " did not reach the tolerance in " +
+           with_commas(scaled.iteration) +
+           " iterations: with lr_scaled = " + format_sig(scaled.lr, 3) +
+           " its slowest direction keeps ρ = " + rho_text(rs.rho) +
+           " of its error per step, about " + estimate_text(rs.estimate) +
+           " iterations by the estimate (its best rate is " + format_sig(rs.best_lr, 3) +
+           "; raw x: " + iterations_text(raw) + ").";
+  if (raw.diverged_at)
+    return "Here raw x could not train at all: lr_raw = " + format_sig(raw.lr, 3) +
+           " is above its largest stable rate 2/λmax = " +
+           format_sig(raw.quad->largest_stable_lr(), 3) + ", so it diverged at iteration " +
+           with_commas(*raw.diverged_at) + ". Scaling moved 2/λmax to " +
+           format_sig(scaled.quad->largest_stable_lr(), 3) + " and κ from " +
+           format_sig(rr.kappa, 4) + " to " + format_sig(rs.kappa, 3) +
+           ", so lr_scaled = " + format_sig(scaled.lr, 3) + " converged in " +
+           with_commas(*scaled.hit) + " iterations (ρ = " + rho_text(rs.rho) + "). " + best + cause;
+  if (!raw.hit)
+    return "Here raw x did not reach the tolerance in " + with_commas(raw.iteration) +
+           " iterations (its slowest direction keeps ρ = " + rho_text(rr.rho) +
+           " of its error per step: about " + estimate_text(rr.estimate) + " needed), while " +
+           scaled.label + " reached it in " + with_commas(*scaled.hit) +
+           " (ρ = " + rho_text(rs.rho) + "). " + best + cause;
+  const Comparison& it = *find(cmp, "iterations");
+  const Comparison& wall = *find(cmp, "wall_time");
+  const std::string rates =
+      "each step keeps a factor ρ = max|1 − lr·λᵢ| of the error along the "
+      "slowest direction: " +
+      rho_text(rr.rho) + " for raw x against " + rho_text(rs.rho) + " for " + scaled.label;
+  if (it.verdict == Verdict::A) {
+    std::string time;
+    const std::string fewer = format_sig(it.factor(), 3) + "× fewer iterations (" +
+                              with_commas(*raw.hit) + " → " + with_commas(*scaled.hit) + ")";
+    if (wall.verdict == Verdict::A)
+      time = "Here scaling cut the wall time " + format_sig(wall.factor(), 3) + "-fold (" +
+             format_sig(raw.wall_ms, 3) + " → " + format_sig(scaled.wall_ms, 3) +
+             " ms) because it needed " + fewer;
+    else if (wall.verdict == Verdict::Same)
+      time = "Here scaling needed " + fewer + ", though the wall time did not differ measurably (" +
+             format_sig(raw.wall_ms, 3) + " vs " + format_sig(scaled.wall_ms, 3) + " ms)";
+    else
+      time = "Here scaling needed " + fewer + " but took longer in wall time (" +
+             format_sig(scaled.wall_ms, 3) + " vs " + format_sig(raw.wall_ms, 3) +
+             " ms, fitting the scaler included)";
+    return time + ": " + rates + ". " + best + cause;
+  }
+  if (it.verdict == Verdict::B)
+    return "Here scaling did not make training faster: raw x needed " + format_sig(it.factor(), 4) +
+           "× fewer iterations (" + with_commas(*raw.hit) + " vs " + with_commas(*scaled.hit) +
+           "), because " + rates + "; the learning rates decide ρ as much as the scaling does.";
+  return "Here scaling did not change the iteration count (" + with_commas(*raw.hit) +
+         "): " + rates + ".";
+}
+
+json StandardizationRun::beside_quoted() const {
+  const Variant& raw = *variants_[0];
+  const Variant& scaled = *variants_[1];
+  const bool seed = !csv_ && params().choice("data") == "seed004";
+  json out = json::array();
+  out.push_back(
+      {{"label", "Iterations, raw → " + scaled.label},
+       {"quoted", "about 1e5 → about 1e2 (lr 1e-4 → 1e-1, standardized x)"},
+       {"measured", iterations_text(raw) + " → " + iterations_text(scaled) + " (lr " +
+                        format_sig(raw.lr, 3) + " → " + format_sig(scaled.lr, 3) + ", to a " +
+                        format_sig(tolerance_, 2) + " relative gap)"},
+       {"why", std::string("the thread ran a fixed 1e5 iterations and judged convergence by eye; "
+                           "here each run stops when its exact relative gap reaches the "
+                           "tolerance") +
+                   (seed ? "" : ", and these are not the thread's data")}});
+  const double us =
+      raw.iteration > 0 ? raw.wall_ms * 1000.0 / static_cast<double>(raw.iteration) : 0.0;
+  const char* loop = mode_ == Mode::Eager    ? "an eager step in a C++ loop (each op dispatched "
+                                               "and allocated as it runs)"
+                     : mode_ == Mode::Traced ? "a compiled program replayed by a C++ loop"
+                                             : "hand-written arithmetic in a C++ loop";
+  out.push_back({{"label", "Wall time of the raw loop"},
+                 {"quoted",
+                  "about 40 s for 1e5 iterations (TensorFlow 1.15, CPU): about 400 µs "
+                  "per iteration"},
+                 {"measured", format_sig(raw.wall_ms, 3) + " ms for " + with_commas(raw.iteration) +
+                                  " iterations: " + format_sig(us, 3) + " µs per iteration (" +
+                                  mode_name(mode_) + ")"},
+                 {"why", std::string("the thread paid a Session.run with a feed_dict from Python "
+                                     "on every iteration; here an iteration is ") +
+                             loop}});
+  return out;
+}
+
 json StandardizationRun::summary() const {
   const Variant& raw = *variants_[0];
   const Variant& scaled = *variants_[1];
   const Quadratic& q = *raw.quad;
+  const std::vector<Comparison> cmp = comparisons();
   json s;
   s["closed_form"] = {
       {"W", q.optimum().w.at(0)}, {"b", q.optimum().b}, {"mse", q.loss_at_optimum()}};
@@ -245,32 +556,50 @@ json StandardizationRun::summary() const {
   }
   s["speedup_iterations"] = speedup_iterations;
   s["speedup_wall"] = speedup_wall;
+  json theory = json::object();
+  for (const auto& v : variants_) {
+    const RateAnalysis& r = v->rate;
+    theory[v->name] = {{"lr", v->lr},
+                       {"lambda_min", r.lambda_min},
+                       {"lambda_max", r.lambda_max},
+                       {"kappa", r.kappa},
+                       {"rho", r.rho},
+                       {"gap0", r.gap0},
+                       {"gap0_slow", r.gap0_slow},
+                       {"estimated_iterations", optional_json(r.estimate)},
+                       {"exact_iterations", optional_json(v->predicted)},
+                       {"measured_iterations", optional_json(v->hit)},
+                       {"best_lr", r.best_lr},
+                       {"best_rho", r.best_rho},
+                       {"best_estimated_iterations", optional_json(r.best_estimate)}};
+  }
+  s["theory"] = theory;
+  s["comparisons"] = comparisons_json(cmp);
 
-  auto predicted_text = [](const Variant& v) {
-    return v.predicted ? with_commas(*v.predicted) : std::string("never (lr ≥ 2/λmax)");
-  };
+  const Comparison* it = find(cmp, "iterations");
+  const Comparison* wall = find(cmp, "wall_time");
   const LinearWeights wr = raw_units(raw), ws = raw_units(scaled);
   json headline = json::array();
   headline.push_back(
       {{"label", "Iterations to a " + format_sig(tolerance_, 2) + " relative gap"},
        {"value", iterations_text(raw) + " → " + iterations_text(scaled)},
-       {"note", speedup_iterations.is_null()
-                    ? "no ratio: a run did not reach the tolerance"
-                    : format_sig(speedup_iterations.get<double>(), 4) + "× fewer iterations"}});
+       {"note", it ? it->short_text() : "no ratio: a run did not reach the tolerance"}});
   headline.push_back(
       {{"label", "Wall time (" + mode_name(mode_) + ")"},
        {"value", format_sig(raw.wall_ms, 3) + " ms → " + format_sig(scaled.wall_ms, 3) + " ms"},
-       {"note", speedup_wall.is_null()
-                    ? "measured on this machine"
-                    : format_sig(speedup_wall.get<double>(), 3) + "× less time, measured here"}});
-  headline.push_back({{"label", "Condition number κ = λmax/λmin"},
-                      {"value", format_sig(q.condition_number(), 5) + " → " +
-                                    format_sig(scaled.quad->condition_number(), 3)},
-                      {"note", "largest stable lr 2/λmax: " + format_sig(q.largest_stable_lr(), 2) +
-                                   " → " + format_sig(scaled.quad->largest_stable_lr(), 2)}});
-  headline.push_back({{"label", "Predicted iterations (exact arithmetic)"},
-                      {"value", predicted_text(raw) + " → " + predicted_text(scaled)},
-                      {"note", "from the eigenvalues of the Hessian; measured runs are float32"}});
+       {"note", wall ? wall->short_text() + ", measured here" : "measured on this machine"}});
+  for (const auto& v : variants_) {
+    const RateAnalysis& r = v->rate;
+    headline.push_back(
+        {{"label", "Why " + v->label + " needs its iterations"},
+         {"value", "ρ = " + rho_text(r.rho) + " → k ≈ " + estimate_text(r.estimate) +
+                       " (measured " + iterations_text(*v) + ")"},
+         {"note", "κ = " + format_sig(r.kappa, 4) +
+                      ", 2/λmax = " + format_sig(v->quad->largest_stable_lr(), 2) + "; best rate " +
+                      format_sig(r.best_lr, 2) + ": ρ = (κ−1)/(κ+1) = " + rho_text(r.best_rho) +
+                      ", k ≈ " + estimate_text(r.best_estimate) + "; exact arithmetic: " +
+                      (v->predicted ? with_commas(*v->predicted) : std::string("never"))}});
+  }
   headline.push_back({{"label", "Weights in raw units (W, b)"},
                       {"value", format_sig(wr.w.at(0), 6) + ", " + format_sig(wr.b, 6) + "  |  " +
                                     format_sig(ws.w.at(0), 6) + ", " + format_sig(ws.b, 6)},
@@ -280,35 +609,35 @@ json StandardizationRun::summary() const {
   s["headline"] = headline;
 
   std::string reading;
-  if (raw.diverged_at) {
-    reading = "The raw run diverged at iteration " + with_commas(*raw.diverged_at) +
-              ": lr_raw = " + format_sig(raw.lr, 3) +
-              " is above the largest stable rate 2/λmax = " + format_sig(q.largest_stable_lr(), 3) +
-              " for raw inputs. ";
-  } else if (!raw.hit) {
-    reading = "The raw run did not reach the tolerance in " + with_commas(raw.iteration) +
-              " iterations (gap still " + format_sig(raw.last_gap, 3) + "). ";
+  for (const auto& v : variants_) {
+    if (v->diverged_at)
+      reading += "The " + v->label + " run diverged at iteration " + with_commas(*v->diverged_at) +
+                 ": lr = " + format_sig(v->lr, 3) + " is above its largest stable rate 2/λmax = " +
+                 format_sig(v->quad->largest_stable_lr(), 3) + ". ";
+    else if (!v->hit)
+      reading += "The " + v->label + " run did not reach the tolerance in " +
+                 with_commas(v->iteration) + " iterations (gap still " +
+                 format_sig(v->last_gap, 3) + "). ";
   }
-  if (raw.hit && scaled.hit) {
-    reading += params().choice("scaling") == "standardize" ? "Standardizing" : "Min-max scaling";
-    reading += " cut the iterations " + format_sig(speedup_iterations.get<double>(), 4) +
-               "-fold (" + with_commas(*raw.hit) + " → " + with_commas(*scaled.hit) +
-               ") and the wall time " + format_sig(speedup_wall.get<double>(), 3) +
-               "-fold; theory predicted " + predicted_text(raw) + " → " + predicted_text(scaled) +
-               " iterations from κ = " + format_sig(q.condition_number(), 5) + " → " +
-               format_sig(scaled.quad->condition_number(), 3) + ".";
-  } else if (scaled.hit) {
-    reading += "The scaled run reached the tolerance in " + with_commas(*scaled.hit) +
-               " iterations (κ = " + format_sig(scaled.quad->condition_number(), 3) + ").";
-  } else if (scaled.diverged_at) {
-    reading += "The scaled run diverged at iteration " + with_commas(*scaled.diverged_at) +
-               ": lr_scaled is above 2/λmax = " + format_sig(scaled.quad->largest_stable_lr(), 3) +
-               ".";
-  } else {
-    reading += "The scaled run did not reach the tolerance in " + with_commas(scaled.iteration) +
-               " iterations.";
+  std::string measured;
+  for (const Comparison& c : cmp) {
+    if (c.quantity == Quantity::Loss) continue;
+    measured += (measured.empty() ? "" : "; ") + c.sentence();
+  }
+  if (!measured.empty()) reading += "On this run " + measured + ". ";
+  if (raw.chunk_us.size() < 3 || scaled.chunk_us.size() < 3)
+    reading += "A run shorter than " + std::to_string(3 * kChunk) +
+               " iterations is too short to compare the time per iteration. ";
+  std::string why = theory_text(raw) + "; " + theory_text(scaled) + ".";
+  why[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(why[0])));
+  reading += why;
+  if (const Comparison* g = find(cmp, "final_gap")) {
+    std::string t = g->sentence();
+    reading += " In the end " + t + ".";
   }
   s["reading"] = reading;
+  s["answer"] = answer(cmp);
+  s["beside_quoted"] = beside_quoted();
   return s;
 }
 
@@ -318,24 +647,48 @@ Experiment make_standardization_experiment() {
   Experiment e;
   e.id = "standardization";
   e.title = "Standardization";
-  e.question = "Why does scaling inputs make training 1000x faster?";
-  e.explanation = {{"intro",
-                    "Gradient descent fits y = W·x + b to 1000 points with x from 0 to 100. On raw "
-                    "x the loss surface is a long, "
-                    "narrow valley: W is steep, b is flat. Standardizing x, (x − mean)/std, makes "
-                    "it a round bowl."},
-                   {"try",
-                    "Run with the defaults, then raise lr_raw to 1e-3 (above the largest stable "
-                    "rate) and watch it diverge; try "
-                    "scaling = minmax; try mode = reference to see what the framework machinery "
-                    "costs per step; load a CSV of your "
-                    "own and pick its x and y columns."},
-                   {"mechanism",
-                    "Each step shrinks the error along eigen-direction i of the Hessian H by |1 − "
-                    "lr·λi|. Stability needs lr < 2/λmax, "
-                    "so the slowest direction shrinks by about 1 − 2/κ per step with κ = "
-                    "λmax/λmin: raw κ ≈ 13,300 needs ~10⁵ steps, "
-                    "standardized κ = 1 needs ~40."}};
+  e.question = "Why does scaling inputs make training faster?";
+  // NOTE: no number here may depend on the data: a widget can preset synthetic data or a CSV.
+  // Every figure about this run (κ, ρ, iterations) is in its result.
+  e.explanation = {
+      {"intro",
+       "Gradient descent fits y = W·x + b to the data: the curve of thread 004, a noisy line or "
+       "two columns of your CSV. When x sits far from 0 or spreads widely, the loss over (W, b) "
+       "is a long, narrow, tilted valley: steep across, almost flat along. Scaling x, (x − "
+       "mean)/std or (x − min)/(max − min), makes it a rounder bowl. The plots show both valleys "
+       "with the path each run takes, and the data with the line as it is fitted."},
+      {"try",
+       "Run with the defaults and compare the two paths on their contours; raise lr_raw above "
+       "the largest stable rate 2/λmax that the run reports and watch it diverge; set lr_scaled "
+       "to the best rate it reports and see how few iterations are left; try scaling = minmax, "
+       "or synthetic data with x from 0 to 1, where x is already well scaled; try mode = "
+       "reference to see what the framework machinery costs per step."},
+      {"mechanism",
+       "With H the Hessian of the loss and λᵢ its eigenvalues, each step multiplies the error "
+       "along eigen-direction i by (1 − lr·λᵢ). It converges only when lr < 2/λmax, and the "
+       "slowest direction keeps a factor ρ = max|1 − lr·λᵢ| of its error per step, so the gap "
+       "(the error squared) needs k ≈ ln(gap₀/tol)/(−2 ln ρ) steps. No fixed rate does better "
+       "than lr = 2/(λmin + λmax), where ρ = (κ − 1)/(κ + 1) with κ = λmax/λmin: a large κ "
+       "forces ρ close to 1. Scaling x makes κ small and λmax about 2, so a large rate is "
+       "stable and every direction converges at the same pace."}};
+  e.tensorflow = json::array(
+      {{{"looplab", "raw x"},
+        {"tensorflow", "the thread's x = np.arange(0, 100, 0.1), fed as it is"}},
+       {{"looplab", "standardized x"},
+        {"tensorflow",
+         "the answer's fix: (x - x.mean()) / x.std(), with W = W_s/std and "
+         "b = b_s - mean·W_s/std afterwards"}},
+       {{"looplab", "min-max scaled x"}, {"tensorflow", "(x - x.min()) / (x.max() - x.min())"}},
+       {{"looplab", "the loop (one iteration = one gradient step)"},
+        {"tensorflow",
+         "the thread's Python for-loop: one Session.run(train_op, feed_dict) per "
+         "iteration in TensorFlow 1.15 (in TensorFlow 2, one GradientTape step)"}},
+       {{"looplab", "eager"},
+        {"tensorflow", "TensorFlow 2's eager ops, each run as Python calls it"}},
+       {{"looplab", "traced"},
+        {"tensorflow", "the graph a Session.run (or a tf.function) replays, built once"}},
+       {{"looplab", "reference"},
+        {"tensorflow", "the thread's NumPy loop with hand-derived gradients"}}});
   e.params = {
       choice("data", "seed004", {"seed004", "synthetic"},
              "seed004: x = arange(0, 100, 0.1), y = x + 20 sin(x/10) + 15; synthetic: a noisy line "
@@ -362,9 +715,16 @@ Experiment make_standardization_experiment() {
              "hand-written loop"),
   };
   e.takes_csv = true;
-  e.plots = json::array({line_plot("gap", "Relative loss gap (L − L*)/L* against iteration",
-                                   {"iteration", "iteration", Scale::Log},
-                                   {"gap", "(L − L*) / L*", Scale::Log}, {"raw", "scaled"})});
+  e.plots = json::array(
+      {line_plot("gap", "Relative loss gap (L − L*)/L* against iteration",
+                 {"iteration", "iteration", Scale::Log}, {"gap", "(L − L*) / L*", Scale::Log},
+                 {"raw", "scaled"}),
+       contour_plot("valley",
+                    "The loss over (W, b), raw and scaled x, with each run's path; the data with "
+                    "the fitted lines",
+                    {"W", "W"}, {"b", "b"}, "gap",
+                    {{"raw x", "raw_valley", "raw"}, {"scaled x", "scaled_valley", "scaled"}},
+                    "valley_levels", "data", "line_w", "line_b")});
   e.quoted = json::array({{{"label", "TensorFlow 1.15 loop, 1e5 iterations, CPU"},
                            {"value", "about 40 s"},
                            {"source", "seed thread 004, question"}},

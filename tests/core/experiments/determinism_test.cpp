@@ -21,8 +21,7 @@ namespace {
 // next to steps_per_chunk "steps" follows the clock too.
 bool follows_clock(const std::string& key) {
   static const std::regex clock(
-      "^(environment|headline|reading|answer|beside_quoted)$"  // environment, sentences quoting
-                                                               // times
+      "^(environment|headline|reading|answer|beside_quoted)$"  // sentences quoting times
       "|(^|_)(ms|us|ns)(_|$)|wall"                             // times
       "|^(fastest|cells_won|wins_every_cell.*)$"               // which mode was fastest
       "|_pct(_|$)|speedup$|^crossover_n$"                      // ratios of times, fits

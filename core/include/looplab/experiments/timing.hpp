@@ -17,11 +17,17 @@ namespace looplab {
 
 struct ChunkTiming {
   double us_per_step = 0.0;  // median over the timed chunks
+  double spread_us = 0.0;    // half the interquartile range of the chunks' µs per step
   long long steps_per_chunk = 0, steps = 0;
   double total_ms = 0.0;
   float last_loss = 0.0f;
   bool diverged = false;  // a non-finite loss was seen
 };
+
+// Half the interquartile range of per-chunk timings: how far chunks of the same work scatter (load
+// from other processes, the scheduler). A difference smaller than this is not a measured
+// difference.
+double half_iqr(std::vector<double> v);
 
 // Browser clocks tick in 5-100 µs, so one step is never timed alone: the steps per chunk double
 // (from 1) until one chunk takes at least chunk_ms, then `repeats` chunks of that many steps are
@@ -58,13 +64,9 @@ ChunkTiming time_steps(Step&& step, double chunk_ms, int repeats) {
   }
   t.steps_per_chunk = k;
   t.us_per_step = median(per_step);
+  t.spread_us = half_iqr(per_step);
   return t;
 }
-
-// Half the interquartile range of per-chunk timings: how far chunks of the same work scatter (load
-// from other processes, the scheduler). A difference smaller than this is not a measured
-// difference.
-double half_iqr(std::vector<double> v);
 
 // t(N) = a + b·N by least squares with relative-error weights: minimizes Σ ((a + b·N_i − t_i) /
 // t_i)², so each decade of N counts alike (plain least squares would fit only the largest N).
@@ -76,7 +78,7 @@ struct CostLine {
 };
 CostLine fit_cost_line(const std::vector<double>& n, const std::vector<double>& t);
 
-// Seed 001's percentage for "first vs second": |1 − longer/shorter| × 100, positive when the first
+// Seed 001's percentage for "first vs second": (longer/shorter − 1) × 100, positive when the first
 // is faster (shorter time), negative when it is slower. 2 s vs 3 s -> +50; 3 s vs 2 s -> −50.
 double percent_faster(double t_first, double t_second);
 

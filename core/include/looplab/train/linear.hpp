@@ -61,6 +61,26 @@ struct Scaler {
   LinearWeights to_scaled(const LinearWeights& raw) const;
 };
 
+// Why gradient descent with rate lr needs the iterations it needs, in the eigenbasis of H
+// (Quadratic::rates). Direction i keeps a factor |1 − lr·λ_i| of its error per step, and so a
+// factor (1 − lr·λ_i)² of its share of the gap. The slowest direction, ρ = max_i |1 − lr·λ_i|,
+// sets the pace: once the faster ones have died out, the gap is about gap_slow·ρ^(2k), so
+//   k ≈ ln(gap_slow / tol) / (−2 ln ρ)
+// where gap_slow is the part of the starting gap along the slowest direction(s). For κ = 1 every
+// direction is the slowest and gap_slow is the whole starting gap. No fixed rate does better than
+// lr = 2/(λmin + λmax), where ρ = (κ − 1)/(κ + 1).
+struct RateAnalysis {
+  double lambda_min = 0.0, lambda_max = 0.0, kappa = 1.0;
+  double rho = 0.0;        // max_i |1 − lr·λ_i|
+  double gap0 = 0.0;       // relative gap at the start
+  double gap0_slow = 0.0;  // its part along the direction(s) whose factor is ρ
+  // ⌈ln(gap0_slow/tol) / (−2 ln ρ)⌉; nullopt when ρ ≥ 1 (the run diverges or stalls).
+  std::optional<long long> estimate;
+  double best_lr = 0.0;                    // 2/(λmin + λmax)
+  double best_rho = 0.0;                   // (κ − 1)/(κ + 1), the rate at best_lr
+  std::optional<long long> best_estimate;  // the estimate at best_lr
+};
+
 // Exact facts about gradient descent on L(θ) = (1/n)|Aθ − y|², θ = (W, b), all in double.
 class Quadratic {
  public:
@@ -84,6 +104,9 @@ class Quadratic {
   std::optional<long long> predicted_iterations(const LinearWeights& start, double lr,
                                                 double tolerance,
                                                 long long limit = 1'000'000'000'000LL) const;
+  // ρ, the slow direction's share of the gap and the estimate above, for rate lr from `start`.
+  RateAnalysis rates(const LinearWeights& start, double lr, double tolerance) const;
+  const Eigen::MatrixXd& hessian() const { return hessian_; }
 
  private:
   Eigen::VectorXd to_theta(const LinearWeights& w) const;

@@ -1,0 +1,88 @@
+// Browser tests of standardization's picture of the valley (issue 11, item 4): the contour plot
+// draws both valleys and the paths live on the page and in a <looplab-experiment> widget (the same
+// ExperimentPanel), on a canvas under the strict CSP, and "Show data" lists the path.
+//
+//   node --test tests/web/contour.test.mjs      (needs the wasm build and npm ci)
+//
+// Screenshots: test-results/contour-page.png, test-results/contour-widget.png.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { RESULTS, RUN_TIMEOUT_MS, assertClean, useBrowser, waitForStatus } from './harness.mjs';
+
+const browser = useBrowser();
+
+/**
+ * What the contour canvas shows, read in the page: pixels that are not white, pixels near each
+ * path colour, and the plot's path points. `host` is a widget's selector, or null for the page.
+ */
+function readContour(page, host) {
+  return page.evaluate(([sel]) => {
+    const root = sel ? document.querySelector(sel).shadowRoot : document;
+    const plots = sel ? document.querySelector(sel).plots : window.__looplab.plots;
+    const plot = plots.find((p) => p.spec.type === 'contour');
+    const canvas = root.querySelector('.plot-contour canvas');
+    if (!plot || !canvas || canvas.hidden || !canvas.width) return { drawn: false, points: plot?.pointCount() ?? -1 };
+    const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    const near = (k, [r, g, b]) => Math.abs(d[k] - r) < 40 && Math.abs(d[k + 1] - g) < 40 && Math.abs(d[k + 2] - b) < 40;
+    let ink = 0, raw = 0, scaled = 0;
+    for (let k = 0; k < d.length; k += 4) {
+      if (d[k] < 245 || d[k + 1] < 245 || d[k + 2] < 245) ink++;
+      if (near(k, [0x00, 0x72, 0xb2])) raw++;
+      if (near(k, [0xd5, 0x5e, 0x00])) scaled++;
+    }
+    return { drawn: true, points: plot.pointCount(), ink, raw, scaled, pixels: d.length / 4, label: canvas.getAttribute('aria-label') };
+  }, [host]);
+}
+
+test('standardization on the page: the valleys and the paths drawn live, the path as a table, no errors', { timeout: 240_000 }, async () => {
+  const { page, problems } = await browser.open('/web/?experiment=standardization');
+  await waitForStatus(page, 'ready');
+  assert.ok(await page.locator('.plot-contour').count() === 1, 'one contour plot');
+  assert.equal((await readContour(page, null)).drawn, false, 'nothing drawn before Run');
+  await page.click('#run');
+  // Live: while the raw run is still going, the valleys are drawn and its path has points.
+  await page.waitForFunction(() => window.__looplab.status === 'running'
+    && window.__looplab.plots.find((p) => p.spec.type === 'contour').pointCount() > 20, null, { timeout: 60_000, polling: 50 });
+  await page.waitForTimeout(100);   // the next animation frame draws them
+  const live = await readContour(page, null);
+  assert.ok(live.drawn && live.ink > 2000 && live.raw > 50, `drawn while running: ${JSON.stringify({ ...live, label: undefined })}`);
+  await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
+  await page.waitForTimeout(100);
+
+  const result = await page.evaluate(() => window.__looplab.lastResult);
+  const expected = result.series.raw.W.length + result.series.scaled.W.length;
+  const end = await readContour(page, null);
+  assert.equal(end.points, expected, 'every path point of the result is drawn');
+  assert.ok(end.ink > 0.03 * end.pixels, `contour lines and points cover the canvas: ${end.ink} of ${end.pixels}`);
+  assert.ok(end.raw > 100 && end.scaled > 100, `both paths in their colours: raw ${end.raw}, scaled ${end.scaled}`);
+  assert.match(end.label, /raw x: 10 contour lines, \d+ path points/);
+  assert.match(end.label, /scaled x: 10 contour lines, \d+ path points/);
+
+  // "Show data": the paths as a table, one row per point.
+  const details = page.locator('.plot-box', { has: page.locator('.plot-contour') }).locator('details.plot-data');
+  await details.locator('summary').click();
+  const rows = await details.locator('tbody tr').count();
+  assert.equal(rows, Math.min(500, expected), 'one table row per path point (the table shows at most 500)');
+  assert.match(await details.locator('thead').textContent(), /run.*iteration.*W.*b.*gap/s);
+
+  await page.locator('.plot-contour').screenshot({ path: join(RESULTS, 'contour-page.png') });
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('standardization in a widget: the same contour plot, drawn in the shadow root', { timeout: 240_000 }, async () => {
+  const { page, problems } = await browser.open('/tests/web/fixtures/two-widgets.html');
+  await page.waitForFunction(() => document.querySelector('#first')?.status === 'ready', null, { timeout: 60_000, polling: 50 });
+  await page.evaluate(() => document.querySelector('#first').run());
+  await page.waitForFunction(() => /^(done|error)/.test(document.querySelector('#first').status), null, { timeout: RUN_TIMEOUT_MS, polling: 100 });
+  assert.equal(await page.evaluate(() => document.querySelector('#first').status), 'done');
+  await page.waitForTimeout(100);
+  const result = await page.evaluate(() => document.querySelector('#first').result);
+  const got = await readContour(page, '#first');
+  assert.equal(got.points, result.series.raw.W.length + result.series.scaled.W.length);
+  assert.ok(got.drawn && got.ink > 0.03 * got.pixels && got.raw > 100 && got.scaled > 100, `widget canvas: ${JSON.stringify({ ...got, label: undefined })}`);
+  await page.locator('#first').screenshot({ path: join(RESULTS, 'contour-widget.png') });
+  await assertClean(page, problems);
+  await page.close();
+});

@@ -1,0 +1,76 @@
+// Types for `looplab/api` (dist/looplab-api.js, from web/looplab-api.js): the experiments' list,
+// describe, validate and run, answered by a module worker that runs the WebAssembly module.
+// The JSON shapes are the core's (docs/design.md, "The JSON boundary").
+
+/** `{experiment: '<id>', <parameter>: <value>, ...}`; parameters left out take their defaults. */
+export interface Config {
+  experiment: string;
+  [parameter: string]: unknown;
+}
+
+export interface ExperimentInfo { id: string; title: string; question: string }
+
+/** One parameter declaration: it is also a widget attribute and a URL parameter of the same name. */
+export interface ParameterDeclaration {
+  name: string;
+  type: 'number' | 'integer' | 'choice' | 'bool';
+  default: number | string | boolean;
+  help: string;
+  [detail: string]: unknown;   // range ends, choices, log-scale hint, only_when
+}
+
+export interface Description extends ExperimentInfo {
+  explanation: { intro: string; try: string; mechanism: string };
+  parameters: ParameterDeclaration[];
+  plots: Array<Record<string, unknown>>;
+  quoted: Array<{ label: string; value: string; source: string }>;
+  takes_csv: boolean;
+}
+
+export interface Environment { build: string; simd: boolean; compiler: string; eigen: string; clock_resolution_ns: number }
+
+/** Sent during a run: `series` holds only the points added since the previous progress. */
+export interface Progress {
+  done: boolean;
+  fraction: number;
+  message: string;
+  series: Record<string, Record<string, number[]>>;
+}
+
+export interface Result {
+  experiment: string;
+  config: Config;
+  environment: Environment;
+  series: Record<string, Record<string, number[]>>;
+  runs: Array<Record<string, unknown>>;
+  summary: { headline: Array<{ label: string; value: string; note?: string }>; reading: string; [key: string]: unknown };
+}
+
+export interface Run {
+  /** Resolves when the run ends: `{result, cancelled: false}`, or `{result: null, cancelled: true}` after cancel(). Rejects with the core's one-line message for a bad config. */
+  done: Promise<{ result: Result; cancelled: false } | { result: null; cancelled: true }>;
+  cancel(): void;
+}
+
+export declare class LooplabClient {
+  /** `module`: returns the compiled module every worker of this client instantiates (see compileModule). */
+  constructor(workerUrl: string | URL, options?: { module?: (() => Promise<WebAssembly.Module>) | null });
+  /** Resolves once the module runs in the worker; rejects with one line when it cannot start. */
+  readonly ready: Promise<Environment>;
+  list(): Promise<ExperimentInfo[]>;
+  describe(experiment: string): Promise<Description>;
+  /** Resolves with the config, every default filled in; rejects with `name: must be …, got …`. */
+  validate(config: Config): Promise<Config>;
+  run(config: Config, onProgress?: (progress: Progress) => void): Run;
+  /** Called after the worker crashed, died or hung and a fresh one was started (pending requests were rejected). */
+  onRestart: ((error: Error) => void) | null;
+  /** Ends the worker; everything pending rejects with an error for which isTerminated() is true. */
+  terminate(reason?: string): void;
+}
+
+/** A client whose worker and wasm are the ones next to this package's scripts; the wasm compiles once per page. */
+export declare function connect(): LooplabClient;
+/** The page's one compiled module (fetched and compiled on the first call). */
+export declare function compileModule(): Promise<WebAssembly.Module>;
+/** True for the rejection of a request that was pending when its client was terminated. */
+export declare function isTerminated(error: unknown): boolean;
