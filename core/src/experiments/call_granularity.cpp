@@ -62,6 +62,10 @@ struct Variant {
   Series* series = nullptr;  // registered with the run as `name`
 };
 
+std::string plural_chunks(std::size_t k) {
+  return std::to_string(k) + (k == 1 ? " chunk" : " chunks");
+}
+
 // Largest |a_i − b_i| / |b_i| over the steps both have; infinite when a loss is not finite.
 double max_relative_gap(const std::vector<float>& a, const std::vector<float>& b) {
   double gap = 0.0;
@@ -241,7 +245,7 @@ class CallGranularityRun final : public ChunkedRun {
            "× slower than fit mainly because it ran its step eagerly, op by op, as Keras' "
            "train_on_batch did: tracing that step removed " +
            format_sig(by_mode, 3) + " of the " + format_sig(gap, 3) + " µs it lost per step (" +
-           format_sig(std::min(share, 100.0), 2) + "%), and " + boundary_clause + ".";
+           with_commas(std::lround(std::min(share, 100.0))) + "%), and " + boundary_clause + ".";
   }
 
   json run_json(const Variant& v) const {
@@ -315,7 +319,18 @@ class CallGranularityRun final : public ChunkedRun {
                         "same training."
                       : "Every variant's loss matched fit's at every step within " + tolerance +
                             " (float32 rounding): the same training.");
-    s["answer"] = answer(cmp);
+    // With one or two timed chunks a side has no spread to speak of (half the IQR of one value is
+    // 0), so a single disturbed chunk could decide a verdict: say so.
+    std::size_t fewest = fit().chunk_us.size();
+    for (const Variant* v : {&eager_calls(), &traced_calls()})
+      fewest = std::min(fewest, v->chunk_us.size());
+    const std::string few_chunks =
+        fewest < 3 ? " Only " + plural_chunks(fewest) +
+                         " timed per variant: too few for a spread; raise epochs to trust these "
+                         "verdicts."
+                   : "";
+    s["reading"] = s["reading"].get<std::string>() + few_chunks;
+    s["answer"] = answer(cmp) + few_chunks;
     s["beside_quoted"] = json::array(
         {{{"label", "train_on_batch's execution function"},
           {"quoted", "a plain Python function, not wrapped in tf.function: slower"},
