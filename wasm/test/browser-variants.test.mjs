@@ -34,22 +34,24 @@ test('median, halfIqr and fitCostLine are the core\'s, on arrays and typed array
   }
 });
 
-const JS_RUN_KEYS = ['variant', 'measured_in', 'batch_copied_per_call', 'steps', 'us_per_step', 'overhead_us_per_call',
+const JS_RUN_KEYS = ['variant', 'mode', 'measured_in', 'batch_copied_per_call', 'steps', 'us_per_step', 'overhead_us_per_call',
   'spread_us', 'chunks', 'first_epoch_ms', 'total_ms', 'final_loss', 'diverged', 'same_losses_as_fit'];
+const CORE_VARIANTS = ['fit', 'train_on_batch', 'train_on_batch_traced'];
 
 function epochVariant(variant, chunkUs, fit, extra = {}) {
   return { variant, chunk_us: chunkUs, first_epoch_ms: 5, total_ms: 20, steps: 30, final_loss: fit.final_loss,
     diverged: false, series: { step: [0, 1], loss: [1, 0.5] }, ...extra };
 }
 
-test('call-granularity: js_fit and js_train_on_batch join the runs, summary, headline and reading', () => {
+test('call-granularity: js_fit and js_train_on_batch join the runs, comparisons, summary, headline and reading', () => {
   const core = runToEnd(m, { experiment: 'call-granularity', n: 200, batch: 20, epochs: 3, chunk_ms: 0.1 });
   const fit = core.runs.find((r) => r.variant === 'fit');
   const r = merge(core, { same_losses: true, variants: [
     epochVariant('js_fit', [2, 4, 3], fit), epochVariant('js_train_on_batch', [5, 7, 6], fit)] });
-  assert.deepEqual(r.runs.map((x) => x.variant), ['fit', 'train_on_batch', 'js_fit', 'js_train_on_batch']);
-  const [jsFit, jsTob] = r.runs.slice(2);
+  assert.deepEqual(r.runs.map((x) => x.variant), [...CORE_VARIANTS, 'js_fit', 'js_train_on_batch']);
+  const [jsFit, jsTob] = r.runs.slice(3);
   assert.deepEqual(Object.keys(jsTob), JS_RUN_KEYS);
+  assert.equal(jsTob.mode, 'traced', 'both JS variants run fit\'s traced step');
   assert.equal(jsFit.us_per_step, 3);
   assert.equal(jsTob.us_per_step, 6);
   assert.equal(jsTob.overhead_us_per_call, 3);
@@ -60,17 +62,21 @@ test('call-granularity: js_fit and js_train_on_batch join the runs, summary, hea
   assert.equal(jsTob.same_losses_as_fit, true);
   assert.deepEqual(r.series.js_fit, { step: [0, 1], loss: [1, 0.5] });
   const s = r.summary;
-  assert.deepEqual(s.us_per_step, { fit: core.summary.us_per_step.fit, train_on_batch: core.summary.us_per_step.train_on_batch, js_fit: 3, js_train_on_batch: 6 });
+  assert.deepEqual(s.us_per_step, { ...core.summary.us_per_step, js_fit: 3, js_train_on_batch: 6 });
   assert.equal(s.overhead_us_per_call.js_train_on_batch, 3);
   assert.equal(s.same_losses, core.summary.same_losses);
-  assert.match(s.measured_where, /; js_fit and js_train_on_batch: JavaScript → WebAssembly \(browser worker\), their epochs interleaved/);
-  assert.deepEqual(s.headline.at(-1), { label: 'JS → wasm per batch vs fit (median µs)', value: '6 vs 3',
-    note: 'overhead 3 µs per call (±1); losses identical to fit' });
-  assert.equal(s.reading, `${core.summary.reading} Driven from JavaScript with the epochs interleaved, a step cost 6 µs called `
-    + 'once per batch against 3 µs inside fit: 3 µs of overhead per call.');
+  assert.match(s.measured_where, /; js_fit and js_train_on_batch: JavaScript → WebAssembly \(browser worker\), both with fit's traced step, their epochs interleaved/);
+  assert.deepEqual(s.comparisons.at(-1), { id: 'js_train_on_batch_vs_js_fit', a: { label: 'js_train_on_batch', value: 6, spread: 0.5 },
+    b: { label: 'js_fit', value: 3, spread: 0.5 }, quantity: 'time', unit: 'µs per step', better: 'lower', verdict: 'b' });
+  assert.equal(s.comparisons.length, core.summary.comparisons.length + 1);
+  assert.deepEqual(s.headline.at(-1), { label: 'JS → wasm per batch vs js_fit, both traced', value: 'js_fit 2× faster',
+    note: 'js_fit was 2× faster than js_train_on_batch (3 vs 6 µs per step); losses identical to fit' });
+  assert.equal(s.reading, `${core.summary.reading} Driven from JavaScript with fit's traced step in both, js_fit was 2× faster `
+    + 'than js_train_on_batch (3 vs 6 µs per step): that is the JavaScript → WebAssembly call boundary and the copy into '
+    + 'the wasm heap, for losses identical to fit\'s.');
 });
 
-test('call-granularity: a diverged variant has no final loss; different losses are said to differ', () => {
+test('call-granularity: a diverged variant has no final loss; different losses are said to differ; a tie is a tie', () => {
   const core = runToEnd(m, { experiment: 'call-granularity', n: 200, batch: 20, epochs: 3, chunk_ms: 0.1 });
   const fit = core.runs.find((r) => r.variant === 'fit');
   const r = merge(core, { same_losses: false, variants: [
@@ -80,8 +86,9 @@ test('call-granularity: a diverged variant has no final loss; different losses a
   assert.equal(jsTob.same_losses_as_fit, false);
   assert.equal(r.summary.same_losses, false);
   assert.equal(r.summary.diverged, true);
-  assert.match(r.summary.headline.at(-1).note, /losses DIFFER from fit$/);
-  assert.match(r.summary.reading, /of overhead per call, within the chunk-to-chunk spread \(±0\.55 µs\)\.$/);
+  assert.equal(r.summary.comparisons.at(-1).verdict, 'same', '3.3 vs 3 within ±0.05 + ±0.5');
+  assert.match(r.summary.headline.at(-1).note, /took the same time within their spread .*; losses DIFFER from fit$/);
+  assert.match(r.summary.reading, /js_train_on_batch and js_fit took the same time within their spread \(3\.3 ± 0\.05 vs 3 ± 0\.5 µs per step\): .*, and the losses DIFFER from fit's\.$/);
 });
 
 test('overhead: js_per_call at each N, its fitted line, points, runs and sentences', () => {

@@ -3,8 +3,10 @@
 // wasm heap on every call, as a Keras user calls train_on_batch with a NumPy batch.
 //
 //   call-granularity  js_train_on_batch: Session.trainOnBatch(xBatch, yBatch) per batch, and
-//                     js_fit: Session.fitEpoch() once per epoch, their epochs interleaved; same
-//                     data, order and initial weights as the core's fit, so the losses must match.
+//                     js_fit: Session.fitEpoch() once per epoch, their epochs interleaved; both
+//                     sessions run fit's traced step (createSession), with the same data, order
+//                     and initial weights as the core's fit, so the losses must match bit for bit
+//                     and their difference is the JS → wasm call boundary and the copy.
 //   overhead          js_per_call: LinearSession.step(x, y, lr) per step at each N the core
 //                     measured (a reference step inside).
 //

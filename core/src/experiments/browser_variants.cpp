@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "looplab/base/format.hpp"
+#include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/results.hpp"
 #include "looplab/experiments/timing.hpp"
 
@@ -41,6 +42,7 @@ json epoch_variant_run(const json& v, double fit_us, bool same) {
   const double us = median(chunk_us);
   const bool diverged = v.at("diverged").get<bool>();
   return {{"variant", v.at("variant")},
+          {"mode", "traced"},
           {"measured_in", kWhere},
           {"batch_copied_per_call", v.at("variant") != "js_fit"},
           {"steps", v.at("steps")},
@@ -55,38 +57,38 @@ json epoch_variant_run(const json& v, double fit_us, bool same) {
           {"same_losses_as_fit", same}};
 }
 
-struct EpochTimes {
-  double fit_us, tob_us, noise_us;  // median µs per step of js_fit and js_train_on_batch; spreads
-  bool same, diverged;
-};
+// js_train_on_batch against js_fit: both run fit's traced step, so their difference is the
+// JavaScript → WebAssembly call boundary and the copy into the wasm heap, per batch.
+Comparison js_boundary(const json& js_tob, const json& js_fit) {
+  const auto step = [](const json& v) {
+    const std::vector<double> chunk_us = numbers(v.at("chunk_us"));
+    return Measure{v.at("variant").get<std::string>(), median(chunk_us), half_iqr(chunk_us)};
+  };
+  return compare("js_train_on_batch_vs_js_fit", step(js_tob), step(js_fit), Quantity::Time,
+                 "µs per step");
+}
 
-void summarize_call_granularity(json& s, const EpochTimes& t) {
-  s["us_per_step"]["js_fit"] = t.fit_us;
-  s["us_per_step"]["js_train_on_batch"] = t.tob_us;
-  s["overhead_us_per_call"]["js_train_on_batch"] = t.tob_us - t.fit_us;
-  s["same_losses"] = s.at("same_losses").get<bool>() && t.same;
-  s["diverged"] = s.at("diverged").get<bool>() || t.diverged;
+void summarize_call_granularity(json& s, const Comparison& c, bool same, bool diverged) {
+  s["us_per_step"]["js_fit"] = c.b.value;
+  s["us_per_step"]["js_train_on_batch"] = c.a.value;
+  s["overhead_us_per_call"]["js_train_on_batch"] = c.a.value - c.b.value;
+  s["same_losses"] = s.at("same_losses").get<bool>() && same;
+  s["diverged"] = s.at("diverged").get<bool>() || diverged;
+  s["comparisons"].push_back(c.to_json());
   s["measured_where"] = s.at("measured_where").get<std::string>() +
                         "; js_fit and js_train_on_batch: " + kWhere +
-                        ", their epochs interleaved, timed with performance.now(); "
-                        "js_train_on_batch's overhead is against js_fit. All four ran in this "
-                        "browser tab's worker.";
-  const std::string tob = format_sig(t.tob_us, 3), fit = format_sig(t.fit_us, 3),
-                    overhead = format_sig(t.tob_us - t.fit_us, 3),
-                    noise = format_sig(t.noise_us, 2);
+                        ", both with fit's traced step, their epochs interleaved, timed with "
+                        "performance.now(). All five ran in this browser tab's worker.";
   s["headline"].push_back(
-      {{"label", "JS → wasm per batch vs fit (median µs)"},
-       {"value", tob + " vs " + fit},
-       {"note", "overhead " + overhead + " µs per call (±" + noise + "); losses " +
-                    (t.same ? "identical to fit" : "DIFFER from fit")}});
-  s["reading"] = s.at("reading").get<std::string>() +
-                 " Driven from JavaScript with the epochs interleaved, a step cost " + tob +
-                 " µs called once per batch against " + fit + " µs inside fit: " + overhead +
-                 " µs of overhead per call" +
-                 (std::abs(t.tob_us - t.fit_us) <= t.noise_us
-                      ? ", within the chunk-to-chunk spread (±" + noise + " µs)"
-                      : "") +
-                 ".";
+      {{"label", "JS → wasm per batch vs js_fit, both traced"},
+       {"value", c.short_text()},
+       {"note", c.sentence() + "; losses " + (same ? "identical to fit" : "DIFFER from fit")}});
+  s["reading"] =
+      s.at("reading").get<std::string>() +
+      " Driven from JavaScript with fit's traced step in both, " + c.sentence() +
+      ": that is the JavaScript → WebAssembly call boundary and the copy into the "
+      "wasm heap" +
+      (same ? ", for losses identical to fit's." : ", and the losses DIFFER from fit's.");
 }
 
 json add_call_granularity(json result, const json& measured) {
@@ -95,15 +97,14 @@ json add_call_granularity(json result, const json& measured) {
              &js_tob = named(variants, "variant", "js_train_on_batch");
   const json core_fit = named(result.at("runs"), "variant", "fit");
   const bool same = measured.at("same_losses").get<bool>();
-  EpochTimes t{median(numbers(js_fit.at("chunk_us"))), median(numbers(js_tob.at("chunk_us"))),
-               half_iqr(numbers(js_fit.at("chunk_us"))) + half_iqr(numbers(js_tob.at("chunk_us"))),
-               same, false};
+  const Comparison c = js_boundary(js_tob, js_fit);
+  bool diverged = false;
   for (const json* v : {&js_fit, &js_tob}) {
     result["series"][v->at("variant").get<std::string>()] = v->at("series");
-    result["runs"].push_back(epoch_variant_run(*v, t.fit_us, same_as_fit(*v, core_fit, same)));
-    t.diverged = t.diverged || v->at("diverged").get<bool>();
+    result["runs"].push_back(epoch_variant_run(*v, c.b.value, same_as_fit(*v, core_fit, same)));
+    diverged = diverged || v->at("diverged").get<bool>();
   }
-  summarize_call_granularity(result["summary"], t);
+  summarize_call_granularity(result["summary"], c, same, diverged);
   return result;
 }
 

@@ -5,55 +5,133 @@
 // evaluation call (a new value of the static argument `training`). Each call is either replayed
 // or traced, and every trace says why. Two fixes can be switched on: drop_remainder (no partial
 // batch) and relaxed_batch (one program for every batch size).
+//
+// Timing: a call that traces takes milliseconds and is timed alone. A replay takes microseconds,
+// a few ticks of a browser clock (5 µs), so replays are never timed one by one: consecutive
+// replays are timed together in chunks of at least chunk_ms (a chunk ends early where the next
+// call would trace), and each chunk gives one time per replay. A replay with no replayed neighbour
+// is run but not timed. The comparison of a trace with a replay uses the medians and half the IQR
+// of these (comparison.hpp); the hints name only fixes that are off and whose cause was seen.
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
 #include "looplab/experiments/common_params.hpp"
+#include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/experiment.hpp"
 #include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/results.hpp"
 #include "looplab/experiments/run.hpp"
+#include "looplab/experiments/timing.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/trace_cache.hpp"
 
 namespace looplab {
 namespace {
 
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::string plural(long long k, const std::string& one, const std::string& many) {
+  return with_commas(k) + " " + (k == 1 ? one : many);
+}
+
 class RetracingRun final : public ChunkedRun {
  public:
   explicit RetracingRun(const Params& p)
       : ChunkedRun("retracing", p),
         n_(static_cast<int>(p.integer("n"))),
+        batch_(static_cast<int>(p.integer("batch"))),
+        second_(static_cast<int>(p.integer("second_batch"))),
+        chunk_ms_(p.number("chunk_ms")),
         data_(normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
     warm_up_engines();  // untimed: see graph_trainer.hpp
     Rng init(static_cast<std::uint64_t>(p.integer("seed")) + 1);
     model_ = std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(p.integer("hidden"))}, 1,
                                    Activation::Tanh, init);
     adam_ = std::make_unique<Adam>(p.number("lr"), model_->parameters());
-    const int batch = static_cast<int>(p.integer("batch")),
-              second = static_cast<int>(p.integer("second_batch"));
     cache_ = std::make_unique<TraceCache>(
-        *model_, *adam_, TraceCacheOptions{1, p.flag("relaxed_batch"), std::max(batch, second)});
-    for (long long e = 0; e < p.integer("epochs"); ++e) plan_epoch(batch);
-    if (second != batch) plan_epoch(second);
-    if (p.flag("evaluate")) plan_.push_back({0, std::min(batch, n_), false});
+        *model_, *adam_, TraceCacheOptions{1, p.flag("relaxed_batch"), std::max(batch_, second_)});
+    for (long long e = 0; e < p.integer("epochs"); ++e) plan_epoch(batch_);
+    if (second_ != batch_) plan_epoch(second_);
+    if (p.flag("evaluate")) plan_.push_back({0, std::min(batch_, n_), false, false});
+    ms_.assign(plan_.size(), std::nullopt);
   }
 
   bool done() const override { return next_ >= plan_.size() || diverged_at_; }
 
  private:
-  // One call of the script, replayed or traced.
-  void work_one() override {
-    const Call& c = plan_[next_++];
+  struct Call {
+    long long offset;  // first row
+    int rows;
+    bool training;
+    bool partial;  // the short last batch of an epoch
+  };
+  struct Chunk {  // consecutive replays timed together
+    std::size_t first = 0, calls = 0;
+    double ms = 0.0;
+    double ms_per_replay() const { return ms / static_cast<double>(calls); }
+  };
+
+  bool next_traces() const {
+    const Call& c = plan_[next_];
+    return cache_->would_trace(c.rows, c.training);
+  }
+
+  // Runs the next call; false when its loss is not finite (the script stops there).
+  bool call_next() {
+    const Call& c = plan_[next_];
     const float loss =
         cache_->call(data_.x.data() + c.offset, data_.y.data() + c.offset, c.rows, c.training);
-    if (std::isfinite(loss))
+    ++next_;
+    if (std::isfinite(loss)) {
       last_finite_loss_ = loss;
-    else
-      diverged_at_ = next_ - 1;  // the script stops at the first NaN/Inf loss
-    const TraceEvent& e = cache_->events().back();
-    (e.traced ? traced_ : replayed_).add({static_cast<double>(e.call), e.ms});
+      return true;
+    }
+    diverged_at_ = next_ - 1;
+    return false;
+  }
+
+  // A call that traces, timed alone; or a chunk of consecutive replays.
+  void work_one() override {
+    const std::size_t first = next_;
+    if (next_traces()) {
+      const Stopwatch w;
+      call_next();
+      ms_[first] = w.elapsed_ms();
+      traced_total_ms_ += *ms_[first];
+      traced_.add({static_cast<double>(first), *ms_[first]});
+      return;
+    }
+    // Up to the next trace, at least two replays, until chunk_ms has passed; a last replay before
+    // the next trace joins the chunk rather than stay alone. Which calls are timed alone thus
+    // depends on the script only, never on the clock.
+    const Stopwatch w;
+    while (next_ < plan_.size() && !next_traces() &&
+           (next_ - first < 2 || w.elapsed_ms() < chunk_ms_ || replays_ahead(next_) < 2))
+      if (!call_next()) break;
+    const double ms = w.elapsed_ms();
+    replay_total_ms_ += ms;
+    const std::size_t calls = next_ - first;
+    if (calls < 2) {  // one call alone would read a few clock ticks, or 0
+      untimed_replays_ += static_cast<long long>(calls);
+      return;
+    }
+    chunks_.push_back({first, calls, ms});
+    for (std::size_t i = first; i < next_; ++i) {
+      ms_[i] = chunks_.back().ms_per_replay();
+      replayed_.add({static_cast<double>(i), *ms_[i]});  // each replay at its chunk's time
+    }
+  }
+
+  // Consecutive replays from call i on, counted up to 2 (no trace can happen among replays, so
+  // the cache as it is now decides).
+  std::size_t replays_ahead(std::size_t i) const {
+    std::size_t k = 0;
+    for (; k < 2 && i + k < plan_.size(); ++k) {
+      const Call& c = plan_[i + k];
+      if (cache_->would_trace(c.rows, c.training)) break;
+    }
+    return k;
   }
 
   double fraction() const override {
@@ -73,8 +151,13 @@ class RetracingRun final : public ChunkedRun {
                         {"rows", e.rows},
                         {"training", e.training},
                         {"reason", e.reason},
-                        {"ms", e.ms}});
+                        {"ms", ms_at(e.call)}});
     return runs;
+  }
+
+  json ms_at(long long call) const {
+    const auto& ms = ms_[static_cast<std::size_t>(call)];
+    return ms ? json(*ms) : json(nullptr);
   }
 
   // Every call (result_contract.hpp: retracing's extra table "calls").
@@ -86,72 +169,207 @@ class RetracingRun final : public ChunkedRun {
                        {"training", e.training},
                        {"traced", e.traced},
                        {"reason", e.traced ? json(e.reason) : json(nullptr)},
-                       {"ms", e.ms}});
+                       {"ms", ms_at(e.call)}});
     return {{"calls", calls}};
   }
 
-  json summary() const override {
-    double trace_ms = 0.0, replay_ms = 0.0;
-    int replays = 0;
-    std::string reasons;
+  // What this run saw, for the answer and the hints.
+  struct Seen {
+    int traces = 0, shape = 0, partial = 0, second = 0, static_arg = 0;
+    std::string reasons, partial_shapes;
+  };
+  Seen seen() const {
+    Seen s;
     for (const TraceEvent& e : cache_->events()) {
-      if (e.traced) {
-        trace_ms += e.ms;
-        reasons += (reasons.empty() ? "" : "; ") + e.reason;
-      } else {
-        replay_ms += e.ms;
-        ++replays;
+      if (!e.traced) continue;
+      ++s.traces;
+      s.reasons += (s.reasons.empty() ? "" : "; ") + e.reason;
+      if (starts_with(e.reason, "new static argument")) ++s.static_arg;
+      if (!starts_with(e.reason, "new batch shape")) continue;
+      ++s.shape;
+      const std::string shape = "[" + std::to_string(e.rows) + " x 1]";
+      if (plan_[static_cast<std::size_t>(e.call)].partial) {
+        ++s.partial;
+        s.partial_shapes += (s.partial_shapes.empty() ? "" : ", ") + shape;
+      } else if (e.rows == second_ && second_ != batch_) {
+        ++s.second;
       }
     }
-    const double replay_each = replays ? replay_ms / replays : 0.0;
-    json s;
-    s["traces"] = cache_->traces();
-    s["diverged_at"] = diverged_at_ ? json(*diverged_at_) : json(nullptr);
-    s["last_finite_loss"] = last_finite_loss_;
-    s["calls"] = cache_->events().size();
-    s["trace_ms"] = trace_ms;
-    s["replay_each_ms"] = replay_each;
-    s["headline"] = json::array(
-        {{{"label", "Traces"},
-          {"value", std::to_string(cache_->traces()) + " of " +
-                        std::to_string(cache_->events().size()) + " calls"},
-          {"note", reasons}},
-         {{"label", "Time in calls that traced"},
-          {"value", format_sig(trace_ms, 3) + " ms"},
-          {"note", "a replayed call took " + format_sig(replay_each * 1000.0, 3) + " µs"}}});
-    s["reading"] = std::to_string(cache_->traces()) + " of " +
-                   std::to_string(cache_->events().size()) + " calls traced a new program (" +
-                   reasons + "); each cost " +
-                   format_sig(trace_ms / std::max(1, cache_->traces()), 3) + " ms against " +
-                   format_sig(replay_each * 1000.0, 3) + " µs for a replay." +
-                   (params().flag("relaxed_batch") ? "" : " Try relaxed_batch or drop_remainder.") +
-                   (diverged_at_ ? " The loss diverged at call " + std::to_string(*diverged_at_) +
-                                       " (last finite loss " + format_sig(last_finite_loss_, 4) +
-                                       "); the script stopped there."
-                                 : "");
     return s;
   }
 
-  struct Call {
-    long long offset;  // first row
-    int rows;
-    bool training;
-  };
+  // Only fixes that are off and whose cause this run saw.
+  std::string hints(const Seen& s) const {
+    std::string h;
+    if (s.partial > 0 && !params().flag("drop_remainder"))
+      h += std::string(" drop_remainder would remove ") +
+           (s.partial == 1 ? "the trace" : "the " + std::to_string(s.partial) + " traces") +
+           " of a short last batch (" + s.partial_shapes + ").";
+    if (s.shape > 0 && !params().flag("relaxed_batch"))
+      h += " relaxed_batch would serve every batch size with one program: " +
+           plural(s.shape, "trace", "traces") + " fewer.";
+    if (s.second > 0)
+      h += " Keeping one batch size (second_batch = batch) would avoid the [" +
+           std::to_string(second_) + " x 1] trace.";
+    if (s.static_arg > 0)
+      h += " training=false is a second value of a static argument: one more program, traced "
+           "once, as expected.";
+    if (s.shape == 0) h += " No batch shape traced a new program: every trace here was needed.";
+    return h;
+  }
+
+  // The calls that traced; training_only: not the evaluation step, a smaller forward-only program
+  // that no replay here runs.
+  std::vector<double> traced_ms(bool training_only = false) const {
+    std::vector<double> v;
+    for (const TraceEvent& e : cache_->events())
+      if (e.traced && (e.training || !training_only) && ms_at(e.call).is_number())
+        v.push_back(ms_at(e.call).get<double>());
+    return v;
+  }
+  std::vector<double> replay_ms() const {
+    std::vector<double> v;
+    for (const Chunk& c : chunks_) v.push_back(c.ms_per_replay());
+    return v;
+  }
+
+  // A replay (a training step) against the cheapest training step that traced; unset when no
+  // replay was timed. NOTE: the traces do different work (the first call also warms the caches),
+  // so their scatter is not a measurement spread; the cheapest, a lower bound on what a trace
+  // costs, is one timing, uncertain by the clock's resolution.
+  std::optional<Comparison> trace_vs_replay() const {
+    const std::vector<double> t = traced_ms(true), r = replay_ms();
+    if (t.empty() || r.empty()) return std::nullopt;
+    const double tick_ms = environment()["clock_resolution_ns"].get<double>() * 1e-6;
+    return compare("trace_vs_replay", {"a replay", median(r), half_iqr(r)},
+                   {"the cheapest training trace", *std::min_element(t.begin(), t.end()), tick_ms},
+                   Quantity::Time, "ms per call");
+  }
+
+  // What traced is counted (the same on every run of a config); what it cost is measured.
+  std::string answer(const Seen& s, const std::optional<Comparison>& c, double share) const {
+    const long long calls = static_cast<long long>(cache_->events().size());
+    const std::string what =
+        s.traces <= 1 ? "It traced only on its first call and replayed the other " +
+                            with_commas(calls - 1) + " calls"
+        : s.shape == 0
+            ? "It traced only where it had to (" + s.reasons + "), " + std::to_string(s.traces) +
+                  " of its " + with_commas(calls) + " calls"
+            : "It got slow because " + std::to_string(s.traces) + " of its " + with_commas(calls) +
+                  " calls traced a new program, " + std::to_string(s.shape) +
+                  " of them for a new batch shape (" + s.reasons + ")";
+    const std::string share_text =
+        "tracing took " + format_sig(share, 3) + "% of the script's time";
+    if (!c)
+      return what + "; no two replays came in a row, so no replay was timed to compare, and " +
+             share_text + ".";
+    if (c->verdict != Verdict::A)
+      return what +
+             "; on this run the cheapest training trace was not measurably slower than a replay (" +
+             c->sentence() + "), and " + share_text + ".";
+    return what + ": even the cheapest training trace cost " + format_sig(c->factor(), 3) +
+           "× a replay (" + format_sig(c->b.value, 3) + " ms against " +
+           format_sig(c->a.value * 1000.0, 3) + " µs), and " + share_text +
+           (s.traces <= 1 ? ", paid once." : ".");
+  }
+
+  json summary() const override {
+    const std::vector<double> t = traced_ms();
+    const Seen s = seen();
+    const std::optional<Comparison> c = trace_vs_replay();
+    const std::vector<double> r = replay_ms();
+    const double total = traced_total_ms_ + replay_total_ms_;
+    const double share = total > 0.0 ? 100.0 * traced_total_ms_ / total : 0.0;
+    const long long calls = static_cast<long long>(cache_->events().size());
+    json out;
+    out["traces"] = cache_->traces();
+    out["diverged_at"] = diverged_at_ ? json(*diverged_at_) : json(nullptr);
+    out["last_finite_loss"] = last_finite_loss_;
+    out["calls"] = calls;
+    out["trace_ms"] = traced_total_ms_;
+    out["replay_ms"] = replay_total_ms_;
+    out["tracing_share_pct"] = share;
+    out["replay_each_ms"] = r.empty() ? json(nullptr) : json(median(r));
+    out["replay_spread_ms"] = r.empty() ? json(nullptr) : json(half_iqr(r));
+    out["chunks"] = chunks_.size();  // of replays
+    out["untimed_replays"] = untimed_replays_;
+    out["comparisons"] = c ? comparisons_json({*c}) : json::array();
+    json headline = json::array(
+        {{{"label", "Traces"},
+          {"value", std::to_string(cache_->traces()) + " of " + with_commas(calls) + " calls"},
+          {"note", s.reasons}}});
+    if (c)
+      headline.push_back(
+          {{"label", "The cheapest training trace vs a replay"},
+           {"value", c->short_text()},
+           {"note", c->sentence() + "; replays timed in " +
+                        plural(static_cast<long long>(chunks_.size()), "chunk", "chunks") +
+                        " of consecutive calls"}});
+    headline.push_back(
+        {{"label", "Time in calls that traced"},
+         {"value", format_sig(traced_total_ms_, 3) + " ms"},
+         {"note", format_sig(share, 3) + "% of the script's " + format_sig(total, 3) + " ms"}});
+    out["headline"] = headline;
+    out["reading"] =
+        std::to_string(cache_->traces()) + " of " + with_commas(calls) +
+        " calls traced a new program (" + s.reasons + "). " +
+        (c ? "Per call, " + c->sentence() + ", the replays timed in " +
+                 plural(static_cast<long long>(chunks_.size()), "chunk", "chunks") +
+                 " of consecutive calls" +
+                 (untimed_replays_ > 0
+                      ? "; " + plural(untimed_replays_, "replay", "replays") +
+                            " alone between two traces, not timed (too short for a browser "
+                            "clock to time alone)"
+                      : "") +
+                 ". "
+           : "No two replays came in a row, so no replay was timed. ") +
+        (t.empty() ? ""
+                   : "The calls that traced took " +
+                         format_sig(*std::min_element(t.begin(), t.end()), 3) + " to " +
+                         format_sig(*std::max_element(t.begin(), t.end()), 3) + " ms. ") +
+        "Tracing took " + format_sig(share, 3) + "% of the script's time." + hints(s) +
+        (diverged_at_ ? " The loss diverged at call " + std::to_string(*diverged_at_) +
+                            " (last finite loss " + format_sig(last_finite_loss_, 4) +
+                            "); the script stopped there."
+                      : "");
+    out["answer"] = answer(s, c, share);
+    if (!t.empty())
+      out["beside_quoted"] = json::array(
+          {{{"label", "A traced function builds a new graph for every new input shape and dtype"},
+            {"quoted", "retracing"},
+            {"measured", std::to_string(s.traces) + " traces in " + with_commas(calls) +
+                             " calls: " + std::to_string(s.shape) + " for a new batch shape, " +
+                             std::to_string(s.static_arg) +
+                             " for a new static argument; a trace took " +
+                             format_sig(median(t), 3) + " ms (median)"},
+            {"why",
+             "the thread gave no timing; here a trace records and compiles a " +
+                 std::to_string(params().integer("hidden")) +
+                 "-unit MLP in C++, where TensorFlow runs the Python function to build a graph "
+                 "and then optimizes it"}}});
+    return out;
+  }
 
   void plan_epoch(int batch) {
     for (int start = 0; start < n_; start += batch) {
       const int rows = std::min(batch, n_ - start);
       if (rows < batch && params().flag("drop_remainder")) break;
-      plan_.push_back({start, rows, true});
+      plan_.push_back({start, rows, true, rows < batch});
     }
   }
 
-  int n_;
+  int n_, batch_, second_;
+  double chunk_ms_;
   LinearData data_;  // x and y ~ N(0, 1)
   std::unique_ptr<Mlp> model_;
   std::unique_ptr<Adam> adam_;
   std::unique_ptr<TraceCache> cache_;
   std::vector<Call> plan_;
+  // Per call: a trace timed alone, a replay its chunk's ms per replay, unset for a lone replay.
+  std::vector<std::optional<double>> ms_;
+  std::vector<Chunk> chunks_;
+  double traced_total_ms_ = 0.0, replay_total_ms_ = 0.0;
+  long long untimed_replays_ = 0;
   std::size_t next_ = 0;
   std::optional<std::size_t> diverged_at_;  // index of the first call whose loss was NaN or Inf
   float last_finite_loss_ = 0.0f;
@@ -166,22 +384,37 @@ Experiment make_retracing_experiment() {
   e.id = "retracing";
   e.title = "Retracing";
   e.question = "Why did my traced function get slow?";
-  e.explanation = {{"intro",
-                    "A traced program is only valid for the input shapes and static arguments it "
-                    "was traced with. Here the seed-000 "
-                    "network trains through a trace cache: full batches, the last partial batch of "
-                    "every epoch (n = 1050 is not a "
-                    "multiple of 100), an epoch with a new batch size, and one evaluation call "
-                    "(training = false)."},
-                   {"try",
-                    "Turn on drop_remainder (the partial batch goes) or relaxed_batch (one program "
-                    "for every batch size), set "
-                    "second_batch equal to batch, or turn off evaluate, and count the traces."},
-                   {"mechanism",
-                    "A call costs a replay (microseconds) when its signature — batch shape and "
-                    "static arguments — is in the cache, "
-                    "and a trace + compile (far more) when it is not. Varying shapes or "
-                    "Python-level arguments multiply the traces."}};
+  e.explanation = {
+      {"intro",
+       "A traced program is only valid for the input shapes and static arguments it was traced "
+       "with. Here the thread-000 network trains through a trace cache: full batches, the short "
+       "last batch of every epoch when n is not a multiple of the batch size, an epoch with a "
+       "second batch size, and one evaluation call (training = false)."},
+      {"try",
+       "Turn on drop_remainder (the short batch goes) or relaxed_batch (one program for every "
+       "batch size), set second_batch equal to batch, or turn off evaluate, and count the "
+       "traces."},
+      {"mechanism",
+       "A call costs a replay (microseconds) when its signature — batch shape and static "
+       "arguments — is in the cache, and a trace + compile (far more) when it is not. Varying "
+       "shapes or Python-level arguments multiply the traces. A replay is shorter than a browser "
+       "clock's tick, so consecutive replays are timed together in chunks."}};
+  e.tensorflow = json::array(
+      {{{"looplab", "traced program"},
+        {"tensorflow", "a tf.function's graph (a concrete function), traced for one signature"}},
+       {{"looplab", "trace cache"},
+        {"tensorflow", "the tf.function object, which keeps one concrete function per signature"}},
+       {{"looplab", "static argument training"},
+        {"tensorflow",
+         "a Python scalar (here a bool) argument of a tf.function: every new value traces a new "
+         "graph"}},
+       {{"looplab", "new batch shape"},
+        {"tensorflow", "a tensor argument whose shape the tf.function has not seen"}},
+       {{"looplab", "drop_remainder"}, {"tensorflow", "dataset.batch(batch, drop_remainder=True)"}},
+       {{"looplab", "relaxed_batch"},
+        {"tensorflow",
+         "an input_signature with a None batch dimension, e.g. tf.TensorSpec([None, 1]), or "
+         "tf.function(reduce_retracing=True)"}}});
   e.params = {
       common::samples(1050, 2, "number of samples"),
       common::batch("batch size of the first epochs"),
@@ -193,11 +426,16 @@ Experiment make_retracing_experiment() {
               "one program for any batch size (shapes derived at run time)"),
       common::hidden(),
       common::adam_lr(),
+      common::chunk_ms(0.2,
+                       "time consecutive replays together in chunks of at least this long (a "
+                       "chunk also ends where the next call traces)"),
       common::seed(),
   };
-  e.plots =
-      json::array({line_plot("calls", "Time of each call; traced calls stand out", {"call", "call"},
-                             {"ms", "ms", Scale::Log}, {"replayed", "traced"}, "points")});
+  e.plots = json::array({line_plot(
+      "calls",
+      "Time per call: each call that traced, and replays timed in chunks (one point "
+      "per chunk)",
+      {"call", "call"}, {"ms", "ms per call", Scale::Log}, {"replayed", "traced"}, "points")});
   e.quoted = json::array(
       {{{"label", "A traced function builds a new graph for every new input shape and dtype"},
         {"value", "retracing"},

@@ -52,9 +52,9 @@ std::vector<float> TrainerSession::fit(const float* x, const float* y, int n, in
   return losses;
 }
 
-SessionConfig session_config(const json& c) {
+SessionConfig session_config(const json& c, Mode mode) {
   SessionConfig s;
-  s.mode = parse_mode(c["mode"].get<std::string>());
+  s.mode = mode;
   s.hidden = c["hidden"].get<int>();
   s.batch = c["batch"].get<int>();
   s.lr = c["lr"].get<double>();

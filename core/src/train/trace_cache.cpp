@@ -1,7 +1,6 @@
 // trace_cache.cpp — signature lookup, tracing on a miss, and the reasons.
 #include "looplab/train/trace_cache.hpp"
 
-#include "looplab/base/clock.hpp"
 #include "looplab/base/format.hpp"
 
 namespace looplab {
@@ -18,10 +17,17 @@ std::string TraceCache::reason_for(int rows, bool training) const {
   return std::string("new static argument training=") + (training ? "true" : "false");
 }
 
+// The signature: (rows, training), or (-1, training) when a relaxed program serves these rows.
+std::pair<int, bool> TraceCache::key_of(int rows, bool training) const {
+  return {relaxed(rows) ? -1 : rows, training};
+}
+
+bool TraceCache::would_trace(int rows, bool training) const {
+  return programs_.find(key_of(rows, training)) == programs_.end();
+}
+
 float TraceCache::call(const float* x, const float* y, int rows, bool training) {
-  const Stopwatch watch;
-  const bool relaxed = options_.relaxed_batch && rows <= options_.capacity_rows;
-  const std::pair<int, bool> key{relaxed ? -1 : rows, training};
+  const std::pair<int, bool> key = key_of(rows, training);
   TraceEvent e;
   e.call = static_cast<long long>(events_.size());
   e.rows = rows;
@@ -30,10 +36,10 @@ float TraceCache::call(const float* x, const float* y, int rows, bool training) 
   if (it == programs_.end()) {
     e.traced = true;
     e.reason = reason_for(rows, training);
-    if (relaxed)
+    if (relaxed(rows))
       e.reason +=
           " (relaxed batch: traced for " + std::to_string(options_.capacity_rows) + " rows)";
-    const int traced_rows = relaxed ? options_.capacity_rows : rows;
+    const int traced_rows = relaxed(rows) ? options_.capacity_rows : rows;
     auto program = std::make_unique<GraphTrainer>(Mode::Traced, model_, opt_,
                                                   Shape{traced_rows, options_.features},
                                                   Shape{traced_rows, 1}, 1, training);
@@ -42,7 +48,6 @@ float TraceCache::call(const float* x, const float* y, int rows, bool training) 
   }
   float loss = 0.0f;
   it->second->run(&x, &y, &loss, rows);
-  e.ms = watch.elapsed_ms();
   events_.push_back(e);
   return loss;
 }

@@ -113,3 +113,84 @@ TEST(Unroll, EveryFactorTrainsTheSameAndProgramsGrowWithK) {
 
 }  // namespace
 }  // namespace looplab
+
+namespace looplab {
+namespace {
+
+std::string reading(const json& r) { return r["summary"]["reading"].get<std::string>(); }
+bool says(const json& r, const std::string& words) {
+  return reading(r).find(words) != std::string::npos;
+}
+
+TEST(Retracing, ReplaysAreTimedInChunksNeverOneCallAlone) {
+  const json r = run_retracing("");  // runs of 9, 11 and 15 replays: none alone
+  EXPECT_EQ(r["summary"]["untimed_replays"], 0);
+  EXPECT_GE(r["summary"]["chunks"].get<int>(), 3) << "one chunk at least per run of replays";
+  int replays = 0;
+  for (const auto& c : r["calls"])
+    if (!c["traced"].get<bool>()) {
+      ++replays;
+      ASSERT_TRUE(c["ms"].is_number()) << "replay " << c["call"] << " was not timed";
+      EXPECT_GT(c["ms"].get<double>(), 0.0) << "a chunk never reads 0";
+    }
+  EXPECT_EQ(r["series"]["replayed"]["call"].size(), static_cast<std::size_t>(replays));
+  // A replay between two traces (second_batch = 6 over n = 20: 6, 6, 6 and a traced short 2 ...)
+  // is run but never timed alone.
+  const json lone =
+      run_retracing(R"(, "n": 20, "batch": 10, "epochs": 1, "second_batch": 6, "evaluate": false)");
+  // epoch 1: [10] traced, [10] lone replay; epoch 2: [6] traced, [6] [6] replays, [2] traced
+  EXPECT_EQ(lone["summary"]["untimed_replays"], 1);
+  EXPECT_TRUE(lone["calls"][1]["ms"].is_null());
+  EXPECT_TRUE(lone["calls"][3]["ms"].is_number());
+}
+
+TEST(Retracing, HintsFollowTheConfigAndTheReasonsSeen) {
+  const json r = run_retracing("");
+  EXPECT_TRUE(says(r,
+                   "drop_remainder would remove the 2 traces of a short last batch "
+                   "([50 x 1], [26 x 1])"))
+      << reading(r);
+  EXPECT_TRUE(says(r,
+                   "relaxed_batch would serve every batch size with one program: 3 traces "
+                   "fewer"))
+      << reading(r);
+  EXPECT_TRUE(says(r, "second_batch = batch")) << reading(r);
+  EXPECT_EQ(r["summary"]["answer"].get<std::string>().rfind(
+                "It got slow because 5 of its 40 calls traced a new program, 3 of them", 0),
+            0u)
+      << r["summary"]["answer"];
+
+  const json dropped = run_retracing(R"(, "drop_remainder": true)");
+  EXPECT_FALSE(says(dropped, "drop_remainder")) << "already on: " << reading(dropped);
+  EXPECT_TRUE(says(dropped, "relaxed_batch would")) << reading(dropped);
+
+  const json relaxed = run_retracing(R"(, "relaxed_batch": true)");
+  EXPECT_FALSE(says(relaxed, "relaxed_batch would")) << reading(relaxed);
+  EXPECT_FALSE(says(relaxed, "drop_remainder would"))
+      << "no short batch traced: " << reading(relaxed);
+  EXPECT_TRUE(says(relaxed, "every trace here was needed")) << reading(relaxed);
+
+  // A batch that divides n, one batch size, no evaluation: one trace, nothing to fix.
+  const json quiet =
+      run_retracing(R"(, "n": 1000, "batch": 100, "second_batch": 100, "evaluate": false)");
+  EXPECT_EQ(quiet["summary"]["traces"], 1);
+  EXPECT_FALSE(says(quiet, "would")) << reading(quiet);
+  EXPECT_EQ(quiet["summary"]["answer"].get<std::string>().rfind("It traced only on its first", 0),
+            0u)
+      << quiet["summary"]["answer"];
+}
+
+TEST(Retracing, ATraceAgainstAReplayIsAComparisonOfMeasuredSides) {
+  const json r = run_retracing("");
+  const json& cmp = r["summary"]["comparisons"];
+  ASSERT_EQ(cmp.size(), 1u);
+  EXPECT_EQ(cmp[0]["id"], "trace_vs_replay");
+  EXPECT_EQ(cmp[0]["b"]["label"], "the cheapest training trace");
+  EXPECT_EQ(cmp[0]["b"]["spread"], r["environment"]["clock_resolution_ns"].get<double>() * 1e-6)
+      << "one timing: uncertain by a clock tick";
+  EXPECT_GT(cmp[0]["a"]["value"].get<double>(), 0.0);
+  EXPECT_GE(cmp[0]["a"]["spread"].get<double>(), 0.0);
+}
+
+}  // namespace
+}  // namespace looplab

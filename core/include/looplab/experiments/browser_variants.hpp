@@ -5,7 +5,8 @@
 //
 //   json merged = add_browser_variants(core_result, measured);
 //
-// measured, for call-granularity (js_fit and js_train_on_batch, their epochs interleaved):
+// measured, for call-granularity (js_fit and js_train_on_batch, both with fit's traced step, their
+// epochs interleaved; they join the comparisons as js_train_on_batch_vs_js_fit):
 //   {"same_losses": true,        // both variants' losses equal each other's at every step, and the
 //                                // core fit's at every step its series recorded
 //    "variants": [{"variant": "js_fit", "chunk_us": [µs per step, one per chunk of whole epochs],

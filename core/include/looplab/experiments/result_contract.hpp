@@ -64,7 +64,8 @@ inline constexpr ResultTable kResultTables[] = {
      "diverged}; the page appends js_per_call's"},
     {"retracing", "calls",
      "every call of the script in order: {call, rows, training, traced, reason (null when "
-     "replayed), ms}"},
+     "replayed), ms (a traced call timed alone; a replay, its chunk's ms per replay; null for a "
+     "replay with no replayed neighbour, never timed alone)}"},
 };
 
 // The keys every progress event has, in this order.

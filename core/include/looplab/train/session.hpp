@@ -7,9 +7,9 @@
 // core, pointing the step straight at the caller's data (no copy, no call boundary per batch). Both
 // run exactly the same steps on the same batches in the same order, so their losses are identical.
 //
-//   TrainerSession s(SessionConfig{.mode = Mode::Traced});        // Dense(20, tanh) -> Dense(1),
-//   Adam float loss = s.train_on_batch(x_batch, y_batch);               // batch rows, copied in
-//   std::vector<float> losses = s.fit(x, y, n, 1);                 // one epoch, n / batch steps
+//   TrainerSession s(SessionConfig{.mode = Mode::Traced});  // Dense(20, tanh) -> Dense(1), Adam
+//   float loss = s.train_on_batch(x_batch, y_batch);         // batch rows, copied in
+//   std::vector<float> losses = s.fit(x, y, n, 1);           // one epoch, n / batch steps
 //
 // The WebAssembly bindings let JavaScript do the same per batch: the binding copies a Float32Array
 // into staged_x()/staged_y() (the wasm heap) and calls train_staged().
@@ -75,8 +75,10 @@ class TrainerSession {
   long long steps_ = 0;
 };
 
-// The session a resolved call-granularity config describes (its mode, hidden, batch, lr, seed).
-SessionConfig session_config(const json& config);
+// The session a resolved call-granularity config describes (hidden, batch, lr, seed), running its
+// steps in `mode`. The experiment gives each variant its own mode; the browser's sessions
+// (js_fit, js_train_on_batch) take the default, fit's traced step.
+SessionConfig session_config(const json& config, Mode mode = Mode::Traced);
 
 // The overhead experiment's data for n points: the seed-004 curve sampled n times on [0, 100):
 // x_i = 100 i / n, y_i = x_i + 20 sin(x_i / 10) + 15 (n = 1000 is exactly the seed's data).

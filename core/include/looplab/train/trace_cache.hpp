@@ -11,6 +11,10 @@
 //   float loss = cache.call(x, y, 100, /*training=*/true);    // traced: first call
 //   loss = cache.call(x2, y2, 100, true);                       // replayed
 //   loss = cache.call(x3, y3, 50, true);                        // traced: new batch shape [50 x 1]
+//
+// The cache does not time its calls: a replay takes microseconds, less than a browser clock's
+// tick, so the caller times replays in chunks of several (experiments/retracing.cpp), and asks
+// would_trace() first to keep a trace out of a chunk.
 #pragma once
 
 #include <map>
@@ -34,18 +38,21 @@ struct TraceEvent {
   bool training = true;
   bool traced = false;
   std::string reason;  // empty when replayed
-  double ms = 0.0;     // the whole call, tracing included
 };
 
 class TraceCache {
  public:
   TraceCache(Model& model, Optimizer& optimizer, TraceCacheOptions options);
   float call(const float* x, const float* y, int rows, bool training);
+  // Whether call(…, rows, training) would trace (its signature is not cached yet).
+  bool would_trace(int rows, bool training) const;
   int traces() const { return traces_; }
   const std::vector<TraceEvent>& events() const { return events_; }
 
  private:
   std::string reason_for(int rows, bool training) const;
+  std::pair<int, bool> key_of(int rows, bool training) const;
+  bool relaxed(int rows) const { return options_.relaxed_batch && rows <= options_.capacity_rows; }
 
   Model& model_;
   Optimizer& opt_;
