@@ -44,7 +44,8 @@ std::string number_text(double v) {
 // "18.8" or "18.8 ± 0.9" with the unit after the pair.
 std::string value_text(const Measure& m, bool with_spread) {
   std::string s = number_text(m.value);
-  if (with_spread && m.spread > 0.0) s += " ± " + format_sig(m.spread, 2);
+  if (with_spread && m.spread > 0.0)
+    s += " ± " + (m.spread >= 100.0 ? number_text(std::round(m.spread)) : format_sig(m.spread, 2));
   return s;
 }
 
