@@ -14,22 +14,25 @@
 //   vendor/uplot/                uPlot's stylesheet (for index.html) and licence (its code is in the bundles)
 //   index.html embed.html author.html   the pages, and page.js, embed.js, author.js, their scripts
 //   looplab-standalone.html      one self-contained file: opens from file:// and uploads to an LMS
+//   *.br *.gz                    every file a browser loads, precompressed (brotli 11, gzip -9), for servers that send them
 //
 // The development tree (web/) stays unbundled ES modules with relative imports. Each dist/ script is
 // one ES module made by the mini bundler below; a bundle imports what an earlier bundle provides
 // (`import * as … from './looplab-api.js'`) rather than carrying a second copy, so a page that loads
 // the widgets and the API shares one worker client and one compiled wasm. Every
 // `new URL('<file>', import.meta.url)` and every href/src in the pages is mapped to its dist/ name;
-// a reference that has none fails the build.
+// a reference that has none fails the build. For slow connections nothing waits on a round trip it
+// need not: a bundle imports every bundle down its chain itself, and each page preloads the bundles
+// its script imports (<link rel="modulepreload">; the wasm preload is in the pages' own <head>).
 //
 // file:// refuses ES modules and module workers (docs/toolchain.md), so the standalone file holds
 // classic scripts: the same bundler, in classic mode, turns our ES modules into one script per side.
 // The worker side, with the wasm inlined as base64, sits in a <script type="text/plain"> and starts as
 // a Blob-URL worker.
-import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = resolve(ROOT, process.argv[2] || 'dist');
@@ -87,17 +90,22 @@ function copySite() {
     cpSync(abs(from), join(OUT, to));
   }
   for (const [from, to] of Object.entries(CSS_BUNDLES)) writeFileSync(join(OUT, to), cssBundle(abs(from)));
-  const provided = new Map();   // absolute module path -> {spec, names} of the bundle that provides it
+  const provided = new Map();   // absolute module path -> {spec, names, chain} of the bundle that provides it
   for (const b of BUNDLES) {
-    const { code, exported } = bundle(abs(b.entry), { esm: true, externals: b.alone ? new Map() : provided });
+    const { code, exported, chain } = bundle(abs(b.entry), { esm: true, externals: b.alone ? new Map() : provided });
     writeFileSync(join(OUT, b.out), banner(b.out) + code);
-    for (const m of [b.entry, ...(b.provides || [])]) provided.set(abs(m), { spec: `./${b.out}`, names: new Set(exported) });
+    for (const m of [b.entry, ...(b.provides || [])]) provided.set(abs(m), { spec: `./${b.out}`, names: new Set(exported), chain });
   }
   for (const [from, to] of Object.entries(PAGES)) {
     // Every href/src is a file in dist/ (mapped), an anchor, data: or an absolute URL.
-    const html = readFileSync(abs(from), 'utf8').replace(/\b(href|src)="([^"]*)"/g, (all, attr, ref) => {
+    let html = readFileSync(abs(from), 'utf8').replace(/\b(href|src)="([^"]*)"/g, (all, attr, ref) => {
       if (/^(#|data:|[a-z]+:\/\/)/.test(ref)) return all;
       return `${attr}="./${distName(resolve(dirname(abs(from)), ref), abs(from))}"`;
+    });
+    // The bundles a page script imports start downloading with the page, not once the script has arrived.
+    html = html.replace(/^([ \t]*)<script type="module" src="\.\/([^"]+)"><\/script>/gm, (tag, indent, script) => {
+      const chain = [...readFileSync(join(OUT, script), 'utf8').matchAll(/^import (?:\* as [\w$]+ from )?'\.\/([^']+)';$/gm)].map((m) => m[1]);
+      return chain.map((f) => `${indent}<link rel="modulepreload" href="./${f}">\n`).join('') + tag;
     });
     writeFileSync(join(OUT, to), html);
   }
@@ -189,10 +197,16 @@ function bundle(entry, { esm = false, externals = new Map(), exportsOverride = {
   const entryId = visit(entry);
   const exported = exportedBy.get(entry);
   if (!esm) return { code: `'use strict';\n${out.join('\n')}`, exported };
-  const head = [...imports].map(([spec, local]) => `import * as ${local} from '${spec}';\n`).join('');
+  // Every bundle down the chain is imported here too (first, as `import './x.js';`, which changes no
+  // evaluation order): a browser then requests them all once this bundle has arrived, instead of one
+  // round trip per link of looplab-widgets.js -> looplab-element.js -> looplab-api.js.
+  const direct = [...externals.values()].filter((e) => imports.has(e.spec));
+  const chain = [...new Set(direct.flatMap((e) => e.chain))].filter((spec) => !imports.has(spec));
+  const head = chain.map((spec) => `import '${spec}';\n`).join('')
+    + [...imports].map(([spec, local]) => `import * as ${local} from '${spec}';\n`).join('');
   const named = exported.filter((n) => n !== 'default');
   const tail = named.length ? `export const { ${named.join(', ')} } = __m${entryId};\n` : '';
-  return { code: `${head}${out.join('\n')}${tail}`, exported };
+  return { code: `${head}${out.join('\n')}${tail}`, exported, chain: [...chain, ...imports.keys()] };
 }
 
 /** Text safe inside <script>…</script>: "</script" (any case) cannot close the element early. */
@@ -223,11 +237,35 @@ function standalone() {
   writeFileSync(join(OUT, 'looplab-standalone.html'), html);
 }
 
+// ---------------------------------------------------------------- precompressed copies
+/** What a browser loads from dist/: these get `<file>.br` and `<file>.gz` beside them. */
+const COMPRESSED = /\.(js|css|html|wasm|svg|json)$/;
+
+/**
+ * Writes `<file>.br` (brotli, quality 11) and `<file>.gz` (gzip -9) next to every file a browser loads, so
+ * a server sends the smaller copy to a browser that accepts it (serve.py does; nginx gzip_static and
+ * brotli_static, Caddy's precompressed, most CDNs) and compresses nothing per request. Returns the files.
+ */
+function compress(dir = OUT) {
+  const files = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = join(dir, entry.name);
+    if (entry.isDirectory()) { files.push(...compress(file)); continue; }
+    if (!COMPRESSED.test(entry.name)) continue;
+    const bytes = readFileSync(file);
+    writeFileSync(`${file}.br`, brotliCompressSync(bytes, {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+    }));
+    writeFileSync(`${file}.gz`, gzipSync(bytes, { level: 9 }));
+    files.push(file);
+  }
+  return files;
+}
+
 // ---------------------------------------------------------------- sizes
 function size(files) {
-  const bytes = files.reduce((n, f) => n + statSync(join(OUT, f)).size, 0);
-  const gz = files.reduce((n, f) => n + gzipSync(readFileSync(join(OUT, f)), { level: 9 }).length, 0);
-  return `${bytes.toLocaleString('en-US')} B (gzip -9: ${gz.toLocaleString('en-US')} B)`;
+  const total = (suffix) => files.reduce((n, f) => n + statSync(join(OUT, f + suffix)).size, 0).toLocaleString('en-US');
+  return `${total('')} B (gzip -9: ${total('.gz')} B, brotli: ${total('.br')} B)`;
 }
 
 /**
@@ -256,7 +294,9 @@ function main() {
   }
   copySite();
   standalone();
+  const compressed = compress();
   console.log(`dist: ${relative(process.cwd(), OUT) || '.'}/ (looplab ${VERSION})`);
+  console.log(`  ${compressed.length} files with .br and .gz copies beside them`);
   console.log(`  looplab-standalone.html  ${size(['looplab-standalone.html'])}`);
   console.log(`  looplab.wasm             ${size(['looplab.wasm'])}`);
   const files = hostFiles();
