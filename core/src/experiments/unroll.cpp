@@ -75,6 +75,7 @@ class UnrollRun final : public ChunkedRun {
   // Each k > 1 against k = 1 (per step), and the compile of the largest k against k = 1's.
   std::vector<Comparison> comparisons() const {
     std::vector<Comparison> c;
+    if (runs_.size() < 2) return c;  // one batch per epoch: k = 1 is already k = all
     const json& first = runs_.front();
     for (std::size_t i = 1; i < runs_.size(); ++i)
       c.push_back(compare("step_k" + std::to_string(runs_[i]["k"].get<int>()) + "_vs_k1",
@@ -115,7 +116,25 @@ class UnrollRun final : public ChunkedRun {
            format_sig(first["steady_step_us"].get<double>(), 3) + " µs at k = 1)." + compile;
   }
 
+  // With one batch per epoch the only program is k = 1 = all: there is nothing to compare.
+  json summary_of_one_k() const {
+    const json& r = runs_.front();
+    const std::string step = format_sig(r["steady_step_us"].get<double>(), 3) + " µs";
+    return {{"comparisons", json::array()},
+            {"headline",
+             {{{"label", "Steady step, k = 1 = all"},
+               {"value", step},
+               {"note", "one batch per epoch: nothing to unroll"}}}},
+            {"reading", "With one batch per epoch, k = 1 already holds every batch: a step took " +
+                            step + " and the trace + compile " +
+                            format_sig(r["setup_ms"].get<double>(), 3) + " ms." + diverged_},
+            {"answer",
+             "There is nothing to unroll with one batch per epoch: raise n or lower batch to "
+             "compare k."}};
+  }
+
   json summary() const override {
+    if (runs_.size() < 2) return summary_of_one_k();
     json s;
     const json& first = runs_.front();
     const json& last = runs_.back();

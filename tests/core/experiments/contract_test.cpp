@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "looplab/api/api.hpp"
 #include "looplab/experiments/experiment.hpp"
 #include "looplab/experiments/result_contract.hpp"
 #include "small_runs.hpp"
@@ -142,6 +143,27 @@ TEST(ResultContract, CheckProgressReportsEachViolation) {
   other["series"] = {{"replayed", {{"call", {1}}, {"ms", {1.5}}}}};
   EXPECT_TRUE(mentions(check_progress_sequence({ok, other}, result),
                        "series.replayed: streamed in progress but not in the result"));
+}
+
+}  // namespace
+}  // namespace looplab
+
+namespace looplab {
+namespace {
+
+// Found by fuzz_run: with one batch per epoch unroll has a single k (1 = all) and nothing to
+// compare; its summary indexed a comparison that did not exist.
+TEST(ResultContract, UnrollWithOneBatchPerEpochKeepsTheContract) {
+  auto run = start_run(R"({"experiment": "unroll", "n": 100, "batch": 100, "epochs": 2})");
+  while (!run->advance(50.0)) {
+  }
+  const json result = json::parse(run->result_json());
+  EXPECT_EQ(result["runs"].size(), 1u);
+  EXPECT_TRUE(result["summary"]["comparisons"].empty());
+  EXPECT_NE(result["summary"]["answer"].get<std::string>().find("nothing to unroll"),
+            std::string::npos);
+  const std::vector<std::string> v = check_result(result);
+  EXPECT_TRUE(v.empty()) << lines(v);
 }
 
 }  // namespace
