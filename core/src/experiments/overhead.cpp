@@ -180,8 +180,13 @@ class OverheadRun final : public ChunkedRun {
              "point (a = " +
              format_sig(e.a, 3) + " µs, b = " + format_sig(e.b * 1000.0, 3) +
              " ns): the sizes measured do not separate overhead from work; widen n_min..n_max.";
-    const std::string share_lo = format_sig(100.0 * overhead_share(e, lo), 2) + "%",
-                      share_hi = format_sig(100.0 * overhead_share(e, hi), 2) + "%";
+    // "99%", "0.22%": whole percents from 10 on (format_sig(99.8, 2) would print "1e+02").
+    const auto percent = [](double share) {
+      const double p = 100.0 * share;
+      return (p >= 10.0 ? std::to_string(std::llround(p)) : format_sig(p, 2)) + "%";
+    };
+    const std::string share_lo = percent(overhead_share(e, lo)),
+                      share_hi = percent(overhead_share(e, hi));
     return "Per-step overhead dominates an eager step below N ≈ " +
            with_commas(std::llround(*e.crossover)) + " points (a/b: a fixed " + format_sig(e.a, 3) +
            " µs against " + format_sig(e.b * 1000.0, 3) + " ns per point): it is " + share_lo +
