@@ -37,7 +37,7 @@ constexpr double kMemoryLimitBytes = 128.0 * 1024 * 1024;
 // Losses of an eager and a traced step agree to float32 rounding, not bit for bit (kernels may
 // sum in another order); over a run they may drift apart by this much, relative, and still be the
 // same training. Traced against traced is bit-identical.
-constexpr double kLossTolerance = 1e-5;
+constexpr double kLossTolerance = kLossAgreement;
 
 // Data (x, y) plus what a step touches: eager keeps about ten [batch x hidden] buffers alive.
 double estimated_bytes(long long n, long long batch, long long hidden) {
@@ -196,7 +196,7 @@ class CallGranularityRun final : public ChunkedRun {
   }
   static Measure loss_of(const Variant& v) {
     const double l = v.losses.empty() ? 0.0 : static_cast<double>(v.losses.back());
-    return {v.name, l, kLossTolerance * std::abs(l)};
+    return loss_measure(v.name, l);
   }
   // The same training: every step's loss within kLossTolerance of fit's.
   bool same_losses(const Variant& v) const {

@@ -240,10 +240,7 @@ class ExecutionModesRun final : public ChunkedRun {
   static Measure step_of(const ModeRun& r, std::string label) {
     return {std::move(label), median(r.chunk_us_per_step), half_iqr(r.chunk_us_per_step)};
   }
-  // Final losses agree when they match to float32 rounding over the run: 1e-5 relative each side.
-  static Measure loss_of(const ModeRun& r) {
-    return {r.name, r.last_loss, 1e-5 * std::abs(static_cast<double>(r.last_loss))};
-  }
+  static Measure loss_of(const ModeRun& r) { return loss_measure(r.name, r.last_loss); }
 
   std::vector<Comparison> comparisons() const {
     const ModeRun &eager = *runs_[0], &traced = *runs_[1], &unrolled = *runs_[2], &ref = *runs_[3];

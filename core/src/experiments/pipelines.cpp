@@ -347,7 +347,7 @@ std::vector<Comparison> PipelinesRun::comparisons() const {
   };
   const auto loss = [&](int i) {
     const VariantRun& r = *runs_[static_cast<std::size_t>(i)];
-    return Measure{r.spec->id, r.last_loss, 1e-5 * std::abs(static_cast<double>(r.last_loss))};
+    return loss_measure(r.spec->id, r.last_loss);
   };
   const std::string per_epoch = "ms per epoch", per_batch = "µs per batch in the pipeline";
   return {compare("prebatched_vs_slices", epoch(3), epoch(0), Quantity::Time, per_epoch),

@@ -26,6 +26,13 @@ struct Measure {
   double spread = 0.0;
 };
 
+// Final losses of runs that compute the same numbers agree to float32 rounding, not bit for bit
+// (fused and unfused sums round differently): a loss is a Measure with this relative spread.
+inline constexpr double kLossAgreement = 1e-5;
+inline Measure loss_measure(std::string label, double loss) {
+  return {std::move(label), loss, kLossAgreement * (loss < 0 ? -loss : loss)};
+}
+
 // What is compared decides the words and which direction is better.
 enum class Quantity {
   Time,   // lower is better: "faster", "slower", "took the same time"
