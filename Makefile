@@ -5,7 +5,7 @@
 #   make check    the inner loop: native build + ctest (GoogleTest, CLI) + the golden results
 #   make lint     layer check, clang-format check, eslint (seconds)
 #   make test     lint + every build + every test: native, sanitize (ASan+UBSan tests and fuzz
-#                 smoke), wasm, dist + npm test (CI runs exactly this)
+#                 smoke) and wasm side by side, then dist + npm test (CI runs exactly this)
 #   make serve    build + serve the repo root at http://127.0.0.1:$(PORT)/web/
 #   make bench    build + run the benchmark natively and as wasm under node
 #   make dist     build-wasm + dist/: the static site (page, widgets, embed, authoring page) and
@@ -28,7 +28,7 @@ FUZZ_SMOKE_SECONDS ?= 10
 CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 
 .PRECIOUS: build/%/.configured
-.PHONY: deps apt-deps build check lint test serve bench dist fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
+.PHONY: deps apt-deps build check lint test test-native test-sanitize test-wasm serve bench dist fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
 
 deps: apt-deps node_modules/.package-lock.json
 
@@ -83,12 +83,22 @@ lint: deps
 
 # One tree per compiler: native g++ (-O3, the CLI and tests), clang with ASan + UBSan (the same
 # tests and CLI checks under sanitizers, and the fuzz targets), em++ (the module and the tests
-# under node). Each test phase runs as soon as its tree is built.
-test: lint check build-sanitize build-wasm dist
+# under node). The three trees build side by side (each cmake at -j2, so both cores stay busy
+# through one tree's last big file or link) and each is tested as soon as it is built; the JS
+# tests come last, when the machine is quiet, because some of them time the page.
+test: lint
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-native test-sanitize test-wasm
+	scripts/test-js browser
+
+test-native: check
+
+test-sanitize: build-sanitize
 	ctest --preset sanitize
 	$(MAKE) --no-print-directory fuzz-smoke
+
+test-wasm: dist
 	ctest --preset wasm
-	npm test
+	scripts/test-js module
 
 serve: build
 	python3 web/tools/serve.py --port $(PORT)
