@@ -13,7 +13,7 @@ namespace {
 
 // {lang, catalog text}: generated at configure time from core/i18n/<lang>.json (core/CMakeLists).
 const std::pair<const char*, const char*> kCatalogTexts[] = {
-#include "looplab/catalogs.inc"
+#include "looplab/base/catalogs.inc"
 };
 
 struct Catalogs {
