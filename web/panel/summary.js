@@ -3,7 +3,7 @@
 // the series as CSV. Everything is built with textContent; nothing from data is parsed as HTML.
 import { el } from '../util/dom.js';
 import { humanize, formatValue, formatDuration } from '../util/format.js';
-import { comparisonMessage, comparisonShortMessage, has, localizeSummary, render, t, text } from '../util/i18n.js';
+import { comparisonMessage, comparisonShortMessage, formatNumberIn, has, localizeSummary, render, t, text } from '../util/i18n.js';
 
 /** A record key as a heading: its catalog name (field.<key>) in `lang`, else the key made readable. */
 const fieldName = (key, lang) => (lang === 'en' ? humanize(key) : text(`field.${key}`, humanize(key), lang));
@@ -47,10 +47,12 @@ function comparisonsTable(comparisons, lang) {
     const tr = el('tr', `verdict-${c.verdict}`);
     const th = el('th', null, text(`cmp_id.${c.id}`, humanize(c.id), lang));
     th.scope = 'row';
-    const verdict = el('td', 'verdict', null, el('strong', null, render(comparisonShortMessage(c), lang)),
-      el('span', 'verdict-sentence', render(comparisonMessage(c), lang)));
-    tr.append(th, el('td', null, sideText(c.a, c.unit, lang)), el('td', null, sideText(c.b, c.unit, lang)), verdict);
-    body.append(tr);
+    tr.append(th, el('td', null, sideText(c.a, c.unit, lang)), el('td', null, sideText(c.b, c.unit, lang)),
+      el('td', 'verdict', render(comparisonShortMessage(c), lang)));
+    // The verdict as a sentence, in the reader's language, on its own row under the numbers.
+    const sentence = el('td', 'verdict-sentence', render(comparisonMessage(c), lang));
+    sentence.colSpan = 4;
+    body.append(tr, el('tr', `verdict-${c.verdict} verdict-sentence-row`, null, sentence));
   }
   table.append(el('thead', null, null, head), body);
   return wrapTable(table);
@@ -103,6 +105,7 @@ const NULL_TEXT = { iterations_to_tolerance: 'ui.not_reached', diverged_at: 'wor
 function cellText(key, v, lang) {
   if (v === null || v === undefined) return NULL_TEXT[key] ? t(NULL_TEXT[key], {}, lang) : '—';
   if (typeof v === 'boolean') return t(v ? 'word.yes' : 'word.no', {}, lang);
+  if (typeof v === 'number' && lang !== 'en') return formatNumberIn(v, lang);
   return formatValue(v);
 }
 
@@ -270,7 +273,7 @@ function valueList(title, entries, lang) {
   const unit = /^(.*) (\([^)]*\))$/.exec(title);   // "steady step (µs)": the unit is not uppercased
   box.append(unit ? el('h3', null, `${unit[1]} `, el('span', 'unit', unit[2])) : el('h3', null, title));
   const dl = el('dl');
-  for (const [k, v] of entries) dl.append(el('dt', null, fieldName(k, lang)), el('dd', null, formatValue(v)));
+  for (const [k, v] of entries) dl.append(el('dt', null, fieldName(k, lang)), el('dd', null, cellText(k, v, lang)));
   box.append(dl);
   return box;
 }

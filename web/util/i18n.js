@@ -135,6 +135,17 @@ export function render(message, lang = 'en') {
   return message === null || message === undefined ? '' : String(message);
 }
 
+/** A table's number in `lang` the way util/format.js formatNumber writes it in English: 132.955 · 0,96818 · 9,9e-7. */
+export function formatNumberIn(v, lang = 'en') {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return String(v);
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (Number.isInteger(v) && a < 1e9) return numberFormat(lang, {}).format(v);
+  if (a >= 1e-3 && a < 1e9) return numberFormat(lang, { maximumSignificantDigits: 7 }).format(v);
+  const decimal = numberFormat(lang, {}).formatToParts(1.5).find((p) => p.type === 'decimal')?.value || '.';
+  return v.toExponential(3).replace(/\.?0+e/, 'e').replace('e+', 'e').replace('.', decimal);
+}
+
 // ---- comparisons: summary.comparisons records rendered as core's comparison_message does ----
 
 function factorOf(c) {
