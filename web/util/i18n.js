@@ -156,28 +156,22 @@ function factorOf(c) {
 }
 
 function sideMessage(side, withSpread) {
-  return withSpread && side.spread > 0
-    ? { key: 'cmp.value_spread', args: { v: side.value, s: side.spread } }
-    : { key: 'cmp.value', args: { v: side.value } };
+  return { key: withSpread && side.spread > 0 ? 'cmp.value_spread' : 'cmp.value', args: { v: side.value, s: side.spread } };
 }
 
-/** The comparison as one clause, e.g. "traced was 1.73× faster than eager (18.8 vs 32.6 µs per step)". */
+/** The comparison as one clause, e.g. "traced was 1.73× faster than eager (18.8 vs 32.6 µs per step)"; side a is the winner. */
 export function comparisonMessage(c) {
   const unit = c.unit ? { key: 'cmp.unit', args: { unit: c.unit } } : null;
-  if (c.verdict === 'same') {
-    const values = { key: 'cmp.values', args: { a: sideMessage(c.a, true), b: sideMessage(c.b, true), unit } };
-    return { key: `cmp.same.${c.quantity}`, args: { a: c.a.label, b: c.b.label, unit: c.unit, values } };
-  }
-  const [win, lose] = c.verdict === 'a' ? [c.a, c.b] : [c.b, c.a];
-  const values = { key: 'cmp.values', args: { a: sideMessage(win, false), b: sideMessage(lose, false), unit } };
-  return { key: `cmp.win.${c.quantity}`, args: { win: win.label, lose: lose.label, factor: factorOf(c), unit: c.unit, values } };
+  const same = c.verdict === 'same';
+  const [first, second] = c.verdict === 'b' ? [c.b, c.a] : [c.a, c.b];
+  const values = { key: 'cmp.values', args: { a: sideMessage(first, same), b: sideMessage(second, same), unit } };
+  return { key: `cmp.${same ? 'same' : 'win'}.${c.quantity}`, args: { a: first.label, b: second.label, factor: factorOf(c), unit: c.unit, values } };
 }
 
 /** The verdict in a few words: "traced 1.73× faster", "no measurable difference". */
 export function comparisonShortMessage(c) {
-  if (c.verdict === 'same') return { key: c.quantity === 'loss' ? 'cmp.short.same_loss' : 'cmp.short.same', args: {} };
-  const win = c.verdict === 'a' ? c.a : c.b;
-  return { key: `cmp.short.${c.quantity}`, args: { win: win.label, factor: factorOf(c), unit: c.unit } };
+  const key = c.verdict !== 'same' ? `cmp.short.${c.quantity}` : (c.quantity === 'loss' ? 'cmp.short.same_loss' : 'cmp.short.same');
+  return { key, args: { a: (c.verdict === 'b' ? c.b : c.a).label, factor: factorOf(c), unit: c.unit } };
 }
 
 export const renderComparison = (c, lang = 'en') => render(comparisonMessage(c), lang);

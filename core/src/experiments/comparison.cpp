@@ -36,12 +36,12 @@ const char* verdict_word(Verdict v) {
   return v == Verdict::A ? "a" : v == Verdict::B ? "b" : "same";
 }
 
-// "18.8" or "18.8 ± 0.9" as a message: the numbers stay numbers, formatted by the renderer.
+// "18.8" or "18.8 ± 0.9" as a message: the numbers stay numbers, formatted by the renderer. The
+// arguments are the same whatever the verdict, so a result's structure never depends on a timing.
 json value_message(const json& side, bool with_spread) {
   const double spread = side.value("spread", 0.0);
-  if (with_spread && spread > 0.0)
-    return msg("cmp.value_spread", {{"v", side.value("value", 0.0)}, {"s", spread}});
-  return msg("cmp.value", {{"v", side.value("value", 0.0)}});
+  return msg(with_spread && spread > 0.0 ? "cmp.value_spread" : "cmp.value",
+             {{"v", side.value("value", 0.0)}, {"s", spread}});
 }
 
 double factor_of(const json& c) {
@@ -70,38 +70,33 @@ std::string Comparison::sentence() const { return english(comparison_message(to_
 
 std::string Comparison::short_text() const { return english(comparison_short_message(to_json())); }
 
+// The clause: for a verdict a or b, side "a" of the message is the winner. Every message has the
+// same arguments (a, b, factor, unit, values) whatever the verdict.
 json comparison_message(const json& c) {
   const std::string verdict = c.value("verdict", "same"), quantity = c.value("quantity", "time");
   const std::string unit = c.value("unit", "");
   const bool same = verdict == "same";
   const json unit_part = unit.empty() ? json() : msg("cmp.unit", {{"unit", unit}});
-  if (same) {
-    const json values = msg("cmp.values", {{"a", value_message(c["a"], true)},
-                                           {"b", value_message(c["b"], true)},
-                                           {"unit", unit_part}});
-    return msg("cmp.same." + quantity, {{"a", c["a"].value("label", "")},
-                                        {"b", c["b"].value("label", "")},
-                                        {"unit", unit},
-                                        {"values", values}});
-  }
-  const json& win = c[verdict == "a" ? "a" : "b"];
-  const json& lose = c[verdict == "a" ? "b" : "a"];
+  const json& first = c[verdict == "b" ? "b" : "a"];
+  const json& second = c[verdict == "b" ? "a" : "b"];
   const json values = msg(
       "cmp.values",
-      {{"a", value_message(win, false)}, {"b", value_message(lose, false)}, {"unit", unit_part}});
-  return msg("cmp.win." + quantity, {{"win", win.value("label", "")},
-                                     {"lose", lose.value("label", "")},
-                                     {"factor", factor_of(c)},
-                                     {"unit", unit},
-                                     {"values", values}});
+      {{"a", value_message(first, same)}, {"b", value_message(second, same)}, {"unit", unit_part}});
+  return msg((same ? "cmp.same." : "cmp.win.") + quantity, {{"a", first.value("label", "")},
+                                                            {"b", second.value("label", "")},
+                                                            {"factor", factor_of(c)},
+                                                            {"unit", unit},
+                                                            {"values", values}});
 }
 
 json comparison_short_message(const json& c) {
   const std::string verdict = c.value("verdict", "same"), quantity = c.value("quantity", "time");
-  if (verdict == "same") return msg(quantity == "loss" ? "cmp.short.same_loss" : "cmp.short.same");
-  return msg("cmp.short." + quantity, {{"win", c[verdict == "a" ? "a" : "b"].value("label", "")},
-                                       {"factor", factor_of(c)},
-                                       {"unit", c.value("unit", "")}});
+  const std::string key = verdict != "same"    ? "cmp.short." + quantity
+                          : quantity == "loss" ? "cmp.short.same_loss"
+                                               : "cmp.short.same";
+  return msg(key, {{"a", c[verdict == "b" ? "b" : "a"].value("label", "")},
+                   {"factor", factor_of(c)},
+                   {"unit", c.value("unit", "")}});
 }
 
 json Comparison::to_json() const {

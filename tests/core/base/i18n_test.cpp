@@ -54,12 +54,12 @@ TEST(I18n, NumbersFollowThePlaceholderFormat) {
 }
 
 TEST(I18n, LabelsAndUnitsAreLookedUpAndMissingKeysShow) {
-  const json m = msg("cmp.short.count",
-                     {{"win", "standardized x"}, {"factor", 3409.0}, {"unit", "iterations"}});
+  const json m =
+      msg("cmp.short.count", {{"a", "standardized x"}, {"factor", 3409.0}, {"unit", "iterations"}});
   EXPECT_EQ(render(m, "en"), "standardized x 3,409× fewer iterations");
   EXPECT_EQ(render(m, "id"), "x terstandardisasi 3,409× lebih sedikit iterasi");
   EXPECT_EQ(render(msg("no.such.key"), "zh-CN"), "\u27e6no.such.key\u27e7");
-  EXPECT_EQ(render(msg("cmp.short.time", {{"win", "k = 5"}, {"factor", 2.0}}), "en"),
+  EXPECT_EQ(render(msg("cmp.short.time", {{"a", "k = 5"}, {"factor", 2.0}}), "en"),
             "k = 5 2× faster");
 }
 
