@@ -125,7 +125,7 @@ export class Controls {
 
   /** Sets every control to its declared default. */
   reset() {
-    for (const f of this.fields.values()) setText(f, formatDefault(f.p));
+    for (const f of this.fields.values()) setText(f, formatDefault(f.p), this.lang);
     this.clearErrors();
     this.updateApplicability();
   }
@@ -136,7 +136,7 @@ export class Controls {
     for (const [name, value] of query) {
       if (name === 'experiment') continue;
       const f = this.fields.get(name);
-      if (f) setText(f, value); else unknown.push(name);
+      if (f) setText(f, value, this.lang); else unknown.push(name);
     }
     this.updateApplicability();
     return unknown;
@@ -227,7 +227,7 @@ function formatDefault(p) {
   return String(p.default);
 }
 
-function setText(f, text) {
+function setText(f, text, lang) {
   const { p, input } = f;
   if (p.type === 'bool') {
     input.checked = text === true || /^(true|1|yes|on)$/i.test(String(text));
@@ -237,7 +237,7 @@ function setText(f, text) {
       // Not a declared choice (from a URL): keep it selectable so the core's message names it.
       const opt = document.createElement('option');
       opt.value = value;
-      opt.textContent = t('ui.not_a_choice', { value }, this.lang);
+      opt.textContent = t('ui.not_a_choice', { value }, lang);
       opt.className = 'invalid-choice';
       input.append(opt);
     }
