@@ -156,7 +156,8 @@ function factorOf(c) {
 }
 
 function sideMessage(side, withSpread) {
-  return { key: withSpread && side.spread > 0 ? 'cmp.value_spread' : 'cmp.value', args: { v: side.value, s: side.spread } };
+  const s = withSpread ? side.spread : 0;    // 0: not shown
+  return { key: s > 0 ? 'cmp.value_spread' : 'cmp.value', args: { v: side.value, s } };
 }
 
 /** The comparison as one clause, e.g. "traced was 1.73× faster than eager (18.8 vs 32.6 µs per step)"; side a is the winner. */

@@ -39,8 +39,8 @@ const char* verdict_word(Verdict v) {
 // "18.8" or "18.8 ± 0.9" as a message: the numbers stay numbers, formatted by the renderer. The
 // arguments are the same whatever the verdict, so a result's structure never depends on a timing.
 json value_message(const json& side, bool with_spread) {
-  const double spread = side.value("spread", 0.0);
-  return msg(with_spread && spread > 0.0 ? "cmp.value_spread" : "cmp.value",
+  const double spread = with_spread ? side.value("spread", 0.0) : 0.0;  // 0: not shown
+  return msg(spread > 0.0 ? "cmp.value_spread" : "cmp.value",
              {{"v", side.value("value", 0.0)}, {"s", spread}});
 }
 
