@@ -126,5 +126,9 @@ test('<looplab-experiment lang="id"> in a Chinese host page, and one that follow
     assert.equal(w.overflow, 0, 'no card clips its text');
   }
   await page.screenshot({ path: join(RESULTS, 'lang-widgets-360.png'), fullPage: true });
+  await page.evaluate(() => document.querySelector('#id-widget').shadowRoot.querySelector('#summary').scrollIntoView());
+  await page.screenshot({ path: join(RESULTS, 'lang-widgets-360-summary.png') });   // the viewport: the verdicts at 360 px
+  await page.evaluate(() => document.querySelector('#page-lang').scrollIntoView());
+  await page.screenshot({ path: join(RESULTS, 'lang-widgets-360-zh.png') });
   await assertClean(page, problems);
 });
