@@ -45,7 +45,7 @@ export interface Result {
   runs: Array<Record<string, unknown>>;
   summary: {
     headline: Array<{ label: string; value: string; note?: string }>; reading: string;
-    /** The same sentences as messages, for other languages (core/i18n): standardization so far. */
+    /** The same sentences as messages, for other languages (core/i18n): standardization, execution-modes and unroll so far. */
     messages?: { headline: Array<Record<string, Message>>; reading: Message; answer: Message; beside_quoted?: Array<Record<string, Message>> };
     [key: string]: unknown;
   };
