@@ -59,19 +59,38 @@ std::string cell(const json& v) {
   return v.dump();
 }
 
-// Prints rows of cells as aligned columns.
+// The columns a UTF-8 text takes on a terminal: CJK characters take two, others one.
+std::size_t display_width(const std::string& text) {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const int len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    char32_t cp = len == 1 ? c : c & (0x3F >> (len - 1));
+    for (int k = 1; k < len && i + k < text.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                      (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                      (cp >= 0xFFE0 && cp <= 0xFFE6);
+    w += wide ? 2 : 1;
+    i += static_cast<std::size_t>(len);
+  }
+  return w;
+}
+
+// Prints rows of cells as aligned columns (by display width: Chinese labels line up too).
 void print_table(const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> width;
   for (const auto& r : rows)
     for (std::size_t c = 0; c < r.size(); ++c) {
       if (width.size() <= c) width.push_back(0);
-      width[c] = std::max(width[c], r[c].size());
+      width[c] = std::max(width[c], display_width(r[c]));
     }
   for (const auto& r : rows) {
     std::string line;
     for (std::size_t c = 0; c < r.size(); ++c) {
       line += r[c];
-      if (c + 1 < r.size()) line += std::string(width[c] - r[c].size() + 2, ' ');
+      if (c + 1 < r.size()) line += std::string(width[c] - display_width(r[c]) + 2, ' ');
     }
     std::cout << line << "\n";
   }

@@ -83,6 +83,23 @@ test('the JS renderer says what the core says, and every language has every key 
   assert.match(render(JSON.parse(err.i18n), 'id'), /harus bilangan dalam \(0, 10\]/);
 });
 
+test('the English catalog holds describe()\'s texts as the core says them (a changed text needs its translations redone)', async () => {
+  const m = await loadModule();
+  const en = catalog('en');
+  const stale = [];
+  const same = (key, text) => { if (en[key] !== text) stale.push(`${key}: the catalog has ${JSON.stringify(en[key])}`); };
+  for (const { id } of JSON.parse(m.listExperiments())) {
+    const d = JSON.parse(m.describe(id));
+    for (const k of ['title', 'question']) same(`exp.${id}.${k}`, d[k]);
+    for (const [k, v] of Object.entries(d.explanation)) same(`exp.${id}.${k}`, v);
+    for (const p of d.parameters) same(`param.${id}.${p.name}`, p.help);
+    for (const p of d.plots) for (const k of ['title', 'x_label', 'y_label', 'unit']) if (typeof p[k] === 'string' && p[k]) same(`plot.${id}.${p.id}.${k}`, p[k]);
+    d.tensorflow.forEach((term, i) => { same(`tf.${id}.${i}.looplab`, term.looplab); same(`tf.${id}.${i}.tensorflow`, term.tensorflow); });
+    d.quoted.forEach((q, i) => { same(`quoted.${id}.${i}.label`, q.label); same(`quoted.${id}.${i}.value`, q.value); });
+  }
+  assert.deepEqual(stale, []);
+});
+
 // A string literal of three or more words in a renderer is an English sentence built outside the
 // catalogs. Lines marked "// i18n: …" say why theirs is not for students (a host's API, a status id).
 test('no student-facing English sentence is built outside the catalogs in web/', () => {
