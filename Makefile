@@ -84,11 +84,12 @@ lint: deps
 # One tree per compiler: native g++ (-O3, the CLI and tests), clang with ASan + UBSan (the same
 # tests and CLI checks under sanitizers, and the fuzz targets), em++ (the module and the tests
 # under node). The three trees build side by side (each cmake at -j2, so both cores stay busy
-# through one tree's last big file or link) and each is tested as soon as it is built; the JS
-# tests come last, when the machine is quiet, because some of them time the page.
+# through one tree's last big file or link) and each is tested as soon as it is built: the wasm
+# tree's JS and browser tests overlap the other trees' work, as they often wait on a page. Only the
+# tests that time the page (scripts/test-js) run at the end, when the machine is quiet.
 test: lint
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-native test-sanitize test-wasm
-	scripts/test-js browser
+	scripts/test-js timed
 
 test-native: check
 
@@ -98,7 +99,7 @@ test-sanitize: build-sanitize
 
 test-wasm: dist
 	ctest --preset wasm
-	scripts/test-js module
+	scripts/test-js untimed
 
 serve: build
 	python3 web/tools/serve.py --port $(PORT)
