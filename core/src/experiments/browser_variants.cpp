@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "looplab/base/format.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/results.hpp"
 #include "looplab/experiments/timing.hpp"
@@ -26,6 +27,24 @@ const json& named(const json& list, const char* key, const std::string& name) {
   for (const json& item : list)
     if (item.at(key) == name) return item;
   throw std::invalid_argument("browser variants: no " + std::string(key) + " \"" + name + "\"");
+}
+
+// A headline record of messages, appended to the summary's headline (as English text) and, when the
+// summary gives its sentences as messages (results.hpp: summary_messages), to those too.
+void add_headline(json& s, const json& record) {
+  json text = json::object();
+  for (const auto& [k, m] : record.items()) text[k] = english(m);
+  s["headline"].push_back(text);
+  if (s.contains("messages")) s["messages"]["headline"].push_back(record);
+}
+
+// A message appended to the summary's reading, likewise.
+void add_to_reading(json& s, const json& m) {
+  s["reading"] = s.at("reading").get<std::string>() + english(m);
+  if (s.contains("messages")) {
+    const json before = s["messages"]["reading"];
+    s["messages"]["reading"] = msg("seq", {{"items", json::array({before, m})}});
+  }
 }
 
 // ---- call-granularity: js_fit and js_train_on_batch
@@ -79,16 +98,13 @@ void summarize_call_granularity(json& s, const Comparison& c, bool same, bool di
                         "; js_fit and js_train_on_batch: " + kWhere +
                         ", both with fit's traced step, their epochs interleaved, timed with "
                         "performance.now(). All five ran in this browser tab's worker.";
-  s["headline"].push_back(
-      {{"label", "JS → wasm per batch vs js_fit, both traced"},
-       {"value", c.short_text()},
-       {"note", c.sentence() + "; losses " + (same ? "identical to fit" : "DIFFER from fit")}});
-  s["reading"] =
-      s.at("reading").get<std::string>() +
-      " Driven from JavaScript with fit's traced step in both, " + c.sentence() +
-      ": that is the JavaScript → WebAssembly call boundary and the copy into the "
-      "wasm heap" +
-      (same ? ", for losses identical to fit's." : ", and the losses DIFFER from fit's.");
+  add_headline(
+      s, {{"label", msg("cg.h_js")},
+          {"value", comparison_short_message(c.to_json())},
+          {"note", msg("cg.h_js_note", {{"c", comparison_message(c.to_json())},
+                                        {"same", msg(same ? "cg.identical" : "cg.differ")}})}});
+  add_to_reading(s, msg("cg.r_js", {{"c", comparison_message(c.to_json())},
+                                    {"end", msg(same ? "cg.r_js_same" : "cg.r_js_differ")}}));
 }
 
 json add_call_granularity(json result, const json& measured) {
