@@ -126,10 +126,6 @@ json add_call_granularity(json result, const json& measured) {
 
 // ---- overhead: js_per_call
 
-std::string crossover_text(const CostLine& c) {
-  return c.crossover ? with_commas(std::llround(*c.crossover)) : "none (a ≤ 0)";
-}
-
 void summarize_overhead(json& s, const CostLine& c, bool diverged, const std::string& core_where) {
   s["a_fixed_us"]["js_per_call"] = c.a;
   s["b_ns_per_point"]["js_per_call"] = c.b * 1000.0;
@@ -138,14 +134,14 @@ void summarize_overhead(json& s, const CostLine& c, bool diverged, const std::st
   s["measured_where"] = "eager, traced, reference: " + core_where +
                         " (the loop in the core); js_per_call: " + kWhere +
                         " (a reference step inside)";
-  const std::string a = format_sig(c.a, 3), b = format_sig(c.b * 1000.0, 3);
-  s["headline"].push_back({{"label", "js_per_call: a + b·N"},
-                           {"value", a + " µs + " + b + " ns × N"},
-                           {"note", "crossover N = a/b = " + crossover_text(c)}});
-  s["reading"] = s.at("reading").get<std::string>() +
-                 " Called from JavaScript with the N points copied in each call, a step cost a "
-                 "fixed " +
-                 a + " µs plus " + b + " ns per point.";
+  add_headline(
+      s,
+      {{"label", msg("ov.h_label", {{"mode", "js_per_call"}})},
+       {"value", msg("ov.h_value", {{"a", c.a}, {"b", c.b * 1000.0}})},
+       {"note", msg("ov.h_note",
+                    {{"cross", c.crossover ? msg("ov.cross_n", {{"n", std::llround(*c.crossover)}})
+                                           : msg("ov.cross_none")}})}});
+  add_to_reading(s, msg("ov.r_js", {{"a", c.a}, {"b", c.b * 1000.0}}));
 }
 
 // The fitted line at the N the core measured, for the log-log plot.
