@@ -59,6 +59,8 @@ async function assertChinese(page, id) {
   for (const sel of ['#answer', '#reading']) assert.match(await page.textContent(sel), CJK, `${id}: ${sel} is not Chinese`);
   for (const label of await page.locator('#headline .card-label').allTextContents()) assert.match(label, CJK, `${id}: headline "${label}" is not Chinese`);
   const result = await page.evaluate(() => window.__looplab.lastResult);
+  const shown = (await page.evaluate(() => window.__progressShown)).filter((m) => /\d/.test(m));
+  assert.ok(shown.every((m) => CJK.test(m) || /^(k = \d+|\w+：N = [\d,]+)$/.test(m)), `${id}: a progress message not in Chinese: ${shown.find((m) => !CJK.test(m))}`);
   const zh = CATALOGS['zh-CN'];
   for (const key of headingKeys(result)) assert.ok(zh[`field.${key}`], `${id}: no Chinese heading for "${key}"`);
   // unroll's comparison names follow its k values (step_k<k>_vs_k1): only the default ones are named.
@@ -66,6 +68,12 @@ async function assertChinese(page, id) {
 }
 
 async function runAndCheck(page, id, lang) {
+  // Every progress message the page shows during the run.
+  await page.evaluate(() => {
+    const shown = window.__progressShown = [];
+    new MutationObserver(() => shown.push(document.getElementById('progress-message').textContent))
+      .observe(document.getElementById('progress-message'), { childList: true, characterData: true, subtree: true });
+  });
   await page.click('#run');
   await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
   const text = await pageText(page);

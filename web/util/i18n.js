@@ -216,6 +216,7 @@ export function localizeDescribe(d, lang = 'en') {
     })),
     quoted: (d.quoted || []).map((q, i) => ({
       ...q, label: text(`quoted.${id}.${i}.label`, q.label, lang), value: text(`quoted.${id}.${i}.value`, q.value, lang),
+      source: q.source && text(`source.${q.source}`, q.source, lang),
       original: text(`quoted.${id}.${i}.original`, '', lang),
     })),
   };

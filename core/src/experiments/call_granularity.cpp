@@ -125,9 +125,9 @@ class CallGranularityRun final : public ChunkedRun {
     return epochs_done / (static_cast<double>(variants_.size()) * epochs_);
   }
 
-  std::string message() const override {
-    return current().name + ": epoch " + std::to_string(current().epochs_done + 1) + " of " +
-           std::to_string(epochs_);
+  json progress_message() const override {
+    return msg("run.epoch_of",
+               {{"name", current().name}, {"e", current().epochs_done + 1}, {"n", epochs_}});
   }
 
   json runs() const override {

@@ -75,10 +75,11 @@ class MatrixRun final : public ChunkedRun {
     return static_cast<double>(next_) / (3.0 * static_cast<double>(cells_.size()));
   }
 
-  std::string message() const override {
+  json progress_message() const override {
     const Cell& c = cells_[next_ / 3];
-    return std::string(kMatrixModes[next_ % 3]) + ": " + kModels[c.model].name + " model × " +
-           kDataNames[c.data] + " data";
+    return msg("mx.progress", {{"mode", kMatrixModes[next_ % 3]},
+                               {"model", msg(std::string("mx.size_") + kModels[c.model].name)},
+                               {"data", msg(std::string("mx.size_") + kDataNames[c.data])}});
   }
 
   json runs() const override {

@@ -54,8 +54,8 @@ class OverheadRun final : public ChunkedRun {
     return static_cast<double>(next_) / (3.0 * static_cast<double>(sizes_.size()));
   }
 
-  std::string message() const override {
-    return std::string(kModes[next_ % 3]) + ": N = " + with_commas(sizes_[next_ / 3]);
+  json progress_message() const override {
+    return msg("ov.progress", {{"mode", kModes[next_ % 3]}, {"n", sizes_[next_ / 3]}});
   }
 
   // Each mode's measured points, then the fitted line at the same N.

@@ -159,9 +159,9 @@ class PipelinesRun final : public ChunkedRun {
            (static_cast<double>(epochs_) * static_cast<double>(runs_.size()));
   }
 
-  std::string message() const override {
-    return std::string(current().spec->id) + ": epoch " + std::to_string(current().epoch + 1) +
-           " of " + std::to_string(epochs_);
+  json progress_message() const override {
+    return msg("run.epoch_of",
+               {{"name", current().spec->id}, {"e", current().epoch + 1}, {"n", epochs_}});
   }
 
   json runs() const override {

@@ -150,8 +150,8 @@ class RetracingRun final : public ChunkedRun {
     return static_cast<double>(next_) / static_cast<double>(plan_.size());
   }
 
-  std::string message() const override {
-    return "call " + std::to_string(next_) + " of " + std::to_string(plan_.size());
+  json progress_message() const override {
+    return msg("rt.progress", {{"i", next_}, {"n", plan_.size()}});
   }
 
   // The calls that traced, with their reasons.
