@@ -410,12 +410,11 @@ Experiment make_call_granularity_experiment() {
   e.check = [](const Params& p) {
     const long long n = p.integer("n"), batch = p.integer("batch"), hidden = p.integer("hidden");
     if (batch > n)
-      throw ConfigError("batch: must be at most n (" + with_commas(n) + "), got " +
-                        with_commas(batch));
+      throw ConfigError(
+          msg("err.at_most", {{"name", "batch"}, {"other", "n"}, {"limit", n}, {"got", batch}}));
     const double bytes = estimated_bytes(n, batch, hidden);
     if (bytes > kMemoryLimitBytes)
-      throw ConfigError("batch: batch x hidden needs about " + format_sig(bytes / 1048576.0, 3) +
-                        " MB, over the 128 MB limit; lower batch or hidden");
+      throw ConfigError(msg("err.cg_memory", {{"mb", bytes / 1048576.0}}));
   };
   e.estimate = [](const Params& p) {  // three variants, `epochs` epochs each
     const long long n = p.integer("n"), batch = p.integer("batch");

@@ -334,16 +334,16 @@ Experiment make_matrix_experiment() {
     const long long s = p.integer("rows_small"), m = p.integer("rows_medium"),
                     l = p.integer("rows_large");
     if (m <= s)
-      throw ConfigError("rows_medium: must be larger than rows_small (" + with_commas(s) +
-                        "), got " + with_commas(m));
+      throw ConfigError(
+          msg("err.larger_than",
+              {{"name", "rows_medium"}, {"other", "rows_small"}, {"limit", s}, {"got", m}}));
     if (l <= m)
-      throw ConfigError("rows_large: must be larger than rows_medium (" + with_commas(m) +
-                        "), got " + with_commas(l));
+      throw ConfigError(
+          msg("err.larger_than",
+              {{"name", "rows_large"}, {"other", "rows_medium"}, {"limit", m}, {"got", l}}));
     const double bytes = estimated_bytes(l);
     if (bytes > kMatrixMemoryLimitBytes)
-      throw ConfigError("rows_large: " + with_commas(l) + " rows need about " +
-                        format_sig(bytes / 1048576.0, 3) +
-                        " MB for the large model, over the 256 MB limit");
+      throw ConfigError(msg("err.rows_memory", {{"n", l}, {"mb", bytes / 1048576.0}}));
   };
   // Steps are adaptive (each timed chunk lasts chunk_ms): the run is bounded by time, not steps.
   e.estimate = [](const Params& p) {

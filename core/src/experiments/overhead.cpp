@@ -320,14 +320,14 @@ Experiment make_overhead_experiment() {
   e.check = [](const Params& p) {
     const long long lo = p.integer("n_min"), hi = p.integer("n_max");
     if (lo >= hi)
-      throw ConfigError("n_max: must be larger than n_min (" + with_commas(lo) + "), got " +
-                        with_commas(hi));
+      throw ConfigError(msg("err.larger_than",
+                            {{"name", "n_max"}, {"other", "n_min"}, {"limit", lo}, {"got", hi}}));
     const double bytes = kBytesPerPoint * static_cast<double>(hi);
     if (bytes > kMemoryLimitBytes)
-      throw ConfigError("n_max: " + with_commas(hi) + " points need about " +
-                        format_sig(bytes / 1048576.0, 3) + " MB, over the 256 MB limit (at most " +
-                        with_commas(static_cast<long long>(kMemoryLimitBytes / kBytesPerPoint)) +
-                        " points)");
+      throw ConfigError(msg("err.points_memory",
+                            {{"n", hi},
+                             {"mb", bytes / 1048576.0},
+                             {"max", static_cast<long long>(kMemoryLimitBytes / kBytesPerPoint)}}));
   };
   // Steps are adaptive (each timed chunk lasts chunk_ms), so the run is bounded by time, not steps:
   // points x 3 modes x (repeats + warm-up) chunks.

@@ -511,14 +511,11 @@ Experiment make_pipelines_experiment() {
   e.check = [](const Params& p) {
     const long long n = p.integer("n"), batch = p.integer("batch"), unroll = p.integer("unroll");
     if (batch > n)
-      throw ConfigError("batch: must be at most n (" + with_commas(n) + "), got " +
-                        with_commas(batch));
-    if (n % batch != 0)
-      throw ConfigError("batch: must divide n (" + with_commas(n) +
-                        ") so every batch is full, got " + with_commas(batch));
+      throw ConfigError(
+          msg("err.at_most", {{"name", "batch"}, {"other", "n"}, {"limit", n}, {"got", batch}}));
+    if (n % batch != 0) throw ConfigError(msg("err.divide_n", {{"n", n}, {"got", batch}}));
     if (p.choice("mode") == "traced" && (n / batch) % unroll != 0)
-      throw ConfigError("unroll: must divide the number of batches per epoch (" +
-                        with_commas(n / batch) + "), got " + with_commas(unroll));
+      throw ConfigError(msg("err.divide_batches", {{"k", n / batch}, {"got", unroll}}));
   };
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")),

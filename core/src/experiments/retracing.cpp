@@ -456,15 +456,15 @@ Experiment make_retracing_experiment() {
         {"source", "seed thread 001"}}});
   e.check = [](const Params& p) {
     if (p.integer("batch") > p.integer("n"))
-      throw ConfigError("batch: must be at most n (" + with_commas(p.integer("n")) + "), got " +
-                        with_commas(p.integer("batch")));
+      throw ConfigError(msg("err.at_most", {{"name", "batch"},
+                                            {"other", "n"},
+                                            {"limit", p.integer("n")},
+                                            {"got", p.integer("batch")}}));
     if (static_cast<double>(p.integer("n")) /
             static_cast<double>(std::min(p.integer("batch"), p.integer("second_batch"))) *
             static_cast<double>(p.integer("epochs") + 1) >
         200000.0)
-      throw ConfigError(
-          "epochs: the script would make more than 200,000 calls; use fewer epochs or larger "
-          "batches");
+      throw ConfigError(msg("err.calls_limit"));
   };
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")),
