@@ -140,7 +140,7 @@ void summarize_overhead(json& s, const CostLine& c, bool diverged, const std::st
        {"value", msg("ov.h_value", {{"a", c.a}, {"b", c.b * 1000.0}})},
        {"note", msg("ov.h_note",
                     {{"cross", c.crossover ? msg("ov.cross_n", {{"n", std::llround(*c.crossover)}})
-                                           : msg("ov.cross_none")}})}});
+                                           : msg("ov.cross_none", {{"n", 0LL}})}})}});
   add_to_reading(s, msg("ov.r_js", {{"a", c.a}, {"b", c.b * 1000.0}}));
 }
 

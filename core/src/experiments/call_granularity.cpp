@@ -310,7 +310,7 @@ class CallGranularityRun final : public ChunkedRun {
     for (const Variant* v : {&eager_calls(), &traced_calls()})
       fewest = std::min(fewest, v->chunk_us.size());
     const json few_chunks =
-        fewest < 3 ? msg("cg.few", {{"chunks", plural_chunks(fewest)}}) : json("");
+        msg(fewest < 3 ? "cg.few" : "cg.few_none", {{"chunks", plural_chunks(fewest)}});
     const json end = msg(diverged     ? "cg.r_diverged"
                          : !same      ? "cg.r_differ"
                          : gap == 0.0 ? "cg.r_bits"
