@@ -34,6 +34,8 @@ export interface Progress {
   done: boolean;
   fraction: number;
   message: string;
+  /** The same message as {key, args}, for other languages (core/i18n). */
+  i18n?: Message;
   series: Record<string, Record<string, number[]>>;
 }
 
@@ -45,7 +47,7 @@ export interface Result {
   runs: Array<Record<string, unknown>>;
   summary: {
     headline: Array<{ label: string; value: string; note?: string }>; reading: string;
-    /** The same sentences as messages, for other languages (core/i18n): standardization, execution-modes and unroll so far. */
+    /** The same sentences as messages, for other languages (core/i18n): every experiment. */
     messages?: { headline: Array<Record<string, Message>>; reading: Message; answer: Message; beside_quoted?: Array<Record<string, Message>> };
     [key: string]: unknown;
   };

@@ -143,7 +143,8 @@ int cmd_describe(const std::string& id) {
     for (const auto& q : d["quoted"]) {
       const std::string k = "quoted." + id + "." + std::to_string(i++) + ".";
       std::cout << "  " << localized(k + "label", q["label"]) << ": "
-                << localized(k + "value", q["value"]) << " (" << cell(q["source"]) << ")\n";
+                << localized(k + "value", q["value"]) << " ("
+                << localized("source." + cell(q["source"]), q["source"]) << ")\n";
     }
   }
   return 0;

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { RESULTS, RUN_TIMEOUT_MS, assertClean, useBrowser, waitForStatus } from './harness.mjs';
+import { CATALOGS } from '../../web/util/catalogs.js';
 
 const browser = useBrowser();
 
@@ -37,7 +38,42 @@ async function setValues(page, values) {
   await waitForStatus(page, 'ready');
 }
 
+const CJK = /[\u4e00-\u9fff]/;
+const SHOWN_APART = new Set(['headline', 'reading', 'answer', 'comparisons', 'beside_quoted', 'messages']);
+const RESULT_KEYS = new Set(['experiment', 'config', 'environment', 'series', 'runs', 'summary']);
+
+/** The keys the page shows as headings: the runs' and extra tables' columns, the tables, the other summary values. */
+function headingKeys(result) {
+  const keys = new Set();
+  for (const [key, rows] of Object.entries(result)) {
+    if (!Array.isArray(rows) || key === 'series' || (RESULT_KEYS.has(key) && key !== 'runs')) continue;
+    if (key !== 'runs') keys.add(key);
+    for (const r of rows) for (const k of Object.keys(r)) keys.add(k);
+  }
+  for (const k of Object.keys(result.summary)) if (!SHOWN_APART.has(k)) keys.add(k);
+  return [...keys];
+}
+
+/** English left in a finished run's summary fails here: the verdicts, explanations, headings and comparison names are Chinese. */
+async function assertChinese(page, id) {
+  for (const sel of ['#answer', '#reading']) assert.match(await page.textContent(sel), CJK, `${id}: ${sel} is not Chinese`);
+  for (const label of await page.locator('#headline .card-label').allTextContents()) assert.match(label, CJK, `${id}: headline "${label}" is not Chinese`);
+  const result = await page.evaluate(() => window.__looplab.lastResult);
+  const shown = (await page.evaluate(() => window.__progressShown)).filter((m) => /\d/.test(m));
+  assert.ok(shown.every((m) => CJK.test(m) || /^(k = \d+|\w+：N = [\d,]+)$/.test(m)), `${id}: a progress message not in Chinese: ${shown.find((m) => !CJK.test(m))}`);
+  const zh = CATALOGS['zh-CN'];
+  for (const key of headingKeys(result)) assert.ok(zh[`field.${key}`], `${id}: no Chinese heading for "${key}"`);
+  // unroll's comparison names follow its k values (step_k<k>_vs_k1): only the default ones are named.
+  for (const c of result.summary.comparisons) assert.ok(id === 'unroll' || zh[`cmp_id.${c.id}`], `${id}: no Chinese name for comparison "${c.id}"`);
+}
+
 async function runAndCheck(page, id, lang) {
+  // Every progress message the page shows during the run.
+  await page.evaluate(() => {
+    const shown = window.__progressShown = [];
+    new MutationObserver(() => shown.push(document.getElementById('progress-message').textContent))
+      .observe(document.getElementById('progress-message'), { childList: true, characterData: true, subtree: true });
+  });
   await page.click('#run');
   await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
   const text = await pageText(page);
@@ -61,6 +97,7 @@ test('the page in 简体中文 runs every experiment: every text from the catalo
   await page.waitForFunction(() => window.__looplab.status === 'ready', null, { timeout: 10_000, polling: 50 });
 
   const text = await runAndCheck(page, 'standardization', 'zh-CN');
+  await assertChinese(page, 'standardization');
   const answer = await page.textContent('#answer');
   assert.match(answer, /原始 x/, 'the answer, computed from the run, in Chinese');
   assert.match(await page.textContent('#comparisons'), /最终损失低于/, 'the verdicts in Chinese');
@@ -76,6 +113,7 @@ test('the page in 简体中文 runs every experiment: every text from the catalo
     await setValues(page, SMALL[id]);
     assert.equal(await page.textContent('#title'), await page.evaluate(() => window.__looplab.describe.question));
     await runAndCheck(page, id, 'zh-CN');
+    await assertChinese(page, id);
     assert.match(await page.textContent('#summary-title'), /本次运行测得的结果/);
   }
   await assertClean(page, problems);

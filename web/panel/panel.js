@@ -22,7 +22,7 @@ import { createPlot } from '../plots/plots.js';
 import { seriesColors } from '../plots/colors.js';
 import { download, el } from '../util/dom.js';
 import { formatValue } from '../util/format.js';
-import { errorText, localizeDescribe, t } from '../util/i18n.js';
+import { errorText, localizeDescribe, render, t } from '../util/i18n.js';
 import { Controls } from './controls.js';
 import { DataPicker } from './data-picker.js';
 import { chartImage, dataTable } from './plot-data.js';
@@ -342,7 +342,7 @@ export class ExperimentPanel extends EventTarget {
 
   onProgress(p, live) {
     if (typeof p.fraction === 'number') this.ui.progress.value = p.fraction;
-    if (p.message) this.showProgressMessage(p.message);
+    if (p.message) this.showProgressMessage(p.i18n ? render(p.i18n, this.lang) : p.message);
     if (live) for (const { plot } of this.charts) plot.append(p.series);
     this.emit('progress', { fraction: p.fraction ?? null, message: p.message ?? '' });
   }

@@ -117,7 +117,14 @@ function renderArg(v, format, lang) {
   if (typeof v === 'boolean') return t(v ? 'word.yes' : 'word.no', {}, lang);
   if (typeof v === 'number') return formatNumberAs(v, format, lang);
   const s = String(v);
-  if ((format === 'label' || format === 'unit') && s) return lookup(`${format}.${s}`, lang) ?? s;
+  if ((format === 'label' || format === 'unit') && s) {
+    const found = lookup(`${format}.${s}`, lang);
+    if (found !== null) return found;
+    // A unit that ends in a count, "µs per step at N = 1,000": unit.µs per step at N = #, the count as {n}.
+    const m = /^(.*[^\d,])([\d,]+)$/.exec(s);
+    if (format === 'unit' && m && lookup(`unit.${m[1]}#`, 'en') !== null) return t(`unit.${m[1]}#`, { n: Number(m[2].replace(/,/g, '')) }, lang);
+    return s;
+  }
   return s;
 }
 
@@ -209,6 +216,7 @@ export function localizeDescribe(d, lang = 'en') {
     })),
     quoted: (d.quoted || []).map((q, i) => ({
       ...q, label: text(`quoted.${id}.${i}.label`, q.label, lang), value: text(`quoted.${id}.${i}.value`, q.value, lang),
+      source: q.source && text(`source.${q.source}`, q.source, lang),
       original: text(`quoted.${id}.${i}.original`, '', lang),
     })),
   };

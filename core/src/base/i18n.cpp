@@ -76,7 +76,18 @@ std::string render_arg(const json& v, const std::string& fmt, std::string_view l
   if (fmt == "label" || fmt == "unit") {
     if (s.empty()) return s;
     const std::string* t = lookup(lang, fmt + "." + s);
-    return t ? *t : s;
+    if (t) return *t;
+    // A unit that ends in a count, "µs per step at N = 1,000": unit.µs per step at N = # in
+    // English too, with the count as {n}.
+    std::size_t i = s.size();
+    while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') || s[i - 1] == ',')) --i;
+    if (fmt == "unit" && i > 0 && i < s.size() && lookup("en", "unit." + s.substr(0, i) + "#")) {
+      std::string digits;
+      for (char c : s.substr(i))
+        if (c != ',') digits += c;
+      return render(msg("unit." + s.substr(0, i) + "#", {{"n", std::stoll(digits)}}), lang);
+    }
+    return s;
   }
   return s;
 }

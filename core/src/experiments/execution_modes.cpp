@@ -116,9 +116,9 @@ class ExecutionModesRun final : public ChunkedRun {
     return static_cast<double>(done_steps) / (4.0 * total_steps_);
   }
 
-  std::string message() const override {
-    return current().name + ": step " + with_commas(current().steps) + " of " +
-           with_commas(total_steps_);
+  json progress_message() const override {
+    return msg("em.progress",
+               {{"name", current().name}, {"s", current().steps}, {"n", total_steps_}});
   }
 
   json config() const override {

@@ -260,7 +260,7 @@ std::vector<std::string> check_result(const json& result) {
 
 std::vector<std::string> check_progress(const json& event) {
   Violations out;
-  check_keys(event, kProgressKeys, {}, "progress", out);
+  check_keys(event, kProgressKeys, {"i18n"}, "progress", out);
   if (!event.is_object()) return out;
   const bool done = is_true(event, "done");
   if (event.contains("fraction") && event["fraction"].is_number()) {
@@ -272,6 +272,19 @@ std::vector<std::string> check_progress(const json& event) {
   if (done && member(event, "message") != json("done"))
     out.push_back("message: must be \"done\" when done");
   if (event.contains("series")) check_series(event["series"], "series", out);
+  // Optional: the message as {key, args}, which renders in English as "message" and in every
+  // catalog language without a missing key.
+  if (event.contains("i18n")) {
+    const json& m = event["i18n"];
+    if (!m.is_object() || !m.contains("key"))
+      out.push_back("i18n: must be a message {key, args}");
+    else if (english(m) != member(event, "message"))
+      out.push_back("i18n: renders in English as \"" + english(m) + "\", not as message");
+    else
+      for (const std::string& lang : languages())
+        if (render(m, lang).find("\u27e6") != std::string::npos)
+          out.push_back("i18n: a key is missing in " + lang + ": " + render(m, lang));
+  }
   return out;
 }
 

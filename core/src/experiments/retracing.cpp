@@ -150,8 +150,8 @@ class RetracingRun final : public ChunkedRun {
     return static_cast<double>(next_) / static_cast<double>(plan_.size());
   }
 
-  std::string message() const override {
-    return "call " + std::to_string(next_) + " of " + std::to_string(plan_.size());
+  json progress_message() const override {
+    return msg("rt.progress", {{"i", next_}, {"n", plan_.size()}});
   }
 
   // The calls that traced, with their reasons.
@@ -456,15 +456,15 @@ Experiment make_retracing_experiment() {
         {"source", "seed thread 001"}}});
   e.check = [](const Params& p) {
     if (p.integer("batch") > p.integer("n"))
-      throw ConfigError("batch: must be at most n (" + with_commas(p.integer("n")) + "), got " +
-                        with_commas(p.integer("batch")));
+      throw ConfigError(msg("err.at_most", {{"name", "batch"},
+                                            {"other", "n"},
+                                            {"limit", p.integer("n")},
+                                            {"got", p.integer("batch")}}));
     if (static_cast<double>(p.integer("n")) /
             static_cast<double>(std::min(p.integer("batch"), p.integer("second_batch"))) *
             static_cast<double>(p.integer("epochs") + 1) >
         200000.0)
-      throw ConfigError(
-          "epochs: the script would make more than 200,000 calls; use fewer epochs or larger "
-          "batches");
+      throw ConfigError(msg("err.calls_limit"));
   };
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")),

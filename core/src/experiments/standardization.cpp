@@ -115,9 +115,9 @@ class StandardizationRun final : public ChunkedRun {
  private:
   void work_one() override { run_chunk(current(), kChunk); }
 
-  std::string message() const override {
+  json progress_message() const override {
     const Variant& v = current();
-    return v.name + ": iteration " + with_commas(v.iteration);
+    return msg("std.progress", {{"name", v.name}, {"i", v.iteration}});
   }
 
   json config() const override {

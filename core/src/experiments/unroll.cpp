@@ -63,7 +63,7 @@ class UnrollRun final : public ChunkedRun {
     return static_cast<double>(current_) / static_cast<double>(factors_.size());
   }
 
-  std::string message() const override { return "k = " + std::to_string(k()); }
+  json progress_message() const override { return msg("unr.progress", {{"k", k()}}); }
 
   json runs() const override { return runs_; }
 

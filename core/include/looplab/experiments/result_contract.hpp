@@ -71,7 +71,8 @@ inline constexpr ResultTable kResultTables[] = {
      "replay with no replayed neighbour, never timed alone)}"},
 };
 
-// The keys every progress event has, in this order.
+// The keys every progress event has, in this order; optionally also "i18n", the message as
+// {key, args} (base/i18n.hpp), rendering in English as "message".
 inline constexpr ContractKey kProgressKeys[] = {
     {"done", "boolean", "true once the run is complete"},
     {"fraction", "number", "0..1, non-decreasing; below 1 until done, exactly 1 when done"},
