@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, RUN_TIMEOUT_MS, status, useBrowser, waitForSettled, waitForStatus } from './harness.mjs';
+import { ROOT, runToDone, startLongRun, status, useBrowser, waitForSettled, waitForStatus } from './harness.mjs';
 
 const browser = useBrowser();
 const cases = JSON.parse(readFileSync(join(ROOT, 'tests', 'bad-inputs', 'cases.json'), 'utf8')).cases;
@@ -29,21 +29,6 @@ async function useTestModule(page) {
 }
 
 const workers = (page) => page.workers();
-
-/** Clicks Run on a long standardization run and waits until progress arrives. */
-async function startLongRun(page) {
-  await page.click('#run');
-  await waitForStatus(page, 'running');
-  await page.waitForFunction(() => /iteration [1-9]/.test(document.getElementById('progress-message').textContent),
-    null, { timeout: 30_000, polling: 20 });
-}
-
-async function runToDone(page) {
-  await page.click('#run');
-  // The status may still show the previous error until validation finishes and the run starts.
-  await page.waitForFunction(() => /^(running|done)/.test(window.__looplab.status), null, { timeout: 30_000, polling: 20 });
-  await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
-}
 
 const LONG_RUN = '/web/?experiment=standardization&max_iterations=10000000&tolerance=1e-12&mode=eager';
 const SHORT_QUERY = 'experiment=standardization&max_iterations=2000';

@@ -8,45 +8,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { RESULTS, RUN_TIMEOUT_MS, assertClean, status, useBrowser, waitForStatus } from './harness.mjs';
+import { RESULTS, RUN_TIMEOUT_MS, assertClean, runToDone, startLongRun, status, useBrowser, waitForStatus, waitWidget } from './harness.mjs';
 
 const browser = useBrowser();
 const workers = (page) => page.workers();
 const LONG_RUN = '/web/?experiment=standardization&max_iterations=10000000&tolerance=1e-12&mode=eager';
 const HOST = '/tests/web/fixtures/two-widgets.html';
 
-/** Clicks Run on a long standardization run and waits until progress arrives. */
-async function startLongRun(page) {
-  await page.click('#run');
-  await waitForStatus(page, 'running');
-  await page.waitForFunction(() => /iteration [1-9]/.test(document.getElementById('progress-message').textContent),
-    null, { timeout: 30_000, polling: 20 });
-}
-
-async function runToDone(page) {
-  await page.click('#run');
-  // The status may still show the previous error until validation finishes and the run starts.
-  await page.waitForFunction(() => /^(running|done)/.test(window.__looplab.status), null, { timeout: 30_000, polling: 20 });
-  await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
-}
-
-/** Waits until widget `sel` reports a status starting with `prefix` (an error status fails with its text). */
-async function waitWidget(page, sel, prefix, timeout = 30_000) {
-  await page.waitForFunction(([s, p]) => {
-    const st = document.querySelector(s)?.status ?? '';
-    return st.startsWith(p) || st.startsWith('error');
-  }, [sel, prefix], { timeout, polling: 50 });
-  const now = await page.evaluate((s) => document.querySelector(s).status, sel);
-  assert.ok(now.startsWith(prefix), `${sel}: expected "${prefix}…", got "${now}"`);
-  return now;
-}
-
 /** Text of the first element matching `inner` inside widget `sel`'s shadow root. */
 const shadowText = (page, sel, inner) => page.evaluate(([s, i]) => {
   const n = document.querySelector(s).shadowRoot.querySelector(i);
   return n && !n.hidden ? n.textContent : null;
 }, [sel, inner]);
-
 
 // A worker that ends without an error event (close(), killed by the browser, or hung in a loop) sends
 // nothing: only the heartbeat notices it (client.js). A killed worker looks to the page exactly like

@@ -12,23 +12,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RESULTS, ROOT, RUN_TIMEOUT_MS, assertClean, holdModule, useBrowser } from './harness.mjs';
+import { RESULTS, ROOT, RUN_TIMEOUT_MS, assertClean, holdModule, useBrowser, waitWidget } from './harness.mjs';
 
 const browser = useBrowser();
 const HOST = '/tests/web/fixtures/two-widgets.html';
 const STANDALONE = join(ROOT, 'dist', 'looplab-standalone.html');
 const HOSTILE = '<img src=x onerror=window.__pwned=1>';
-
-/** Waits until widget `sel` reports a status starting with `prefix` (an error status fails with its text). */
-async function waitWidget(page, sel, prefix, timeout = 30_000) {
-  await page.waitForFunction(([s, p]) => {
-    const st = document.querySelector(s)?.status ?? '';
-    return st.startsWith(p) || st.startsWith('error');
-  }, [sel, prefix], { timeout, polling: 50 });
-  const status = await page.evaluate((s) => document.querySelector(s).status, sel);
-  assert.ok(status.startsWith(prefix), `${sel}: expected "${prefix}…", got "${status}"`);
-  return status;
-}
 
 /** Text of the first element matching `inner` inside widget `sel`'s shadow root. */
 const shadowText = (page, sel, inner) => page.evaluate(([s, i]) => {
