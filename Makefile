@@ -5,7 +5,8 @@
 #   make check    the inner loop: native build + ctest (GoogleTest, CLI) + the golden results
 #   make lint     layer check, clang-format check, eslint (seconds)
 #   make test     lint + every build + every test: native, sanitize (ASan+UBSan tests and fuzz
-#                 smoke) and wasm side by side, then dist + npm test (CI runs exactly this)
+#                 smoke) and wasm side by side, each tested when built; the timed tests last
+#                 (CI runs exactly this)
 #   make serve    build + serve the repo root at http://127.0.0.1:$(PORT)/web/
 #   make bench    build + run the benchmark natively and as wasm under node
 #   make dist     build-wasm + dist/: the static site (page, widgets, embed, authoring page) and
@@ -26,6 +27,7 @@ FUZZ_SMOKE_SECONDS ?= 10
 # cmake/ctest run their own make with -j2: keep this make's flags (and its "Entering directory"
 # chatter) out of them.
 CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
+GOLDEN_CHECK := python3 tests/golden/golden.py check build/native/looplab tests/golden/results
 
 .PRECIOUS: build/%/.configured
 .PHONY: deps apt-deps build check lint test test-native test-sanitize test-wasm serve bench dist fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
@@ -73,7 +75,7 @@ build: build-native build-wasm
 # The inner loop while changing the core: seconds after an incremental build.
 check: build-native
 	ctest --preset native
-	python3 tests/golden/golden.py check build/native/looplab tests/golden/results
+	$(GOLDEN_CHECK)
 
 # Layers, format and eslint: before anything is built, so a slip fails in seconds.
 lint: deps
@@ -98,7 +100,7 @@ test: lint
 
 test-native: build-native
 	ctest --preset native -E '$(TIMED_TESTS)'
-	python3 tests/golden/golden.py check build/native/looplab tests/golden/results
+	$(GOLDEN_CHECK)
 
 test-sanitize: build-sanitize
 	ctest --preset sanitize
