@@ -27,38 +27,16 @@
 #include <vector>
 
 #include "looplab/api/api.hpp"
+#include "marshal.hpp"
+
+// Test builds link wasm/test_hooks.cpp, which sets this to a deliberate trap (looplab-test.mjs);
+// in the shipped module it stays null.
+void (*looplab_before_advance)() = nullptr;
 
 namespace {
 
 using emscripten::val;
-
-val make_error(const char* name, const std::string& message) {
-  val error = val::global("Error").new_(message);
-  error.set("name", std::string(name));
-  return error;
-}
-
-// Calls f() and returns its value converted to JS, or a JS Error carrying the exception's what().
-template <class F>
-val result_or_error(F&& f) {
-  try {
-    return val(f());
-  } catch (const looplab::ConfigError& e) {
-    // The message also as {key, args} (JSON text), so the page can say it in the reader's language.
-    val error = make_error("ConfigError", e.what());
-    error.set("i18n", e.message().dump());
-    return error;
-  } catch (const std::bad_alloc&) {  // malloc returned null at -sMAXIMUM_MEMORY (ABORTING_MALLOC=0)
-    return make_error("OutOfMemory",
-                      "out of memory: the run needed more than the " +
-                          std::to_string(emscripten_get_heap_max() >> 20) +
-                          " MB this WebAssembly module may use; try smaller parameters");
-  } catch (const std::exception& e) {
-    return make_error("Error", e.what());
-  } catch (...) {
-    return make_error("Error", "unknown C++ exception");
-  }
-}
+using looplab_wasm::result_or_error;
 
 // One experiment run, owned by JS (call run.delete()). Created only by createRun().
 class Run {
@@ -66,11 +44,7 @@ class Run {
   explicit Run(std::unique_ptr<looplab::ExperimentRun> run) : run_(std::move(run)) {}
 
   val advance(double budget_ms) {
-#ifdef LOOPLAB_TEST_HOOKS
-    // Test builds only (looplab-test.mjs): a deliberate trap, as a crashed module would raise,
-    // armed from the worker by tests/web/reliability.test.mjs. The shipped module has no such path.
-    if (val::global("__looplabTrapOnAdvance").isTrue()) __builtin_trap();
-#endif
+    if (looplab_before_advance) looplab_before_advance();
     return result_or_error([&] { return run_->advance(budget_ms); });
   }
   bool done() const { return run_->done(); }
@@ -112,20 +86,6 @@ val heap_stats() {
   return out;
 }
 
-#ifdef LOOPLAB_TEST_HOOKS
-// Test builds only: allocates `mb` megabytes, as a run that outgrew its estimate would, to check
-// that reaching -sMAXIMUM_MEMORY comes back as an OutOfMemory Error and the module keeps working.
-val test_allocate(double mb) {
-  static std::vector<char> block;  // static, so the allocation cannot be optimized away
-  return result_or_error([&] {
-    block.assign(static_cast<std::size_t>(mb * 1048576.0), 1);
-    const double got = static_cast<double>(block.size());
-    std::vector<char>().swap(block);
-    return got;
-  });
-}
-#endif
-
 val create_run(const std::string& config_json) {
   return result_or_error([&] { return Run(looplab::start_run(config_json)); });
 }
@@ -148,9 +108,6 @@ EMSCRIPTEN_BINDINGS(looplab) {
   function("environment", &environment);
   function("createRun", &create_run);
   function("heapStats", &heap_stats);
-#ifdef LOOPLAB_TEST_HOOKS
-  function("testAllocate", &test_allocate);
-#endif
 }
 
 // ---- call-granularity and overhead: the per-call session API, driven from JavaScript

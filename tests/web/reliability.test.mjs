@@ -4,8 +4,8 @@
 //
 //   node --test tests/web/reliability.test.mjs    (needs the wasm build, incl. looplab-test.mjs)
 //
-// The trap test swaps the shipped module for build/wasm/looplab-test.mjs (bindings.cpp with
-// LOOPLAB_TEST_HOOKS) by intercepting the worker's request: the page itself never loads it.
+// The trap test swaps the shipped module for build/wasm/looplab-test.mjs (bindings.cpp plus
+// wasm/test_hooks.cpp) by intercepting the worker's request: the page itself never loads it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
