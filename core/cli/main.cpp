@@ -38,9 +38,9 @@ std::string tr(const std::string& key, json args = json::object()) {
 // A text of describe() in the student's language: its catalog entry when there is one (the
 // experiments' own texts are English), else the text itself.
 std::string localized(const std::string& key, const json& english_text) {
-  const json& c = catalog(g_lang);
+  const Catalog& c = catalog(g_lang);
   const auto it = c.find(key);
-  if (it != c.end() && it->is_string()) return it->get<std::string>();
+  if (it != c.end()) return it->second;
   return english_text.is_string() ? english_text.get<std::string>() : english_text.dump();
 }
 

@@ -3,6 +3,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <mutex>
+#include <stdexcept>
 #include <utility>
 
 #include "looplab/base/error.hpp"
@@ -16,27 +19,64 @@ const std::pair<const char*, const char*> kCatalogTexts[] = {
 #include "looplab/base/catalogs.inc"
 };
 
-struct Catalogs {
-  std::vector<std::string> langs;
-  std::vector<json> tables;
+// Reads a flat JSON object of strings straight into a Catalog. NOTE: not through json::parse: an
+// ordered_json object checks every new key against all the keys before it, so parsing the three
+// catalogs (~1,000 keys each) cost half a second per process in the sanitizer build, and every
+// CLI test paid it.
+class CatalogReader final : public nlohmann::json_sax<json> {
+ public:
+  explicit CatalogReader(Catalog& out) : out_(out) {}
+  bool key(string_t& k) override {
+    key_ = std::move(k);
+    return true;
+  }
+  bool string(string_t& v) override {
+    if (depth_ != 1) return not_flat();
+    out_.insert_or_assign(std::move(key_), std::move(v));
+    return true;
+  }
+  bool start_object(std::size_t) override { return ++depth_ == 1 || not_flat(); }
+  bool end_object() override { return --depth_ == 0 || not_flat(); }
+  bool null() override { return not_flat(); }
+  bool boolean(bool) override { return not_flat(); }
+  bool number_integer(number_integer_t) override { return not_flat(); }
+  bool number_unsigned(number_unsigned_t) override { return not_flat(); }
+  bool number_float(number_float_t, const string_t&) override { return not_flat(); }
+  bool binary(binary_t&) override { return not_flat(); }
+  bool start_array(std::size_t) override { return not_flat(); }
+  bool end_array() override { return not_flat(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  static bool not_flat() { return false; }
+  Catalog& out_;
+  string_t key_;
+  int depth_ = 0;
 };
 
-const Catalogs& catalogs() {
-  static const Catalogs c = [] {
-    Catalogs out;
-    for (const auto& [lang, text] : kCatalogTexts) {
-      out.langs.push_back(lang);
-      out.tables.push_back(json::parse(text));
-    }
-    return out;
-  }();
-  return c;
+constexpr std::size_t kLanguageCount = std::size(kCatalogTexts);
+
+// A language's catalog, parsed the first time it is asked for: a process that speaks English
+// parses only English.
+const Catalog& parsed_catalog(std::size_t i) {
+  static std::once_flag once[kLanguageCount];
+  static Catalog tables[kLanguageCount];
+  std::call_once(once[i], [i] {
+    CatalogReader reader(tables[i]);
+    // The catalogs are checked in (tests/core/base/i18n_test.cpp); a broken one stops here.
+    if (!json::sax_parse(kCatalogTexts[i].second, &reader))
+      throw std::logic_error(std::string("core/i18n/") + kCatalogTexts[i].first +
+                             ".json: not a flat object of strings");
+  });
+  return tables[i];
 }
 
 const std::string* lookup(std::string_view lang, const std::string& key) {
-  const json& table = catalog(lang);
+  const Catalog& table = catalog(lang);
   auto it = table.find(key);
-  if (it != table.end() && it->is_string()) return &it->get_ref<const std::string&>();
+  if (it != table.end()) return &it->second;
   if (lang != "en") return lookup("en", key);
   return nullptr;
 }
@@ -94,7 +134,14 @@ std::string render_arg(const json& v, const std::string& fmt, std::string_view l
 
 }  // namespace
 
-const std::vector<std::string>& languages() { return catalogs().langs; }
+const std::vector<std::string>& languages() {
+  static const std::vector<std::string> langs = [] {
+    std::vector<std::string> out;
+    for (const auto& entry : kCatalogTexts) out.emplace_back(entry.first);
+    return out;
+  }();
+  return langs;
+}
 
 std::string normalize_lang(std::string_view tag) {
   std::string t;
@@ -105,11 +152,10 @@ std::string normalize_lang(std::string_view tag) {
   return "en";
 }
 
-const json& catalog(std::string_view lang) {
-  const Catalogs& c = catalogs();
-  for (std::size_t i = 0; i < c.langs.size(); ++i)
-    if (c.langs[i] == lang) return c.tables[i];
-  return c.tables.front();
+const Catalog& catalog(std::string_view lang) {
+  for (std::size_t i = 0; i < kLanguageCount; ++i)
+    if (kCatalogTexts[i].first == lang) return parsed_catalog(i);
+  return parsed_catalog(0);
 }
 
 json msg(std::string key, json args) {

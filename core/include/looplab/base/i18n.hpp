@@ -14,6 +14,8 @@
 // English, and a key missing from English renders as ⟦key⟧, which tests look for.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,8 +30,9 @@ const std::vector<std::string>& languages();
 // "zh", "zh_CN.UTF-8", "zh-Hans" -> "zh-CN"; "id_ID" -> "id"; anything else -> "en".
 std::string normalize_lang(std::string_view tag);
 
-// The catalog of a language (a flat object key -> template); English for an unknown language.
-const json& catalog(std::string_view lang);
+// The catalog of a language (key -> template); English for an unknown language.
+using Catalog = std::map<std::string, std::string, std::less<>>;
+const Catalog& catalog(std::string_view lang);
 
 json msg(std::string key, json args = json::object());
 
