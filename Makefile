@@ -23,7 +23,7 @@ APT_PACKAGES := emscripten libeigen3-dev nlohmann-json3-dev libgtest-dev googlet
 PRESETS := native wasm sanitize
 FUZZ_TARGETS := config run csv
 FUZZ_SECONDS ?= 60
-FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_SMOKE_SECONDS ?= 5
 # cmake/ctest run their own make with -j2: keep this make's flags (and its "Entering directory"
 # chatter) out of them.
 CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL

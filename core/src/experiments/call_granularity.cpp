@@ -34,7 +34,7 @@
 namespace looplab {
 namespace {
 
-constexpr double kMemoryLimitBytes = 128.0 * 1024 * 1024;
+constexpr double kSessionMemoryLimitBytes = 128.0 * 1024 * 1024;
 // Losses of an eager and a traced step agree to float32 rounding, not bit for bit (kernels may
 // sum in another order); over a run they may drift apart by this much, relative, and still be the
 // same training. Traced against traced is bit-identical.
@@ -46,7 +46,7 @@ double estimated_bytes(long long n, long long batch, long long hidden) {
          40.0 * static_cast<double>(batch) * static_cast<double>(hidden);
 }
 
-struct Variant {
+struct GranularityVariant {
   std::string name;
   Mode mode = Mode::Traced;
   bool per_call =
@@ -97,7 +97,7 @@ class CallGranularityRun final : public ChunkedRun {
                      {"train_on_batch", Mode::Eager, true},
                      {"train_on_batch_traced", Mode::Traced, true}};
     for (const auto& k : kVariants) {
-      auto v = std::make_unique<Variant>();
+      auto v = std::make_unique<GranularityVariant>();
       v->name = k.name;
       v->mode = k.mode;
       v->per_call = k.per_call;
@@ -113,9 +113,9 @@ class CallGranularityRun final : public ChunkedRun {
   }
 
  private:
-  const Variant& fit() const { return *variants_[0]; }
-  const Variant& eager_calls() const { return *variants_[1]; }
-  const Variant& traced_calls() const { return *variants_[2]; }
+  const GranularityVariant& fit() const { return *variants_[0]; }
+  const GranularityVariant& eager_calls() const { return *variants_[1]; }
+  const GranularityVariant& traced_calls() const { return *variants_[2]; }
 
   void work_one() override { run_epoch(current()); }
 
@@ -138,8 +138,9 @@ class CallGranularityRun final : public ChunkedRun {
 
   // The variants take turns, one epoch each, so a change in machine load (another process, a
   // browser tab) hits all alike instead of biasing whichever ran during it.
-  Variant& current() const {
-    Variant* next = nullptr;  // the unfinished variant with the fewest epochs, the first on a tie
+  GranularityVariant& current() const {
+    GranularityVariant* next =
+        nullptr;  // the unfinished variant with the fewest epochs, the first on a tie
     for (auto& v : variants_)
       if (v->epochs_done < epochs_ && !v->diverged && (!next || v->epochs_done < next->epochs_done))
         next = v.get();
@@ -148,7 +149,7 @@ class CallGranularityRun final : public ChunkedRun {
 
   // One epoch of the variant; the first epoch (it includes the trace) is reported apart, the others
   // are timed in chunks of whole epochs lasting at least chunk_ms.
-  void run_epoch(Variant& v) {
+  void run_epoch(GranularityVariant& v) {
     if (!v.session)
       v.session = std::make_unique<TrainerSession>(session_config(params().values(), v.mode));
     const int n = static_cast<int>(params().integer("n")),
@@ -181,7 +182,7 @@ class CallGranularityRun final : public ChunkedRun {
     ++v.epochs_done;
   }
 
-  void record(Variant& v, const std::vector<float>& losses) {
+  void record(GranularityVariant& v, const std::vector<float>& losses) {
     const long long every =
         std::max<long long>(1, static_cast<long long>(batches_) * epochs_ / 500);
     for (float l : losses) {
@@ -192,15 +193,15 @@ class CallGranularityRun final : public ChunkedRun {
     }
   }
 
-  static Measure step_of(const Variant& v) {
+  static Measure step_of(const GranularityVariant& v) {
     return {v.name, median(v.chunk_us), half_iqr(v.chunk_us)};
   }
-  static Measure loss_of(const Variant& v) {
+  static Measure loss_of(const GranularityVariant& v) {
     const double l = v.losses.empty() ? 0.0 : static_cast<double>(v.losses.back());
     return loss_measure(v.name, l);
   }
   // The same training: every step's loss within kLossTolerance of fit's.
-  bool same_losses(const Variant& v) const {
+  bool same_losses(const GranularityVariant& v) const {
     return !v.diverged && !fit().diverged && v.losses.size() == fit().losses.size() &&
            max_relative_gap(v.losses, fit().losses) <= kLossTolerance;
   }
@@ -214,7 +215,7 @@ class CallGranularityRun final : public ChunkedRun {
                                          step_of(traced_calls()), Quantity::Time, "µs per step"),
                                  compare("per_call_vs_fit", step_of(traced_calls()), step_of(fit()),
                                          Quantity::Time, "µs per step")};
-    for (const Variant* v : {&eager_calls(), &traced_calls()})
+    for (const GranularityVariant* v : {&eager_calls(), &traced_calls()})
       if (!v->diverged && !fit().diverged)
         c.push_back(compare("final_loss_" + v->name + "_vs_fit", loss_of(*v), loss_of(fit()),
                             Quantity::Loss, ""));
@@ -246,7 +247,7 @@ class CallGranularityRun final : public ChunkedRun {
                      {"boundary", boundary_clause}});
   }
 
-  json run_json(const Variant& v) const {
+  json run_json(const GranularityVariant& v) const {
     const double us = median(v.chunk_us);
     return {{"variant", v.name},
             {"mode", mode_name(v.mode)},
@@ -307,7 +308,7 @@ class CallGranularityRun final : public ChunkedRun {
     // With one or two timed chunks a side has no spread to speak of (half the IQR of one value is
     // 0), so a single disturbed chunk could decide a verdict: say so.
     std::size_t fewest = fit().chunk_us.size();
-    for (const Variant* v : {&eager_calls(), &traced_calls()})
+    for (const GranularityVariant* v : {&eager_calls(), &traced_calls()})
       fewest = std::min(fewest, v->chunk_us.size());
     const json few_chunks =
         msg(fewest < 3 ? "cg.few" : "cg.few_none", {{"chunks", plural_chunks(fewest)}});
@@ -334,7 +335,7 @@ class CallGranularityRun final : public ChunkedRun {
   LinearData data_;
   int epochs_, batches_;
   double chunk_ms_;
-  std::vector<std::unique_ptr<Variant>> variants_;
+  std::vector<std::unique_ptr<GranularityVariant>> variants_;
 };
 
 }  // namespace
@@ -413,7 +414,7 @@ Experiment make_call_granularity_experiment() {
       throw ConfigError(
           msg("err.at_most", {{"name", "batch"}, {"other", "n"}, {"limit", n}, {"got", batch}}));
     const double bytes = estimated_bytes(n, batch, hidden);
-    if (bytes > kMemoryLimitBytes)
+    if (bytes > kSessionMemoryLimitBytes)
       throw ConfigError(msg("err.cg_memory", {{"mb", bytes / 1048576.0}}));
   };
   e.estimate = [](const Params& p) {  // three variants, `epochs` epochs each

@@ -28,13 +28,6 @@ namespace {
 
 const char* const kModes[] = {"eager", "traced", "unrolled", "reference"};
 
-// Floats one training step keeps per (batch row × hidden unit). Measured: the traced arena is 3
-// (arena_bytes ≈ 12·batch·hidden), eager's tape holds about 5; 8 leaves room (limits_test.cpp).
-constexpr double kStepFloatsPerUnit = 8.0;
-// Bytes each unrolled step adds to a program: instructions and batch pointers (the arena is reused
-// across steps: unroll = 100 grew it by a third).
-constexpr double kBytesPerUnrolledStep = 32e3;
-
 // The rules between sizes, for the n of the parameters or of the user's CSV.
 void check_sizes(long long n, long long batch, long long unroll, long long hidden,
                  const char* n_name) {

@@ -24,8 +24,8 @@
 namespace looplab {
 namespace {
 
-const char* const kModes[] = {"eager", "traced", "reference"};
-constexpr double kMemoryLimitBytes = 256.0 * 1024 * 1024;
+const char* const kOverheadModes[] = {"eager", "traced", "reference"};
+constexpr double kOverheadMemoryLimitBytes = 256.0 * 1024 * 1024;
 // x and y, plus the few [N x 1] buffers an eager step allocates (prediction, residual, squares,
 // grads).
 constexpr double kBytesPerPoint = 8.0 + 6 * 4.0;
@@ -44,7 +44,7 @@ class OverheadRun final : public ChunkedRun {
     warm_up_engines();
     warm_up_linear();
     for (int m = 0; m < 3; ++m)
-      series_[m] = &add_series(kModes[m], {"n", "us_per_step", "us_spread"});
+      series_[m] = &add_series(kOverheadModes[m], {"n", "us_per_step", "us_spread"});
   }
 
   bool done() const override { return next_ >= sizes_.size() * 3; }
@@ -55,22 +55,23 @@ class OverheadRun final : public ChunkedRun {
   }
 
   json progress_message() const override {
-    return msg("ov.progress", {{"mode", kModes[next_ % 3]}, {"n", sizes_[next_ / 3]}});
+    return msg("ov.progress", {{"mode", kOverheadModes[next_ % 3]}, {"n", sizes_[next_ / 3]}});
   }
 
   // Each mode's measured points, then the fitted line at the same N.
   json series() const override {
     json series = json::object();
     for (int m = 0; m < 3; ++m) {
-      series[kModes[m]] = series_[m]->to_json();
-      series[std::string(kModes[m]) + "_fit"] = fit_series(fit_cost_line_of(kModes[m]));
+      series[kOverheadModes[m]] = series_[m]->to_json();
+      series[std::string(kOverheadModes[m]) + "_fit"] =
+          fit_series(fit_cost_line_of(kOverheadModes[m]));
     }
     return series;
   }
 
   json runs() const override {
     json runs = json::array();
-    for (const char* m : kModes) {
+    for (const char* m : kOverheadModes) {
       const ModeFit& f = fits_.at(m);
       const CostLine c = fit_cost_line_of(m);
       runs.push_back(
@@ -101,7 +102,7 @@ class OverheadRun final : public ChunkedRun {
     if (done) return;
     done = true;
     const LinearData d = overhead_data(64);
-    for (const char* m : kModes) {
+    for (const char* m : kOverheadModes) {
       auto t = make_linear_trainer(parse_mode(m), d.x, d.y);
       const Stopwatch w;
       for (int i = 0; i < 5000 && w.elapsed_ms() < 10.0; ++i) t->step(1e-4f);
@@ -111,7 +112,7 @@ class OverheadRun final : public ChunkedRun {
   // One (N, mode) point: a fresh trainer on the seed-004 curve sampled N times, timed in chunks.
   void work_one() override {
     const int n = static_cast<int>(sizes_[next_ / 3]);
-    const char* mode = kModes[next_ % 3];
+    const char* mode = kOverheadModes[next_ % 3];
     if (data_n_ != n) {
       data_ = overhead_data(n);
       data_n_ = n;
@@ -238,7 +239,7 @@ class OverheadRun final : public ChunkedRun {
                                 : msg("ov.cross_n", {{"n", std::llround(cross[m].get<double>())}});
     };
     json headline = json::array();
-    for (const char* m : kModes)
+    for (const char* m : kOverheadModes)
       headline.push_back(
           {{"label", msg("ov.h_label", {{"mode", m}})},
            {"value", msg("ov.h_value", {{"a", a[m].get<double>()}, {"b", b[m].get<double>()}})},
@@ -324,11 +325,12 @@ Experiment make_overhead_experiment() {
       throw ConfigError(msg("err.larger_than",
                             {{"name", "n_max"}, {"other", "n_min"}, {"limit", lo}, {"got", hi}}));
     const double bytes = kBytesPerPoint * static_cast<double>(hi);
-    if (bytes > kMemoryLimitBytes)
-      throw ConfigError(msg("err.points_memory",
-                            {{"n", hi},
-                             {"mb", bytes / 1048576.0},
-                             {"max", static_cast<long long>(kMemoryLimitBytes / kBytesPerPoint)}}));
+    if (bytes > kOverheadMemoryLimitBytes)
+      throw ConfigError(
+          msg("err.points_memory",
+              {{"n", hi},
+               {"mb", bytes / 1048576.0},
+               {"max", static_cast<long long>(kOverheadMemoryLimitBytes / kBytesPerPoint)}}));
   };
   // Steps are adaptive (each timed chunk lasts chunk_ms), so the run is bounded by time, not steps:
   // points x 3 modes x (repeats + warm-up) chunks.

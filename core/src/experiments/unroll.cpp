@@ -21,11 +21,6 @@
 namespace looplab {
 namespace {
 
-// As in experiment_execution_modes.cpp: floats one step keeps per (batch row × hidden unit), and
-// the bytes each unrolled step adds to a program (instructions, batch pointers).
-constexpr double kStepFloatsPerUnit = 8.0;
-constexpr double kBytesPerUnrolledStep = 32e3;
-
 class UnrollRun final : public ChunkedRun {
  public:
   explicit UnrollRun(const Params& p)

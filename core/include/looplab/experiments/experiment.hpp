@@ -68,6 +68,14 @@ struct Limits {
 inline constexpr Limits kNativeLimits{4e9, 1e9};
 inline constexpr Limits kWasmLimits{400e6, 2e8};
 Limits config_limits();  // this build's: kWasmLimits under Emscripten, else kNativeLimits
+
+// For the estimates of the experiments that train the MLP graph (execution-modes, unroll): floats
+// one training step keeps per (batch row × hidden unit). Measured: the traced arena is 3
+// (arena_bytes ≈ 12·batch·hidden), eager's tape holds about 5; 8 leaves room (limits_test.cpp).
+inline constexpr double kStepFloatsPerUnit = 8.0;
+// Bytes each unrolled step adds to a program: instructions and batch pointers (the arena is reused
+// across steps: unroll = 100 grew it by a third).
+inline constexpr double kBytesPerUnrolledStep = 32e3;
 const Experiment& find_experiment(const std::string& id);
 
 // One builder per experiment file.
