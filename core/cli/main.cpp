@@ -29,7 +29,7 @@ const char* kUsage =
     "usage: looplab list\n"
     "       looplab describe <experiment>\n"
     "       looplab run <experiment> [--set name=value ...] [--config file.json] [--json out.json] "
-    "[--csv out.csv]\n"
+    "[--csv out.csv] [--show-code]\n"
     "                              [--data in.csv [--set x=<column>] [--set y=<column>]]\n"
     "       looplab run --config file.json [--json out.json] [--csv out.csv]   (the file names the "
     "experiment)\n";
@@ -200,8 +200,9 @@ std::string series_csv(const json& result) {
 void print_result(const json& r) {
   std::vector<std::string> keys;
   for (const auto& run : r["runs"])
-    for (const auto& [k, v] : run.items())
-      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    for (const auto& [k, v] : run.items())  // generated code is printed by --show-code
+      if (k != "generated_code" && std::find(keys.begin(), keys.end(), k) == keys.end())
+        keys.push_back(k);
   // One row per field, one column per run: runs have many fields and few variants.
   std::vector<std::vector<std::string>> rows;
   for (const auto& k : keys) {
@@ -224,6 +225,19 @@ void print_result(const json& r) {
             << " ns\n";
 }
 
+// --show-code: the code compiled mode generated for the step (C natively), per run that has it.
+void print_generated_code(const json& r) {
+  bool any = false;
+  for (const auto& run : r.value("runs", json::array()))
+    if (run.contains("generated_code")) {
+      std::cout << "\nGenerated code of the " << run.value("mode", "compiled") << " step:\n"
+                << run["generated_code"].get<std::string>();
+      any = true;
+    }
+  if (!any)
+    std::cout << "\n(no run of this experiment generated code: --show-code needs compiled mode)\n";
+}
+
 int cmd_run(const std::vector<std::string>& args) {
   if (args.empty()) throw UsageError("run: which experiment? (see `looplab list`)");
   // `run --config file.json` alone: the file's text goes to the core unchanged, so its messages
@@ -232,6 +246,7 @@ int cmd_run(const std::vector<std::string>& args) {
   const std::string id = id_in_file ? "" : args[0];
   std::string config_path, json_path, csv_path, data_path;
   std::vector<std::string> sets;
+  bool show_code = false;
   for (std::size_t i = id_in_file ? 0 : 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
@@ -248,6 +263,8 @@ int cmd_run(const std::vector<std::string>& args) {
       csv_path = value();
     else if (a == "--data")
       data_path = value();
+    else if (a == "--show-code")
+      show_code = true;
     else
       throw UsageError("run: unknown option " + a);
   }
@@ -268,6 +285,7 @@ int cmd_run(const std::vector<std::string>& args) {
   const std::string text = run->result_json();
   const json result = json::parse(text);
   print_result(result);
+  if (show_code) print_generated_code(result);
   if (!json_path.empty()) write_file(json_path, result.dump(1) + "\n", "--json");
   if (!csv_path.empty()) write_file(csv_path, series_csv(result), "--csv");
   return 0;

@@ -25,7 +25,8 @@
 namespace looplab {
 namespace {
 
-const char* const kModes[] = {"eager", "traced", "unrolled", "reference"};
+const char* const kModes[] = {"eager", "traced", "unrolled", "compiled", "reference"};
+constexpr double kModeCount = sizeof(kModes) / sizeof(kModes[0]);
 
 // Floats one training step keeps per (batch row × hidden unit). Measured: the traced arena is 3
 // (arena_bytes ≈ 12·batch·hidden), eager's tape holds about 5; 8 leaves room (limits_test.cpp).
@@ -112,7 +113,7 @@ class ExecutionModesRun final : public ChunkedRun {
   double fraction() const override {
     long long done_steps = 0;
     for (auto& r : runs_) done_steps += r->steps;
-    return static_cast<double>(done_steps) / (4.0 * total_steps_);
+    return static_cast<double>(done_steps) / (kModeCount * total_steps_);
   }
 
   std::string message() const override {
@@ -150,7 +151,9 @@ class ExecutionModesRun final : public ChunkedRun {
       r.reference = std::make_unique<ReferenceMlp>(*r.model, batch_, lr, loss_);
     } else {
       r.optimizer = std::make_unique<Adam>(lr, r.model->parameters());
-      const Mode mode = r.name == "eager" ? Mode::Eager : Mode::Traced;
+      const Mode mode = r.name == "eager"      ? Mode::Eager
+                        : r.name == "compiled" ? Mode::Compiled
+                                               : Mode::Traced;
       r.steps_per_call = r.name == "unrolled" ? static_cast<int>(params().integer("unroll")) : 1;
       r.graph = std::make_unique<GraphTrainer>(mode, *r.model, *r.optimizer, Shape{batch_, 1},
                                                Shape{batch_, 1}, r.steps_per_call, true, loss_);
@@ -232,6 +235,7 @@ class ExecutionModesRun final : public ChunkedRun {
     if (r.graph) {
       const json info = r.graph->setup_info();
       for (const auto& [k, v] : info.items()) j[k] = v;
+      if (!r.graph->generated_code().empty()) j["generated_code"] = r.graph->generated_code();
     }
     return j;
   }
@@ -242,8 +246,15 @@ class ExecutionModesRun final : public ChunkedRun {
   }
   static Measure loss_of(const ModeRun& r) { return loss_measure(r.name, r.last_loss); }
 
+  const ModeRun& run(const std::string& name) const {
+    for (const auto& r : runs_)
+      if (r->name == name) return *r;
+    throw std::logic_error("execution-modes: no mode " + name);
+  }
+
   std::vector<Comparison> comparisons() const {
-    const ModeRun &eager = *runs_[0], &traced = *runs_[1], &unrolled = *runs_[2], &ref = *runs_[3];
+    const ModeRun &eager = run("eager"), &traced = run("traced"), &unrolled = run("unrolled"),
+                  &compiled = run("compiled"), &ref = run("reference");
     const std::string unrolled_label = "unrolled(" + std::to_string(unrolled.steps_per_call) + ")";
     std::vector<Comparison> c = {
         compare("traced_vs_eager", step_of(traced, "traced"), step_of(eager, "eager"),
@@ -253,7 +264,13 @@ class ExecutionModesRun final : public ChunkedRun {
         compare("traced_vs_reference", step_of(traced, "traced"),
                 step_of(ref, "the hand-written loop"), Quantity::Time, "µs per step"),
         compare("first_call_traced_vs_eager", {"traced", traced.first_call_ms, 0.0},
-                {"eager", eager.first_call_ms, 0.0}, Quantity::Time, "ms on the first call")};
+                {"eager", eager.first_call_ms, 0.0}, Quantity::Time, "ms on the first call"),
+        compare("compiled_vs_traced", step_of(compiled, "compiled"), step_of(traced, "traced"),
+                Quantity::Time, "µs per step"),
+        compare("compiled_vs_reference", step_of(compiled, "compiled"),
+                step_of(ref, "the hand-written loop"), Quantity::Time, "µs per step"),
+        compare("first_call_compiled_vs_traced", {"compiled", compiled.first_call_ms, 0.0},
+                {"traced", traced.first_call_ms, 0.0}, Quantity::Time, "ms on the first call")};
     for (const auto& r : runs_)
       if (r.get() != &ref && !r->diverged_at && !ref.diverged_at)
         c.push_back(compare("final_loss_" + r->name + "_vs_reference", loss_of(*r), loss_of(ref),
@@ -282,9 +299,11 @@ class ExecutionModesRun final : public ChunkedRun {
   }
 
   json summary() const override {
-    const ModeRun &eager = *runs_[0], &traced = *runs_[1], &unrolled = *runs_[2], &ref = *runs_[3];
+    const ModeRun &eager = run("eager"), &traced = run("traced"), &unrolled = run("unrolled"),
+                  &compiled = run("compiled"), &ref = run("reference");
     const double e = median(eager.chunk_us_per_step), t = median(traced.chunk_us_per_step),
-                 u = median(unrolled.chunk_us_per_step), f = median(ref.chunk_us_per_step);
+                 u = median(unrolled.chunk_us_per_step), c = median(compiled.chunk_us_per_step),
+                 f = median(ref.chunk_us_per_step);
     const std::vector<Comparison> cmp = comparisons();
     double max_gap = 0.0;  // how far the final losses are apart, relative
     for (const auto& r : runs_)
@@ -294,21 +313,25 @@ class ExecutionModesRun final : public ChunkedRun {
     for (const Comparison& c : cmp)
       if (c.quantity == Quantity::Loss) same_loss = same_loss && c.verdict == Verdict::Same;
     json s;
-    s["steady_step_us"] = {{"eager", e}, {"traced", t}, {"unrolled", u}, {"reference", f}};
+    s["steady_step_us"] = {
+        {"eager", e}, {"traced", t}, {"unrolled", u}, {"compiled", c}, {"reference", f}};
     s["final_loss_spread"] = max_gap;
     s["comparisons"] = comparisons_json(cmp);
     json headline = json::array();
     headline.push_back(
         {{"label", "Steady step (median µs)"},
-         {"value", format_sig(e, 3) + " → " + format_sig(t, 3) + " → " + format_sig(u, 3) + " | " +
-                       format_sig(f, 3)},
+         {"value", format_sig(e, 3) + " → " + format_sig(t, 3) + " → " + format_sig(u, 3) + " → " +
+                       format_sig(c, 3) + " | " + format_sig(f, 3)},
          {"note", "eager → traced → unrolled(" + std::to_string(unrolled.steps_per_call) +
-                      ") | hand-written reference"}});
+                      ") → compiled | hand-written reference"}});
     headline.push_back({{"label", "First call (ms)"},
                         {"value", format_sig(eager.first_call_ms, 3) + " → " +
                                       format_sig(traced.first_call_ms, 3) + " → " +
-                                      format_sig(unrolled.first_call_ms, 3)},
-                        {"note", "traced and unrolled include trace + compile"}});
+                                      format_sig(unrolled.first_call_ms, 3) + " → " +
+                                      format_sig(compiled.first_call_ms, 3)},
+                        {"note",
+                         "traced and unrolled include trace + compile; compiled also "
+                         "generating and building the code"}});
     headline.push_back({{"label", "Traced vs eager, per step"},
                         {"value", cmp[0].short_text()},
                         {"note", cmp[2].sentence()}});
@@ -327,8 +350,10 @@ class ExecutionModesRun final : public ChunkedRun {
                     " (last finite loss " + format_sig(r->last_loss, 4) + ").";
     s["reading"] =
         "Per step, " + cmp[0].sentence() + "; " + cmp[1].sentence() + "; " + cmp[2].sentence() +
-        ". Tracing cost " + format_sig(traced.first_call_ms, 3) + " ms once, unrolling " +
-        format_sig(unrolled.first_call_ms, 3) + " ms. " +
+        "; " + cmp[4].sentence() + "; " + cmp[5].sentence() + ". Tracing cost " +
+        format_sig(traced.first_call_ms, 3) + " ms once, unrolling " +
+        format_sig(unrolled.first_call_ms, 3) + " ms, compiling to code " +
+        format_sig(compiled.first_call_ms, 3) + " ms. " +
         (!diverged.empty() ? "The loss stopped being finite:" + diverged
          : same_loss       ? "Every mode ended at the same loss, to float32 rounding."
                      : "The final losses differ by up to " + format_sig(max_gap, 2) + " relative.");
@@ -367,9 +392,10 @@ Experiment make_execution_modes_experiment() {
   e.explanation = {
       {"intro",
        "A small network, Dense(hidden) → Dense(1) trained by Adam on random points (or your own "
-       "CSV), run four ways from the same initial weights: eager (every op dispatched and "
+       "CSV), run five ways from the same initial weights: eager (every op dispatched and "
        "allocated as it runs), traced (the step recorded once, compiled, then replayed), unrolled "
-       "(k steps compiled into one program) and a hand-written loop."},
+       "(k steps compiled into one program), compiled (the traced program generated as code: "
+       "WebAssembly in the browser, C natively) and a hand-written loop."},
       {"try",
        "Compare the first call with the steady step; raise unroll and watch the compile time grow "
        "while the step time stops improving; make the model bigger (hidden) so the arithmetic, "
@@ -392,6 +418,8 @@ Experiment make_execution_modes_experiment() {
         {"tensorflow",
          "a Python for-loop over k batches inside the tf.function, which autograph "
          "unrolls into one graph"}},
+       {{"looplab", "compiled"},
+        {"tensorflow", "XLA (jit_compile=True): code generated for the whole fused step"}},
        {{"looplab", "reference"}, {"tensorflow", "none: the same arithmetic written by hand"}}});
   e.params = {
       common::samples(10000, 100,
@@ -409,7 +437,7 @@ Experiment make_execution_modes_experiment() {
   };
   e.plots = json::array(
       {line_plot("loss", "Training loss, mean per epoch, every mode", {"epoch", "epoch"},
-                 {"loss", "mean loss"}, {"eager", "traced", "unrolled", "reference"}),
+                 {"loss", "mean loss"}, {"eager", "traced", "unrolled", "compiled", "reference"}),
        bars_plot("first_call", "First call: trace + compile + first step", "mode",
                  {"first_call_ms", "ms", Scale::Log}),
        bars_plot_with_spread("steady",
@@ -438,13 +466,13 @@ Experiment make_execution_modes_experiment() {
                  batch = static_cast<double>(p.integer("batch"));
     const double hidden = static_cast<double>(p.integer("hidden")),
                  unroll = static_cast<double>(p.integer("unroll"));
-    // All four modes stay alive to the end, each with one step's buffers; the unrolled program
+    // All five modes stay alive to the end, each with one step's buffers; the unrolled program
     // also grows with k.
     const double step_bytes =
         batch * (hidden + 1.0) * 4.0 * kStepFloatsPerUnit + hidden * 4.0 * 64.0 + 64e3;
     return Estimate{
-        2e6 + n * 4.0 * 3.0 + step_bytes * 4.0 + unroll * (kBytesPerUnrolledStep + hidden * 32.0),
-        4.0 * std::floor(n / batch) * static_cast<double>(p.integer("epochs")),
+        2e6 + n * 4.0 * 3.0 + step_bytes * 5.0 + unroll * (kBytesPerUnrolledStep + hidden * 32.0),
+        kModeCount * std::floor(n / batch) * static_cast<double>(p.integer("epochs")),
         "n, batch, hidden, epochs and unroll"};
   };
   e.start = start_run_of<ExecutionModesRun>;

@@ -27,8 +27,9 @@ namespace looplab {
 
 class GraphTrainer {
  public:
-  // mode is Eager or Traced; unroll > 1 needs Traced. training = false: the loss only, no update
-  // (an evaluation step: a different program, as a static argument makes it in a framework).
+  // mode is Eager, Traced or Compiled (traced, then generated as code); unroll > 1 needs a program.
+  // training = false: the loss only, no update (an evaluation step: a different program, as a
+  // static argument makes it in a framework).
   GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch,
                int unroll = 1, bool training = true, Loss loss = Loss::Mse,
                CompileOptions options = {});
@@ -39,6 +40,8 @@ class GraphTrainer {
   void run(const float* const* xs, const float* const* ys, float* losses, int rows = -1);
   // Traced: trace_ms, compile_ms and the program's size; eager: empty.
   json setup_info() const;
+  // Compiled mode: the generated code of the step (C natively, WebAssembly text in wasm).
+  const std::string& generated_code() const;
 
  private:
   void trace();
