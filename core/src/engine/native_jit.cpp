@@ -29,9 +29,15 @@ namespace fs = std::filesystem;
 // NOTE: -ffp-contract=off: no fused multiply-adds, so the generated code rounds as the kernels,
 // the reference loops and WebAssembly (which has no FMA) do. -fno-math-errno lets sqrtf
 // vectorize; it changes no result.
-constexpr const char* kFlags =
-    "-O3 -march=native -ffp-contract=off -fno-math-errno -fno-trapping-math -fPIC -shared "
-    "-std=gnu11 -Wall";
+// -march=native follows the build's LOOPLAB_NATIVE option.
+#ifdef LOOPLAB_NATIVE_JIT
+#define LOOPLAB_JIT_ARCH "-march=native "
+#else
+#define LOOPLAB_JIT_ARCH ""
+#endif
+constexpr const char* kFlags = "-O3 " LOOPLAB_JIT_ARCH
+                               "-ffp-contract=off -fno-math-errno -fno-trapping-math -fPIC -shared "
+                               "-std=gnu11 -Wall";
 
 std::uint64_t fnv1a(const std::string& text) {
   std::uint64_t h = 1469598103934665603ull;
