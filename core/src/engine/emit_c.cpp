@@ -163,10 +163,12 @@ struct LoopWriter {
     const std::size_t n = L.n, blocks = n - n % kir::kLanes;
     declarations();
     o << "    long i = 0;\n";
-    o << "    for (; i < " << blocks << "; i += " << kir::kLanes << ") {\n";
-    o << "      for (int l = 0; l < " << kir::kLanes << "; ++l) {\n";
-    body("i + l", "        ", true);
-    o << "      }\n    }\n";
+    if (blocks > 0) {  // (a parameter of a few elements has only a tail)
+      o << "    for (; i < " << blocks << "; i += " << kir::kLanes << ") {\n";
+      o << "      for (int l = 0; l < " << kir::kLanes << "; ++l) {\n";
+      body("i + l", "        ", true);
+      o << "      }\n    }\n";
+    }
     o << "    for (; i < " << n << "; ++i) {\n";
     body("i", "      ", false);
     o << "    }\n";

@@ -235,7 +235,6 @@ class ExecutionModesRun final : public ChunkedRun {
     if (r.graph) {
       const json info = r.graph->setup_info();
       for (const auto& [k, v] : info.items()) j[k] = v;
-      if (!r.graph->generated_code().empty()) j["generated_code"] = r.graph->generated_code();
     }
     return j;
   }

@@ -114,7 +114,10 @@ json GraphTrainer::setup_info() const {
                {"arena_bytes", s.arena_bytes},
                {"unplanned_bytes", s.unplanned_bytes},
                {"flops_per_step", s.flops_per_step / unroll_}};
-  if (options_.generate) info["codegen_ms"] = s.codegen_ms;  // included in compile_ms
+  if (options_.generate) {
+    info["codegen_ms"] = s.codegen_ms;  // included in compile_ms
+    info["generated_code"] = program_->generated_code();
+  }
   return info;
 }
 

@@ -66,7 +66,7 @@ TEST(Limits, OverTheWasmMemoryLimitIsRefusedThereWithLimitAndEstimate) {
 #ifdef __EMSCRIPTEN__
   EXPECT_EQ(
       m,
-      "config: needs about 661 MB of memory (estimated), over the 400 MB limit of the wasm build; "
+      "config: needs about 826 MB of memory (estimated), over the 400 MB limit of the wasm build; "
       "it depends on n, batch, hidden, epochs and unroll");
   try {  // create() refuses it the same way, before allocating
     start_run(config);

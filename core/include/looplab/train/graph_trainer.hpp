@@ -38,7 +38,8 @@ class GraphTrainer {
   // update. rows: the batch rows of this call; a traced program re-derives its shapes for it (at
   // most the rows it was traced with). -1: the rows it was built for.
   void run(const float* const* xs, const float* const* ys, float* losses, int rows = -1);
-  // Traced: trace_ms, compile_ms and the program's size; eager: empty.
+  // Traced: trace_ms, compile_ms and the program's size; compiled also codegen_ms and the
+  // generated_code; eager: empty.
   json setup_info() const;
   // Compiled mode: the generated code of the step (C natively, WebAssembly text in wasm).
   const std::string& generated_code() const;
