@@ -89,6 +89,33 @@ TEST(Compiled, LinearRegressionFollowsTracedOnRawData) {
   EXPECT_NEAR(compiled->weights().w[0], traced->weights().w[0], 1e-5);
 }
 
+// A relaxed batch: a call with fewer rows derives the shapes again and, in compiled mode, generates
+// the code again (a loop's length is a constant of it); alternating shapes come from the cache.
+TEST(Compiled, NewBatchShapesGenerateTheCodeAgain) {
+  const CompiledCase c{Activation::Tanh, Loss::Mse, 100, 1};
+  Tensor x({100, 1}), y({100, 1});
+  for (std::size_t i = 0; i < 100; ++i) {
+    x[i] = 0.02f * static_cast<float>(i) - 1.0f;
+    y[i] = std::sin(2.0f * x[i]);
+  }
+  std::vector<float> curves[2];
+  for (Mode mode : {Mode::Traced, Mode::Compiled}) {
+    Rng init(9);
+    Mlp mlp(1, {8}, 1, c.act, init);
+    Adam adam(1e-2, mlp.parameters());
+    GraphTrainer t(mode, mlp, adam, {c.batch, 1}, {c.batch, 1});
+    const float* xs[] = {x.data()};
+    const float* ys[] = {y.data()};
+    for (int s = 0; s < 40; ++s) {
+      float loss = 0.0f;
+      t.run(xs, ys, &loss, s % 2 ? 100 : 70);
+      curves[mode == Mode::Compiled].push_back(loss);
+    }
+  }
+  for (std::size_t i = 0; i < curves[0].size(); ++i)
+    ASSERT_NEAR(curves[1][i], curves[0][i], 1e-5 * std::abs(curves[0][i])) << "step " << i;
+}
+
 // Gradients of a fused loss (one loop with reductions) read from a compiled program's outputs,
 // against central differences of the compiled program's own loss.
 TEST(Compiled, GradientsMatchCentralDifferences) {
