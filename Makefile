@@ -5,7 +5,8 @@
 #   make check    the inner loop: native build + ctest (GoogleTest, CLI) + the golden results
 #   make lint     layer check, clang-format check, eslint (seconds)
 #   make test     lint + every build + every test: native, sanitize (ASan+UBSan tests and fuzz
-#                 smoke), wasm, dist + npm test (CI runs exactly this)
+#                 smoke) and wasm side by side, each tested when built; the timed tests last
+#                 (CI runs exactly this)
 #   make serve    build + serve the repo root at http://127.0.0.1:$(PORT)/web/
 #   make bench    build + run the benchmark natively and as wasm under node
 #   make dist     build-wasm + dist/: the static site (page, widgets, embed, authoring page) and
@@ -18,7 +19,7 @@ SHELL := /bin/bash
 
 PORT ?= 8080
 APT_PACKAGES := emscripten libeigen3-dev nlohmann-json3-dev libgtest-dev googletest chromium \
-                cmake g++ python3 clang libclang-rt-14-dev clang-format
+                cmake g++ python3 clang libclang-rt-14-dev clang-format fonts-wqy-microhei
 PRESETS := native wasm sanitize
 FUZZ_TARGETS := config run csv
 FUZZ_SECONDS ?= 60
@@ -26,9 +27,10 @@ FUZZ_SMOKE_SECONDS ?= 10
 # cmake/ctest run their own make with -j2: keep this make's flags (and its "Entering directory"
 # chatter) out of them.
 CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
+GOLDEN_CHECK := python3 tests/golden/golden.py check build/native/looplab tests/golden/results
 
 .PRECIOUS: build/%/.configured
-.PHONY: deps apt-deps build check lint test serve bench dist fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
+.PHONY: deps apt-deps build check lint test test-native test-sanitize test-wasm serve bench dist fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
 
 deps: apt-deps node_modules/.package-lock.json
 
@@ -73,7 +75,7 @@ build: build-native build-wasm
 # The inner loop while changing the core: seconds after an incremental build.
 check: build-native
 	ctest --preset native
-	python3 tests/golden/golden.py check build/native/looplab tests/golden/results
+	$(GOLDEN_CHECK)
 
 # Layers, format and eslint: before anything is built, so a slip fails in seconds.
 lint: deps
@@ -83,12 +85,30 @@ lint: deps
 
 # One tree per compiler: native g++ (-O3, the CLI and tests), clang with ASan + UBSan (the same
 # tests and CLI checks under sanitizers, and the fuzz targets), em++ (the module and the tests
-# under node). Each test phase runs as soon as its tree is built.
-test: lint check build-sanitize build-wasm dist
+# under node). The three trees build side by side (each cmake at -j2, so both cores stay busy
+# through one tree's last big file or link) and each is tested as soon as it is built: the wasm
+# tree's JS and browser tests overlap the other trees' work, as they often wait on a page. Only the
+# tests that time the page (scripts/test-js) run at the end, when the machine is quiet.
+# GoogleTest suites named Timed* assert a ratio of timings (wasm.Timed runs them in wasm): they wait
+# for the quiet end of `make test`.
+TIMED_TESTS := ^Timed|^wasm\.Timed$$
+test: lint
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-native test-sanitize test-wasm
+	ctest --preset native -R '$(TIMED_TESTS)'
+	ctest --preset wasm -R '$(TIMED_TESTS)'
+	scripts/test-js timed
+
+test-native: build-native
+	ctest --preset native -E '$(TIMED_TESTS)'
+	$(GOLDEN_CHECK)
+
+test-sanitize: build-sanitize
 	ctest --preset sanitize
 	$(MAKE) --no-print-directory fuzz-smoke
-	ctest --preset wasm
-	npm test
+
+test-wasm: dist
+	ctest --preset wasm -E '$(TIMED_TESTS)'
+	scripts/test-js untimed
 
 serve: build
 	python3 web/tools/serve.py --port $(PORT)

@@ -34,6 +34,8 @@ export interface Progress {
   done: boolean;
   fraction: number;
   message: string;
+  /** The same message as {key, args}, for other languages (core/i18n). */
+  i18n?: Message;
   series: Record<string, Record<string, number[]>>;
 }
 
@@ -43,8 +45,16 @@ export interface Result {
   environment: Environment;
   series: Record<string, Record<string, number[]>>;
   runs: Array<Record<string, unknown>>;
-  summary: { headline: Array<{ label: string; value: string; note?: string }>; reading: string; [key: string]: unknown };
+  summary: {
+    headline: Array<{ label: string; value: string; note?: string }>; reading: string;
+    /** The same sentences as messages, for other languages (core/i18n): every experiment. */
+    messages?: { headline: Array<Record<string, Message>>; reading: Message; answer: Message; beside_quoted?: Array<Record<string, Message>> };
+    [key: string]: unknown;
+  };
 }
+
+/** A catalog key and its arguments (numbers, strings or messages), rendered by the page in the reader's language. */
+export interface Message { key: string; args: Record<string, unknown> }
 
 export interface Run {
   /** Resolves when the run ends: `{result, cancelled: false}`, or `{result: null, cancelled: true}` after cancel(). Rejects with the core's one-line message for a bad config. */
@@ -59,7 +69,7 @@ export declare class LooplabClient {
   readonly ready: Promise<Environment>;
   list(): Promise<ExperimentInfo[]>;
   describe(experiment: string): Promise<Description>;
-  /** Resolves with the config, every default filled in; rejects with `name: must be …, got …`. */
+  /** Resolves with the config, every default filled in; rejects with `name: must be …, got …` (the Error's `i18n`: the same as a Message). */
   validate(config: Config): Promise<Config>;
   run(config: Config, onProgress?: (progress: Progress) => void): Run;
   /** Called after the worker crashed, died or hung and a fresh one was started (pending requests were rejected). */

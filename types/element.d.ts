@@ -18,6 +18,8 @@ export interface LooplabExperimentAttributes {
   /** One column of essentials (a boolean attribute). */
   compact?: boolean | '';
   theme?: 'light' | 'dark' | 'auto';
+  /** The language of everything the widget says: `en`, `zh-CN` or `id` (default: the nearest `lang` of the host page, then the browser's language). */
+  lang?: 'en' | 'zh-CN' | 'id' | (string & {});
   [parameter: string]: string | number | boolean | undefined;
 }
 

@@ -44,7 +44,10 @@ val result_or_error(F&& f) {
   try {
     return val(f());
   } catch (const looplab::ConfigError& e) {
-    return make_error("ConfigError", e.what());
+    // The message also as {key, args} (JSON text), so the page can say it in the reader's language.
+    val error = make_error("ConfigError", e.what());
+    error.set("i18n", e.message().dump());
+    return error;
   } catch (const std::bad_alloc&) {  // malloc returned null at -sMAXIMUM_MEMORY (ABORTING_MALLOC=0)
     return make_error("OutOfMemory",
                       "out of memory: the run needed more than the " +

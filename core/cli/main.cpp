@@ -4,12 +4,14 @@
 //   looplab describe standardization
 //   looplab run standardization --set lr_raw=1e-3 --json out.json --csv out.csv
 //   looplab run standardization --data mine.csv --set x=height --set y=weight
+//   looplab --lang zh-CN run standardization       (en, zh-CN, id; else LC_ALL, LC_MESSAGES, LANG)
 //
 // Bad input exits with code 2 and one line naming the parameter and what it allows.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "looplab/api/api.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/experiment.hpp"
 #include "looplab/experiments/results.hpp"
 
@@ -25,87 +28,131 @@ namespace {
 
 constexpr int kBadInput = 2;
 
-const char* kUsage =
-    "usage: looplab list\n"
-    "       looplab describe <experiment>\n"
-    "       looplab run <experiment> [--set name=value ...] [--config file.json] [--json out.json] "
-    "[--csv out.csv] [--show-code]\n"
-    "                              [--data in.csv [--set x=<column>] [--set y=<column>]]\n"
-    "       looplab run --config file.json [--json out.json] [--csv out.csv]   (the file names the "
-    "experiment)\n";
+// The language of everything printed: --lang, else the locale (set in main).
+std::string g_lang = "en";
 
+std::string tr(const std::string& key, json args = json::object()) {
+  return render(msg(key, std::move(args)), g_lang);
+}
+
+// A text of describe() in the student's language: its catalog entry when there is one (the
+// experiments' own texts are English), else the text itself.
+std::string localized(const std::string& key, const json& english_text) {
+  const json& c = catalog(g_lang);
+  const auto it = c.find(key);
+  if (it != c.end() && it->is_string()) return it->get<std::string>();
+  return english_text.is_string() ? english_text.get<std::string>() : english_text.dump();
+}
+
+// A bad command line: its message (a catalog key and arguments) and then the usage.
 struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit UsageError(json m) : std::runtime_error(english(m)), text(std::move(m)) {}
+  json text;
 };
 
 std::string cell(const json& v) {
   if (v.is_null()) return "-";
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_boolean()) return tr(v.get<bool>() ? "word.yes" : "word.no");
   if (v.is_number_integer()) return with_commas(v.get<long long>());
   if (v.is_number()) return format_sig(v.get<double>(), 4);
   return v.dump();
 }
 
-// Prints rows of cells as aligned columns.
+// The columns a UTF-8 text takes on a terminal: CJK characters take two, others one.
+std::size_t display_width(const std::string& text) {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const int len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    char32_t cp = len == 1 ? c : c & (0x3F >> (len - 1));
+    for (int k = 1; k < len && i + k < text.size(); ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    const bool wide = (cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+                      (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+                      (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+                      (cp >= 0xFFE0 && cp <= 0xFFE6);
+    w += wide ? 2 : 1;
+    i += static_cast<std::size_t>(len);
+  }
+  return w;
+}
+
+// Prints rows of cells as aligned columns (by display width: Chinese labels line up too).
 void print_table(const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> width;
   for (const auto& r : rows)
     for (std::size_t c = 0; c < r.size(); ++c) {
       if (width.size() <= c) width.push_back(0);
-      width[c] = std::max(width[c], r[c].size());
+      width[c] = std::max(width[c], display_width(r[c]));
     }
   for (const auto& r : rows) {
     std::string line;
     for (std::size_t c = 0; c < r.size(); ++c) {
       line += r[c];
-      if (c + 1 < r.size()) line += std::string(width[c] - r[c].size() + 2, ' ');
+      if (c + 1 < r.size()) line += std::string(width[c] - display_width(r[c]) + 2, ' ');
     }
     std::cout << line << "\n";
   }
 }
 
 int cmd_list() {
-  std::vector<std::vector<std::string>> rows = {{"id", "question"}};
+  std::vector<std::vector<std::string>> rows = {{tr("cli.col_id"), tr("cli.col_question")}};
   for (const auto& e : json::parse(list_experiments_json()))
-    rows.push_back({cell(e["id"]), cell(e["question"])});
+    rows.push_back({cell(e["id"]),
+                    localized("exp." + e["id"].get<std::string>() + ".question", e["question"])});
   print_table(rows);
   return 0;
 }
 
 int cmd_describe(const std::string& id) {
   const json d = json::parse(describe_json(id));
-  std::cout << d["title"].get<std::string>() << " (" << id
-            << "): " << d["question"].get<std::string>() << "\n\n";
+  const std::string e = "exp." + id + ".";
+  std::cout << localized(e + "title", d["title"]) << " (" << id
+            << "): " << localized(e + "question", d["question"]) << "\n\n";
   for (const char* key : {"intro", "try", "mechanism"})
     if (d["explanation"].contains(key))
-      std::cout << d["explanation"][key].get<std::string>() << "\n\n";
-  std::vector<std::vector<std::string>> rows = {{"parameter", "default", "allowed", "help"}};
+      std::cout << localized(e + key, d["explanation"][key]) << "\n\n";
+  std::vector<std::vector<std::string>> rows = {
+      {tr("cli.col_parameter"), tr("cli.col_default"), tr("cli.col_allowed"), tr("cli.col_help")}};
   for (const auto& p : d["parameters"]) {
-    std::string help = p["help"].get<std::string>();
+    const std::string name = p["name"].get<std::string>();
+    std::string help = localized("param." + id + "." + name, p["help"]);
     if (p.contains("when"))
-      help +=
-          " (when " + p["when"].begin().key() + " = " + p["when"].begin()->get<std::string>() + ")";
-    rows.push_back({cell(p["name"]), cell(p["default"]), cell(p["allowed"]), help});
+      help += tr("cli.when", {{"name", p["when"].begin().key()},
+                              {"value", p["when"].begin()->get<std::string>()}});
+    const Experiment& ex = find_experiment(id);
+    std::string allowed = cell(p["allowed"]);
+    for (const ParamSpec& spec : ex.params)
+      if (spec.name == name) allowed = render(spec.allowed_message(), g_lang);
+    rows.push_back({name, cell(p["default"]), allowed, help});
   }
   print_table(rows);
   if (!d["tensorflow"].empty()) {
-    std::cout << "\nIn TensorFlow terms:\n";
-    for (const auto& t : d["tensorflow"])
-      std::cout << "  " << cell(t["looplab"]) << ": " << cell(t["tensorflow"]) << "\n";
+    std::cout << "\n" << tr("cli.tensorflow_terms") << "\n";
+    int i = 0;
+    for (const auto& t : d["tensorflow"]) {
+      const std::string k = "tf." + id + "." + std::to_string(i++) + ".";
+      std::cout << "  " << localized(k + "looplab", t["looplab"]) << ": "
+                << localized(k + "tensorflow", t["tensorflow"]) << "\n";
+    }
   }
   if (!d["quoted"].empty()) {
-    std::cout << "\nQuoted from the seed threads (not measured here):\n";
-    for (const auto& q : d["quoted"])
-      std::cout << "  " << cell(q["label"]) << ": " << cell(q["value"]) << " (" << cell(q["source"])
-                << ")\n";
+    std::cout << "\n" << tr("cli.quoted_heading") << "\n";
+    int i = 0;
+    for (const auto& q : d["quoted"]) {
+      const std::string k = "quoted." + id + "." + std::to_string(i++) + ".";
+      std::cout << "  " << localized(k + "label", q["label"]) << ": "
+                << localized(k + "value", q["value"]) << " ("
+                << localized("source." + cell(q["source"]), q["source"]) << ")\n";
+    }
   }
   return 0;
 }
 
 std::string read_file(const std::string& path, const char* flag = "--config") {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(std::string(flag) + ": cannot read " + path);
+  if (!in) throw ConfigError(msg("cli.err_cannot_read", {{"flag", flag}, {"path", path}}));
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -113,7 +160,8 @@ std::string read_file(const std::string& path, const char* flag = "--config") {
 
 void write_file(const std::string& path, const std::string& text, const char* flag) {
   std::ofstream out(path, std::ios::binary);
-  if (!out || !(out << text)) throw ConfigError(std::string(flag) + ": cannot write " + path);
+  if (!out || !(out << text))
+    throw ConfigError(msg("cli.err_cannot_write", {{"flag", flag}, {"path", path}}));
 }
 
 // --data: the file's text goes into the config's "csv" field (csv.hpp); `--set x=` and `--set y=`
@@ -206,23 +254,33 @@ void print_result(const json& r) {
   // One row per field, one column per run: runs have many fields and few variants.
   std::vector<std::vector<std::string>> rows;
   for (const auto& k : keys) {
-    std::vector<std::string> row = {k};
+    std::vector<std::string> row = {localized("field." + k, json(k))};
     for (const auto& run : r["runs"]) row.push_back(run.contains(k) ? cell(run[k]) : "");
     rows.push_back(row);
   }
   print_table(rows);
   std::cout << "\n";
-  for (const auto& h : r["summary"]["headline"])
-    std::cout << cell(h["label"]) << ": " << cell(h["value"]) << "  (" << cell(h["note"]) << ")\n";
-  std::cout << "\n" << cell(r["summary"]["reading"]) << "\n";
-  if (r["summary"].contains("answer")) std::cout << "\n" << cell(r["summary"]["answer"]) << "\n";
-  for (const auto& q : r["summary"].value("beside_quoted", json::array()))
-    std::cout << "  measured " << cell(q["measured"]) << " | quoted " << cell(q["quoted"]) << " ("
-              << cell(q["label"]) << "): " << cell(q["why"]) << "\n";
+  // The summary's messages in the student's language when the experiment gives them, else its
+  // English text.
+  const json& sm = r["summary"];
+  const json& m = sm.contains("messages") ? sm["messages"] : sm;
+  const auto say = [](const json& v) { return v.is_object() ? render(v, g_lang) : cell(v); };
+  for (const auto& h : m["headline"])
+    std::cout << say(h["label"]) << ": " << say(h["value"]) << "  (" << say(h["note"]) << ")\n";
+  std::cout << "\n" << say(m["reading"]) << "\n";
+  if (m.contains("answer")) std::cout << "\n" << say(m["answer"]) << "\n";
+  for (const auto& q : m.value("beside_quoted", json::array()))
+    std::cout << tr("cli.beside_quoted", {{"measured", say(q["measured"])},
+                                          {"quoted", say(q["quoted"])},
+                                          {"label", say(q["label"])},
+                                          {"why", say(q["why"])}})
+              << "\n";
   const json& env = r["environment"];
-  std::cout << "\nmeasured on: " << cell(env["build"]) << " build, SIMD " << cell(env["simd_kind"])
-            << ", clock resolution " << format_sig(env["clock_resolution_ns"].get<double>(), 3)
-            << " ns\n";
+  std::cout << "\n"
+            << tr("cli.measured_on", {{"build", cell(env["build"])},
+                                      {"simd", cell(env["simd_kind"])},
+                                      {"ns", env["clock_resolution_ns"]}})
+            << "\n";
 }
 
 // --show-code: the code compiled mode generated for the step (C natively), per run that has it.
@@ -230,16 +288,16 @@ void print_generated_code(const json& r) {
   bool any = false;
   for (const auto& run : r.value("runs", json::array()))
     if (run.contains("generated_code")) {
-      std::cout << "\nGenerated code of the " << run.value("mode", "compiled") << " step:\n"
+      std::cout << "\n"
+                << tr("cli.generated_code", {{"mode", run.value("mode", "compiled")}}) << "\n"
                 << run["generated_code"].get<std::string>();
       any = true;
     }
-  if (!any)
-    std::cout << "\n(no run of this experiment generated code: --show-code needs compiled mode)\n";
+  if (!any) std::cout << "\n" << tr("cli.no_generated_code") << "\n";
 }
 
 int cmd_run(const std::vector<std::string>& args) {
-  if (args.empty()) throw UsageError("run: which experiment? (see `looplab list`)");
+  if (args.empty()) throw UsageError(msg("cli.err_which"));
   // `run --config file.json` alone: the file's text goes to the core unchanged, so its messages
   // are exactly those the page and the wasm module give for the same text.
   const bool id_in_file = args[0].rfind("--", 0) == 0;
@@ -250,7 +308,7 @@ int cmd_run(const std::vector<std::string>& args) {
   for (std::size_t i = id_in_file ? 0 : 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw UsageError(a + ": needs a value");
+      if (i + 1 >= args.size()) throw UsageError(msg("cli.err_needs_value", {{"option", a}}));
       return args[++i];
     };
     if (a == "--set")
@@ -266,10 +324,10 @@ int cmd_run(const std::vector<std::string>& args) {
     else if (a == "--show-code")
       show_code = true;
     else
-      throw UsageError("run: unknown option " + a);
+      throw UsageError(msg("cli.err_unknown_option", {{"option", a}}));
   }
   if (id_in_file && (config_path.empty() || !sets.empty() || !data_path.empty()))
-    throw UsageError("run: which experiment? (--set and --data need `looplab run <experiment>`)");
+    throw UsageError(msg("cli.err_which_set"));
   // Text from --set is stored as given; invalid UTF-8 becomes U+FFFD so validation can name it.
   auto run = start_run(id_in_file ? read_file(config_path)
                                   : build_config(id, config_path, data_path, sets)
@@ -293,30 +351,49 @@ int cmd_run(const std::vector<std::string>& args) {
 
 int main_impl(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-    std::cout << kUsage;
+    std::cout << tr("cli.usage");
     return args.empty() ? kBadInput : 0;
   }
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "list") return cmd_list();
   if (args[0] == "describe") {
-    if (rest.size() != 1) throw UsageError("describe: which experiment? (see `looplab list`)");
+    if (rest.size() != 1) throw UsageError(msg("cli.err_describe_which"));
     return cmd_describe(rest[0]);
   }
   if (args[0] == "run") return cmd_run(rest);
-  throw UsageError("unknown command \"" + args[0] + "\"");
+  throw UsageError(msg("cli.err_unknown_command", {{"command", args[0]}}));
 }
 
 }  // namespace
 }  // namespace looplab
 
 int main(int argc, char** argv) {
+  using looplab::g_lang;
+  std::vector<std::string> args;
+  // The language: --lang (anywhere), else the locale's variables, as POSIX orders them.
+  for (const char* var : {"LC_ALL", "LC_MESSAGES", "LANG"}) {
+    const char* v = std::getenv(var);
+    if (v && *v) {
+      g_lang = looplab::normalize_lang(v);
+      break;
+    }
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--lang" && i + 1 < argc)
+      g_lang = looplab::normalize_lang(argv[++i]);
+    else if (a.rfind("--lang=", 0) == 0)
+      g_lang = looplab::normalize_lang(a.substr(7));
+    else
+      args.push_back(a);
+  }
   try {
-    return looplab::main_impl(std::vector<std::string>(argv + 1, argv + argc));
+    return looplab::main_impl(args);
   } catch (const looplab::UsageError& e) {
-    std::cerr << "looplab: " << e.what() << "\n" << looplab::kUsage;
+    std::cerr << "looplab: " << looplab::render(e.text, g_lang) << "\n" << looplab::tr("cli.usage");
     return looplab::kBadInput;
   } catch (const looplab::ConfigError& e) {
-    std::cerr << "looplab: " << e.what() << "\n";
+    std::cerr << "looplab: " << looplab::render(e.message(), g_lang) << "\n";
     return looplab::kBadInput;
   } catch (const std::exception& e) {
     std::cerr << "looplab: internal error: " << e.what() << "\n";

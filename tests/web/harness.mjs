@@ -141,3 +141,30 @@ export function countColor(page, plotIndex, rgb) {
 
 /** '#0072B2' -> [0, 114, 178] */
 export const hexRgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+
+/** Clicks Run on a long standardization run and waits until progress arrives. */
+export async function startLongRun(page) {
+  await page.click('#run');
+  await waitForStatus(page, 'running');
+  await page.waitForFunction(() => /iteration [1-9]/.test(document.getElementById('progress-message').textContent),
+    null, { timeout: 30_000, polling: 20 });
+}
+
+/** Clicks Run and waits until the run is done. */
+export async function runToDone(page) {
+  await page.click('#run');
+  // The status may still show the previous error until validation finishes and the run starts.
+  await page.waitForFunction(() => /^(running|done)/.test(window.__looplab.status), null, { timeout: 30_000, polling: 20 });
+  await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
+}
+
+/** Waits until widget `sel` reports a status starting with `prefix` (an error status fails with its text). */
+export async function waitWidget(page, sel, prefix, timeout = 30_000) {
+  await page.waitForFunction(([s, p]) => {
+    const st = document.querySelector(s)?.status ?? '';
+    return st.startsWith(p) || st.startsWith('error');
+  }, [sel, prefix], { timeout, polling: 50 });
+  const now = await page.evaluate((s) => document.querySelector(s).status, sel);
+  assert.ok(now.startsWith(prefix), `${sel}: expected "${prefix}…", got "${now}"`);
+  return now;
+}

@@ -12,23 +12,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { RESULTS, ROOT, RUN_TIMEOUT_MS, assertClean, holdModule, useBrowser } from './harness.mjs';
+import { RESULTS, ROOT, RUN_TIMEOUT_MS, assertClean, holdModule, useBrowser, waitWidget } from './harness.mjs';
 
 const browser = useBrowser();
 const HOST = '/tests/web/fixtures/two-widgets.html';
 const STANDALONE = join(ROOT, 'dist', 'looplab-standalone.html');
 const HOSTILE = '<img src=x onerror=window.__pwned=1>';
-
-/** Waits until widget `sel` reports a status starting with `prefix` (an error status fails with its text). */
-async function waitWidget(page, sel, prefix, timeout = 30_000) {
-  await page.waitForFunction(([s, p]) => {
-    const st = document.querySelector(s)?.status ?? '';
-    return st.startsWith(p) || st.startsWith('error');
-  }, [sel, prefix], { timeout, polling: 50 });
-  const status = await page.evaluate((s) => document.querySelector(s).status, sel);
-  assert.ok(status.startsWith(prefix), `${sel}: expected "${prefix}…", got "${status}"`);
-  return status;
-}
 
 /** Text of the first element matching `inner` inside widget `sel`'s shadow root. */
 const shadowText = (page, sel, inner) => page.evaluate(([s, i]) => {
@@ -59,55 +48,6 @@ function cliMessage(name, value) {
   }
   return '';
 }
-
-test('host page: two widgets under the strict CSP run side by side without freezing the page', { timeout: 180_000 }, async () => {
-  const { page, problems } = await browser.open(HOST);
-  await waitWidget(page, '#first', 'ready');
-  await waitWidget(page, '#second', 'ready');
-
-  // The shadow stylesheets loaded (a <link>: style-src 'self'), in each widget's theme.
-  const looks = await page.evaluate(() => ['#first', '#second'].map((s) => {
-    const r = document.querySelector(s).shadowRoot;
-    return { run: getComputedStyle(r.querySelector('button.primary')).backgroundColor, body: getComputedStyle(r.querySelector('.widget')).backgroundColor };
-  }));
-  assert.equal(looks[0].run, 'rgb(0, 114, 178)', 'light widget: Okabe-Ito blue Run button');
-  assert.equal(looks[1].body, 'rgb(21, 27, 36)', 'theme="dark" widget: dark ground');
-
-  // controls="lr_scaled": one visible control; the rest listed as fixed by the lesson.
-  const visible = await page.evaluate(() => [...document.querySelector('#first').shadowRoot.querySelectorAll('.controls .field')]
-    .filter((f) => !f.hidden).map((f) => f.dataset.param));
-  assert.deepEqual(visible, ['lr_scaled']);
-  assert.match(await shadowText(page, '#first', '.fixed'), /Fixed for this lesson: .*lr_raw = 1e-4/);
-
-  // Both run at once; the page's frames keep coming (each widget computes in its own worker).
-  await page.evaluate(() => {
-    window.__gaps = [];
-    window.__started = performance.now();
-    let last = performance.now();
-    const tick = (t) => { window.__gaps.push(t - last); last = t; if (!window.__stopTicks) requestAnimationFrame(tick); };
-    requestAnimationFrame(tick);
-    document.querySelector('#first').run();
-    document.querySelector('#second').run();
-  });
-  await waitWidget(page, '#first', 'done', RUN_TIMEOUT_MS);
-  await waitWidget(page, '#second', 'done', RUN_TIMEOUT_MS);
-  const { gaps, ms } = await page.evaluate(() => { window.__stopTicks = true; return { gaps: window.__gaps, ms: performance.now() - window.__started }; });
-  const worst = Math.max(...gaps);
-  console.log(`# two widgets running for ${ms.toFixed(0)} ms: ${gaps.length} frames, longest frame gap ${worst.toFixed(1)} ms`);
-  // Run on the main thread, the experiments would block it for the whole run: one gap of about `ms`.
-  assert.ok(gaps.length > 10, `the page kept drawing frames (${gaps.length})`);
-  assert.ok(worst < ms / 2, `longest frame gap ${worst.toFixed(1)} ms of a ${ms.toFixed(0)} ms run`);
-
-  const [a, b] = await page.evaluate(() => ['#first', '#second'].map((s) => document.querySelector(s).result));
-  assert.equal(a.config.scaling, 'standardize');
-  assert.equal(b.config.scaling, 'minmax', 'the second widget used its attributes');
-  assert.equal(b.config.lr_scaled, 0.5);
-  const scaled = a.runs.find((r) => r.variant === 'scaled');
-  assert.ok(Math.abs(scaled.iterations_to_tolerance - 39) <= 2, `scaled reached tolerance at ${scaled.iterations_to_tolerance}`);
-  assert.ok(await page.evaluate(() => document.querySelector('#first').shadowRoot.querySelectorAll('.cards .card').length) >= 1);
-  await page.screenshot({ path: join(RESULTS, 'widgets-host.png'), fullPage: true });
-  await assertClean(page, problems);
-});
 
 test('run() while the widget is still loading its module: the run starts once it is ready', { timeout: 120_000 }, async () => {
   const { page, problems } = await browser.open('/tests/web/fixtures/blank.html');

@@ -5,12 +5,20 @@
 import { define } from '../looplab-widgets.js';
 import { Controls } from '../panel/controls.js';
 import { el, download } from '../util/dom.js';
+import { browserLang, chooseLang, t as tr, text as catalogText } from '../util/i18n.js';
+import { relabel } from '../panel/shell.js';
+
+// The page's language (?lang=, else the browser's): its labels, the editor and, through <html lang>,
+// the preview and gallery widgets. A lesson's own language is the widget's lang option above.
+const pageLang = chooseLang(new URLSearchParams(location.search).get('lang'), browserLang());
+document.documentElement.lang = pageLang;
+relabel(document, pageLang);
 
 define();
 const $ = (id) => document.getElementById(id);
 const ui = {
   experiment: $('experiment'), params: $('params'), base: $('base'), preview: $('preview'), snippets: $('snippets'),
-  autorun: $('opt-autorun'), compact: $('opt-compact'), theme: $('opt-theme'), copyStatus: $('copy-status'),
+  autorun: $('opt-autorun'), compact: $('opt-compact'), theme: $('opt-theme'), lang: $('opt-lang'), copyStatus: $('copy-status'),
   gallery: $('gallery'), standalone: $('download-standalone'), standaloneNote: $('standalone-note'),
 };
 const state = { built: null, controls: null, visible: new Set(['lr_scaled']), widget: null };
@@ -34,6 +42,7 @@ function lessonAttributes() {
   if (ui.autorun.checked) attrs.autorun = '';
   if (ui.compact.checked) attrs.compact = '';
   if (ui.theme.value) attrs.theme = ui.theme.value;
+  if (ui.lang.value) attrs.lang = ui.lang.value;
   return attrs;
 }
 
@@ -99,7 +108,7 @@ function applyToPreview() {
 /** The editor for describe.parameters: the page's controls plus a "reader may change" box each. */
 function buildEditor(d) {
   state.built = d.id;
-  state.controls = new Controls(ui.params, d.parameters, () => applyToPreview());
+  state.controls = new Controls(ui.params, d.parameters, () => applyToPreview(), pageLang);
   for (const [name, field] of state.controls.fields) {
     const box = el('input');
     box.type = 'checkbox';
@@ -109,7 +118,7 @@ function buildEditor(d) {
       if (box.checked) state.visible.add(name); else state.visible.delete(name);
       applyToPreview();
     });
-    const label = el('label', 'visible', ' reader may change');
+    const label = el('label', 'visible', tr('author.reader_may_change', {}, pageLang));
     label.htmlFor = box.id;
     field.root.append(el('div', 'visible-row', null, box, label));
   }
@@ -119,7 +128,7 @@ function buildEditor(d) {
 
 function fillPicker(list) {
   if (ui.experiment.options.length > 1) return;
-  ui.experiment.replaceChildren(...list.map((x) => Object.assign(el('option', null, x.title), { value: x.id })));
+  ui.experiment.replaceChildren(...list.map((x) => Object.assign(el('option', null, catalogText(`exp.${x.id}.title`, x.title, pageLang)), { value: x.id })));
   ui.experiment.disabled = false;
 }
 
@@ -169,7 +178,7 @@ function main() {
     for (const { name } of [...w.attributes]) if (name !== 'id') w.removeAttribute(name);
     w.setAttribute('experiment', ui.experiment.value);
   });
-  for (const input of [ui.autorun, ui.compact, ui.theme]) input.addEventListener('change', () => applyToPreview());
+  for (const input of [ui.autorun, ui.compact, ui.theme, ui.lang]) input.addEventListener('change', () => applyToPreview());
   ui.base.addEventListener('input', () => renderSnippets());
   ui.standalone.addEventListener('click', () => downloadStandalone());
 }

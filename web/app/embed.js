@@ -14,11 +14,15 @@
 //   {type: 'looplab:run'}   {type: 'looplab:stop'}   {type: 'looplab:set', params: {name: value, ...}}
 // A message of any other shape is ignored (the widget answers with a looplab:error saying why).
 import '../looplab-widgets.js';
+import { browserLang, chooseLang, t } from '../util/i18n.js';
 
 const NAME_RE = /^[a-z][a-z0-9_]*$/;          // attribute names we set: parameter names and ours
 const BOOLEAN_ATTRS = new Set(['autorun', 'compact']);
 
 const query = new URLSearchParams(location.search);
+// ?lang= (en, zh-CN, id) becomes the widget's lang attribute below; the page itself says the same.
+const lang = chooseLang(query.get('lang'), browserLang());
+document.documentElement.lang = lang;
 const note = document.getElementById('embed-note');
 const notes = [];
 
@@ -30,7 +34,7 @@ function parentOrigin() {
     const origin = new URL(text).origin;
     if (origin !== 'null' && origin === text.replace(/\/$/, '')) return origin;
   } catch { /* noted below */ }
-  notes.push('parent-origin is not an origin such as https://course.example: no messages are sent');
+  notes.push(t('embed.bad_origin', {}, lang));
   return 'invalid';
 }
 
@@ -53,7 +57,7 @@ function createWidget() {
     if (name === 'parent-origin') continue;
     if (NAME_RE.test(name)) setAttr(widget, name, value); else skipped.push(name);
   }
-  if (skipped.length) notes.push(`ignored URL parameters that are not parameter names: ${skipped.length}`);
+  if (skipped.length) notes.push(t('embed.skipped', { n: skipped.length }, lang));
   note.textContent = notes.join('; ');
   note.hidden = !notes.length;
   document.getElementById('embed').append(widget);
@@ -65,13 +69,13 @@ const isScalar = (v) => typeof v === 'string' || typeof v === 'boolean' || (type
 
 /** The reason a host message is refused, or '' when its shape is right. */
 function shapeError(data) {
-  if (!isPlainObject(data) || typeof data.type !== 'string') return 'not an object with a string type';
+  if (!isPlainObject(data) || typeof data.type !== 'string') return 'not an object with a string type';   // i18n: for the host's code
   if (data.type === 'looplab:run' || data.type === 'looplab:stop') return '';
-  if (data.type !== 'looplab:set') return `unknown type (expected looplab:run, looplab:stop or looplab:set)`;
-  if (!isPlainObject(data.params)) return 'looplab:set needs params: {name: value}';
+  if (data.type !== 'looplab:set') return `unknown type (expected looplab:run, looplab:stop or looplab:set)`;   // i18n: for the host's code
+  if (!isPlainObject(data.params)) return 'looplab:set needs params: {name: value}';   // i18n: for the host's code
   for (const [k, v] of Object.entries(data.params)) {
-    if (!NAME_RE.test(k) || k === 'experiment') return 'looplab:set: a name is not a parameter name';
-    if (!isScalar(v)) return `looplab:set: ${k} must be a string, number or boolean`;
+    if (!NAME_RE.test(k) || k === 'experiment') return 'looplab:set: a name is not a parameter name';   // i18n: for the host's code
+    if (!isScalar(v)) return `looplab:set: ${k} must be a string, number or boolean`;   // i18n: for the host's code
   }
   return '';
 }

@@ -5,6 +5,7 @@
 //   renderEnvironment(section, await client.ready, pageClockNs);   // again with result.environment
 import { el } from '../util/dom.js';
 import { formatDuration, formatValue } from '../util/format.js';
+import { t as tr } from '../util/i18n.js';
 
 const SHOWN_FIRST = ['build', 'simd', 'compiler', 'clock_resolution_ns'];
 
@@ -21,21 +22,18 @@ export function measureClockStepNs() {
   return min * 1e6;
 }
 
-export function renderEnvironment(section, env, pageClockNs) {
-  section.replaceChildren(el('h2', null, 'Measured in this browser'));
+export function renderEnvironment(section, env, pageClockNs, lang = 'en') {
+  section.replaceChildren(el('h2', null, tr('env.heading', {}, lang)));
   const dl = el('dl', 'env-list');
   const add = (k, v) => dl.append(el('dt', null, k), el('dd', null, v));
-  add('build', `${env.build ?? '?'}${env.simd ? ', SIMD' : ', no SIMD'}`);
-  if (env.compiler) add('compiler', env.compiler);
-  add('core clock step', formatDuration(env.clock_resolution_ns));
-  add('page clock step', formatDuration(pageClockNs));
-  add('cross-origin isolated', window.crossOriginIsolated ? 'yes' : 'no');
+  add(tr('env.build', {}, lang), `${env.build ?? '?'}${tr(env.simd ? 'env.simd' : 'env.no_simd', {}, lang)}`);
+  if (env.compiler) add(tr('env.compiler', {}, lang), env.compiler);
+  add(tr('env.core_clock', {}, lang), formatDuration(env.clock_resolution_ns));
+  add(tr('env.page_clock', {}, lang), formatDuration(pageClockNs));
+  add(tr('env.isolated', {}, lang), tr(window.crossOriginIsolated ? 'word.yes' : 'word.no', {}, lang));
   for (const [k, v] of Object.entries(env)) {
     if (SHOWN_FIRST.includes(k) || (v !== null && typeof v === 'object')) continue;
     add(k.replace(/_/g, ' '), formatValue(v));
   }
-  section.append(dl, el('p', 'env-note',
-    'Core clock: C++ steady_clock in the worker, as the core measured it. Page clock: the smallest step of '
-    + 'performance.now() on this page. Browsers coarsen both (5 µs when cross-origin isolated, 100 µs '
-    + 'otherwise), so timings come from chunks of many steps, never single steps.'));
+  section.append(dl, el('p', 'env-note', tr('env.note', {}, lang)));
 }

@@ -5,15 +5,24 @@
 import { connect } from '../runtime/connect.js';
 import { ExperimentPanel } from '../panel/panel.js';
 import { el } from '../util/dom.js';
+import { LANGUAGES, LANGUAGE_NAMES, browserLang, chooseLang, t, text } from '../util/i18n.js';
+import { relabel } from '../panel/shell.js';
 import { measureClockStepNs, renderEnvironment } from './environment.js';
+
+// The language: ?lang=, else the browser's; the picker reloads the page with ?lang= set.
+const pageQuery = new URLSearchParams(location.search);
+const lang = chooseLang(pageQuery.get('lang'), browserLang());
+document.documentElement.lang = lang;
+relabel(document, lang);
 
 const picker = document.getElementById('experiment');
 const panel = new ExperimentPanel(document.getElementById('app'), {
-  layout: 'page', linkBase: location.href.split(/[?#]/)[0],
+  layout: 'page', linkBase: location.href.split(/[?#]/)[0], lang,
 });
+panel.langInLink = pageQuery.has('lang');
 const environment = el('section', 'environment');
 environment.id = 'environment';
-environment.setAttribute('aria-label', 'Environment');
+environment.setAttribute('aria-label', t('ui.environment', {}, lang));
 panel.ui.side.append(environment);
 const pageClockNs = measureClockStepNs();
 
@@ -25,21 +34,35 @@ window.__looplab = {
   get plots() { return panel.plots; },
 };
 
-const plural = (n, word) => `${word}${n > 1 ? 's' : ''}`;
-
 /** Loads experiment `id` into the panel with the values of `query`; resolves when validated. */
 async function showExperiment(id, query) {
   await panel.load(id);
   picker.value = id;
   document.title = `${panel.describe.title} · looplab`;
-  const unknown = panel.setValues(query);
-  panel.showNote(unknown.length ? `ignored unknown URL ${plural(unknown.length, 'parameter')}: ${unknown.join(', ')}` : '');
+  const values = new URLSearchParams(query);
+  values.delete('lang');
+  const unknown = panel.setValues(values);
+  panel.showNote(unknown.length ? t(unknown.length > 1 ? 'ui.ignored_url_params' : 'ui.ignored_url_param', { names: unknown.join(', ') }, lang) : '');
   await panel.settle();
+}
+
+/** The language picker: choosing reloads the page in that language, with the configuration kept. */
+function fillLanguages() {
+  const select = document.getElementById('lang');
+  if (!select) return;
+  select.replaceChildren(...LANGUAGES.map((l) => Object.assign(el('option', null, LANGUAGE_NAMES[l]), { value: l, lang: l })));
+  select.value = lang;
+  select.disabled = false;
+  select.addEventListener('change', () => {
+    const q = panel.describe ? panel.query() : new URLSearchParams(location.search);
+    q.set('lang', select.value);
+    location.search = `?${q}`;
+  });
 }
 
 async function fillPicker() {
   const list = await panel.experiments();
-  picker.replaceChildren(...list.map((x) => Object.assign(el('option', null, x.title), { value: x.id })));
+  picker.replaceChildren(...list.map((x) => Object.assign(el('option', null, text(`exp.${x.id}.title`, x.title, lang)), { value: x.id })));
   picker.disabled = false;
   return list;
 }
@@ -47,27 +70,30 @@ async function fillPicker() {
 /** The module, the experiment list, then the experiment the URL names (or the first). */
 async function start() {
   panel.setStatus('loading the WebAssembly module');
+  fillLanguages();
   const client = connect();
   panel.setClient(client);
-  renderEnvironment(environment, await client.ready, pageClockNs);
+  renderEnvironment(environment, await client.ready, pageClockNs, lang);
   const list = await fillPicker();
   const query = new URLSearchParams(location.search);
   const wanted = query.get('experiment');
   const known = list.some((x) => x.id === wanted);
   await showExperiment(known ? wanted : list[0].id, known ? query : new URLSearchParams());
-  if (wanted && !known) panel.showNote(`unknown experiment "${wanted}" in the URL; showing ${list[0].id}`);
+  if (wanted && !known) panel.showNote(t('ui.unknown_experiment_url', { wanted, shown: list[0].id }, lang));
 }
 
 function wire() {
   picker.addEventListener('change', () => {
     const id = picker.value;
-    history.replaceState(null, '', `?${new URLSearchParams({ experiment: id })}`);
+    const q = new URLSearchParams({ experiment: id });
+    if (panel.langInLink) q.set('lang', lang);
+    history.replaceState(null, '', `?${q}`);
     panel.whileLoading(showExperiment(id, new URLSearchParams())).catch((e) => panel.fail(e));
   });
   panel.addEventListener('runstart', () => history.replaceState(null, '', `?${panel.query()}`));
   panel.addEventListener('running', (e) => { picker.disabled = e.detail.running; });
   panel.addEventListener('result', (e) => {
-    if (e.detail.result.environment) renderEnvironment(environment, e.detail.result.environment, pageClockNs);
+    if (e.detail.result.environment) renderEnvironment(environment, e.detail.result.environment, pageClockNs, lang);
   });
   document.addEventListener('keydown', (e) => { if (e.key === 'Escape') panel.stop(); });
 }

@@ -9,14 +9,15 @@
 //   controls.applyQuery(new URLSearchParams(location.search));
 //   const config = { experiment: id, ...controls.values() };
 //   controls.showError(message);          // true when the message named one of the controls
+import { t } from '../util/i18n.js';
 
 const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
 /** Parses typed text; anything that is not a plain number is passed on as text so the core can name it. */
 function parseNumber(text) {
-  const t = text.trim();
-  if (t === '') return null;
-  return NUMBER_RE.test(t) ? Number(t) : t;
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  return NUMBER_RE.test(trimmed) ? Number(trimmed) : trimmed;
 }
 
 /** Human-readable allowed range of a numeric parameter, e.g. "(0, 10]". */
@@ -30,7 +31,8 @@ export function rangeText(p) {
 const matches = (want, have) => (Array.isArray(want) ? want.includes(have) : want === have);
 
 export class Controls {
-  constructor(container, parameters, onInput) {
+  constructor(container, parameters, onInput, lang = 'en') {
+    this.lang = lang;
     this.params = parameters;
     this.fields = new Map();
     this.onInput = onInput;
@@ -83,9 +85,10 @@ export class Controls {
     const facts = [];
     if (p.type === 'number' || p.type === 'integer') {
       const r = rangeText(p);   // the core's own wording when it gives one
-      facts.push(`${p.allowed || `${p.type}${r ? ` in ${r}` : ''}`}${p.log ? ', log scale' : ''}`);
+      const allowed = t(p.type === 'integer' ? 'allowed.integer_in' : 'allowed.number_in', { range: r }, this.lang);
+      facts.push(`${r ? allowed : p.type}${p.log ? t('ui.log_scale', {}, this.lang) : ''}`);
     }
-    facts.push(`default ${formatDefault(p)}`);
+    facts.push(t('ui.default_value', { value: formatDefault(p) }, this.lang));
     help.textContent = p.help || '';
     const meta = document.createElement('span');
     meta.className = 'field-meta';
@@ -122,7 +125,7 @@ export class Controls {
 
   /** Sets every control to its declared default. */
   reset() {
-    for (const f of this.fields.values()) setText(f, formatDefault(f.p));
+    for (const f of this.fields.values()) setText(f, formatDefault(f.p), this.lang);
     this.clearErrors();
     this.updateApplicability();
   }
@@ -133,7 +136,7 @@ export class Controls {
     for (const [name, value] of query) {
       if (name === 'experiment') continue;
       const f = this.fields.get(name);
-      if (f) setText(f, value); else unknown.push(name);
+      if (f) setText(f, value, this.lang); else unknown.push(name);
     }
     this.updateApplicability();
     return unknown;
@@ -158,7 +161,7 @@ export class Controls {
       if (on) continue;
       for (const [other, want] of Object.entries(f.p.when)) {
         if (!hiddenBy.has(other)) hiddenBy.set(other, []);
-        hiddenBy.get(other).push([f.p.name, `${other} = ${Array.isArray(want) ? want.join(' or ') : want}`]);
+        hiddenBy.get(other).push([f.p.name, `${other} = ${Array.isArray(want) ? want.join(t('ui.or', {}, this.lang)) : want}`]);
       }
     }
     for (const f of this.fields.values()) {
@@ -166,7 +169,7 @@ export class Controls {
       f.when.hidden = deps.length === 0;
       const byCondition = new Map();
       for (const [name, cond] of deps) byCondition.set(cond, [...(byCondition.get(cond) || []), name]);
-      f.when.textContent = [...byCondition].map(([cond, names]) => `${cond} adds: ${names.join(', ')}`).join('; ');
+      f.when.textContent = [...byCondition].map(([cond, names]) => t('ui.adds', { cond, names: names.join(', ') }, this.lang)).join('; ');
     }
   }
 
@@ -224,7 +227,7 @@ function formatDefault(p) {
   return String(p.default);
 }
 
-function setText(f, text) {
+function setText(f, text, lang) {
   const { p, input } = f;
   if (p.type === 'bool') {
     input.checked = text === true || /^(true|1|yes|on)$/i.test(String(text));
@@ -234,7 +237,7 @@ function setText(f, text) {
       // Not a declared choice (from a URL): keep it selectable so the core's message names it.
       const opt = document.createElement('option');
       opt.value = value;
-      opt.textContent = `${value} (not a choice)`;
+      opt.textContent = t('ui.not_a_choice', { value }, lang);
       opt.className = 'invalid-choice';
       input.append(opt);
     }

@@ -9,6 +9,8 @@
 //   const csv = picker.attachment();      // null: the experiment's built-in data
 //   picker.showError(message);            // true when the message is about the file
 
+import { t as tr } from '../util/i18n.js';
+
 // Mirrors CsvLimits::max_bytes so a huge file is refused before it is read; the core checks again.
 const MAX_BYTES = 16 * 1024 * 1024;
 
@@ -36,17 +38,17 @@ function make(tag, props = {}, text) {
 }
 
 export class DataPicker {
-  constructor(container, onChange) {
+  constructor(container, onChange, lang = 'en') {
     this.onChange = onChange;
+    this.lang = lang;
     this.data = null;   // {text, name, columns}
     this.root = make('fieldset', { className: 'data-picker', id: 'data-picker', hidden: true });
-    this.root.append(make('legend', {}, 'Your own data (CSV)'));
+    this.root.append(make('legend', {}, tr('data.legend', {}, lang)));
     this.file = make('input', { type: 'file', id: 'data-file', accept: '.csv,text/csv,text/plain' });
     this.x = make('select', { id: 'data-x', disabled: true });
     this.y = make('select', { id: 'data-y', disabled: true });
-    this.clear = make('button', { type: 'button', id: 'data-clear', disabled: true }, 'Use the built-in data');
-    this.status = make('p', { className: 'form-note', id: 'data-status' },
-      'A header row, then numbers in every column. Without a file the experiment uses its built-in data.');
+    this.clear = make('button', { type: 'button', id: 'data-clear', disabled: true }, tr('data.clear', {}, lang));
+    this.status = make('p', { className: 'form-note', id: 'data-status' }, tr('data.hint', {}, lang));
     this.error = make('p', { className: 'form-error', id: 'data-error', hidden: true });
     this.error.setAttribute('role', 'alert');
     const field = (label, input) => {
@@ -55,7 +57,7 @@ export class DataPicker {
       return div;
     };
     this.file.setAttribute('aria-describedby', 'data-status data-error');
-    this.root.append(field('CSV file', this.file), field('x column', this.x), field('y column', this.y),
+    this.root.append(field(tr('data.file', {}, lang), this.file), field(tr('data.x', {}, lang), this.x), field(tr('data.y', {}, lang), this.y),
       this.clear, this.status, this.error);
     container.append(this.root);
     this.file.addEventListener('change', () => this.load(this.file.files?.[0]));
@@ -74,7 +76,7 @@ export class DataPicker {
     if (!file) return;
     if (file.size > MAX_BYTES) {
       this.reset(false);
-      this.showError(`csv: the file has ${file.size.toLocaleString('en')} bytes, at most ${MAX_BYTES.toLocaleString('en')} are allowed`);
+      this.showError(tr('data.too_big', { bytes: file.size, max: MAX_BYTES }, this.lang));
       return;
     }
     const text = await file.text();
@@ -96,8 +98,7 @@ export class DataPicker {
   describeChoice() {
     if (!this.data) return;
     const rows = this.data.text.split('\n').filter((l) => l.trim() !== '').length - 1;
-    this.status.textContent = `Using ${this.data.name} (${Math.max(0, rows).toLocaleString('en')} data rows): `
-      + `x = ${this.x.value || '?'}, y = ${this.y.value || '?'}.`;
+    this.status.textContent = tr('data.using', { name: this.data.name, rows: Math.max(0, rows), x: this.x.value || '?', y: this.y.value || '?' }, this.lang);
   }
 
   reset(notify = true) {
@@ -105,7 +106,7 @@ export class DataPicker {
     this.file.value = '';
     for (const s of [this.x, this.y]) { s.replaceChildren(); s.disabled = true; }
     this.clear.disabled = true;
-    this.status.textContent = 'Without a file the experiment uses its built-in data.';
+    this.status.textContent = tr('data.builtin', {}, this.lang);
     this.showError('');
     if (notify) this.onChange();
   }

@@ -22,10 +22,11 @@ import { createPlot } from '../plots/plots.js';
 import { seriesColors } from '../plots/colors.js';
 import { download, el } from '../util/dom.js';
 import { formatValue } from '../util/format.js';
+import { errorText, localizeDescribe, render, t } from '../util/i18n.js';
 import { Controls } from './controls.js';
 import { DataPicker } from './data-picker.js';
 import { chartImage, dataTable } from './plot-data.js';
-import { LAYOUTS, buildShell } from './shell.js';
+import { LAYOUTS, buildShell, relabel } from './shell.js';
 import { renderExplanation, renderQuoted, renderResult, seriesCsv } from './summary.js';
 
 const REDUCED_MOTION = '(prefers-reduced-motion: reduce)';
@@ -35,8 +36,9 @@ const stamp = () => new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 const seconds = (since) => ((performance.now() - since) / 1000).toFixed(1);
 
 export class ExperimentPanel extends EventTarget {
-  constructor(container, { layout = 'widget', linkBase = '' } = {}) {
+  constructor(container, { layout = 'widget', linkBase = '', lang = 'en' } = {}) {
     super();
+    this.lang = lang;
     this.layout = LAYOUTS[layout];
     this.linkBase = linkBase;
     this.client = null;
@@ -46,8 +48,29 @@ export class ExperimentPanel extends EventTarget {
       loading: 0, queued: false, invalid: '', validation: 0 };
     this.ui = buildShell(this.layout);
     container.append(this.ui.root);
-    if (this.layout.dataPicker) this.data = new DataPicker(this.ui.dataBox, () => this.scheduleValidation());
+    this.setLang(lang);
+    if (this.layout.dataPicker) this.data = new DataPicker(this.ui.dataBox, () => this.scheduleValidation(), lang);
     this.wire();
+  }
+
+  /**
+   * The language of everything the panel says (en, zh-CN, id): its own labels now; the experiment's
+   * texts and a result's sentences from the next load() and run.
+   */
+  setLang(lang) {
+    this.lang = lang;
+    this.ui.root.lang = lang;
+    relabel(this.ui.root, lang);
+    this.ui.status.textContent = this.statusText(this.state.status);
+  }
+
+  /** A status (idle, ready, running, error: …) as the reader reads it; the status itself stays the same in every language. */
+  statusText(status) {
+    const error = /^error: ([\s\S]*)$/.exec(status);
+    if (error) return t('status.error', { message: error[1] }, this.lang);
+    const key = `status.${status}`;
+    const shown = t(key, {}, this.lang);
+    return shown.startsWith('⟦') ? status : shown;
   }
 
   get status() { return this.state.status; }
@@ -110,9 +133,9 @@ export class ExperimentPanel extends EventTarget {
     this.state.describe = null;
     const list = await this.experiments();
     if (!list.some((x) => x.id === id)) {
-      throw new Error(`experiment: unknown experiment "${id}"; one of ${list.map((x) => x.id).join(' | ')}`);
+      throw new Error(t('ui.err_unknown_experiment', { id, ids: list.map((x) => x.id).join(' | ') }, this.lang));
     }
-    const d = await this.client.describe(id);
+    const d = localizeDescribe(await this.client.describe(id), this.lang);
     this.state.describe = d;
     this.showExperiment(d);
     return d;
@@ -124,12 +147,12 @@ export class ExperimentPanel extends EventTarget {
     ui.title.textContent = d.question || d.title;
     ui.eyebrow.textContent = d.question && d.title !== d.question ? d.title : '';
     ui.eyebrow.hidden = !ui.eyebrow.textContent;
-    renderExplanation(ui.explanation, d.explanation, d.tensorflow);
+    renderExplanation(ui.explanation, d.explanation, d.tensorflow, this.lang);
     ui.fixedBox.replaceChildren();
-    this.controls = new Controls(ui.controls, d.parameters || [], () => this.scheduleValidation());
+    this.controls = new Controls(ui.controls, d.parameters || [], () => this.scheduleValidation(), this.lang);
     this.data?.show(Boolean(d.takes_csv));
     this.buildCharts(d.plots || []);
-    if (this.layout.quoted) renderQuoted(ui.quoted, d.quoted);
+    if (this.layout.quoted) renderQuoted(ui.quoted, d.quoted, this.lang);
     this.showNote('');
     this.showFormError('');
     this.clearResult();
@@ -156,7 +179,7 @@ export class ExperimentPanel extends EventTarget {
       if (controls.isApplicable(field.p)) fixed.push(`${name} = ${formatValue(controls.values()[name])}`);
     }
     ui.controls.hidden = ui.controls.childElementCount === 0;
-    ui.fixedNote.textContent = fixed.length ? `Fixed for this lesson: ${fixed.join(', ')}` : '';
+    ui.fixedNote.textContent = fixed.length ? t('ui.fixed_for_lesson', { list: fixed.join(', ') }, this.lang) : '';
     ui.fixedNote.hidden = !fixed.length;
   }
 
@@ -197,7 +220,7 @@ export class ExperimentPanel extends EventTarget {
       if (seq === this.state.validation) this.showValid();
       return seq === this.state.validation;
     } catch (e) {
-      if (seq === this.state.validation && !isTerminated(e)) this.showInvalid(e.message);
+      if (seq === this.state.validation && !isTerminated(e)) this.showInvalid(errorText(e, this.lang));
       return false;
     }
   }
@@ -252,17 +275,17 @@ export class ExperimentPanel extends EventTarget {
     this.clearResult();
     this.setRunning(true);
     this.setStatus('running');
-    this.showProgressMessage('starting…');
+    this.showProgressMessage(t('ui.starting', {}, this.lang));
     const started = performance.now();
     const live = !matchMedia(REDUCED_MOTION).matches;   // reduced motion: draw once, at the end
     const handle = this.client.run(config, (p) => this.onProgress(p, live));
     this.state.active = handle;
     try {
       const { result, cancelled } = await handle.done;
-      if (cancelled) this.showStopped(`stopped after ${seconds(started)} s; the plots show the points reached so far`);
+      if (cancelled) this.showStopped(t('ui.stopped_after', { s: seconds(started) }, this.lang));
       else this.showFinished(result, started);
     } catch (e) {
-      if (isTerminated(e)) this.showStopped('stopped: the widget left the page');
+      if (isTerminated(e)) this.showStopped(t('ui.stopped_left', {}, this.lang));
       else { this.showProgressMessage(''); this.fail(e); }
     } finally {
       this.state.active = null;
@@ -278,7 +301,7 @@ export class ExperimentPanel extends EventTarget {
   showFinished(result, started) {
     this.showResult(result);
     this.ui.progress.value = 1;
-    this.showProgressMessage(`finished in ${seconds(started)} s (wall time in the page, including plotting)`);
+    this.showProgressMessage(t('ui.finished_in', { s: seconds(started) }, this.lang));
     this.setStatus('done');
     this.emit('result', { result });
   }
@@ -287,11 +310,11 @@ export class ExperimentPanel extends EventTarget {
   stop() {
     if (this.state.queued) {
       this.unqueueRun();
-      this.showProgressMessage('the queued run was cancelled');
+      this.showProgressMessage(t('ui.queued_cancelled', {}, this.lang));
       return;
     }
     if (!this.state.active) return;
-    this.showProgressMessage('stopping after the current chunk…');
+    this.showProgressMessage(t('ui.stopping', {}, this.lang));
     this.state.active.cancel();
   }
 
@@ -300,7 +323,7 @@ export class ExperimentPanel extends EventTarget {
     this.state.queued = true;
     this.ui.run.disabled = true;
     this.ui.stop.disabled = false;         // Stop drops the queued run
-    this.showProgressMessage('Run pressed while loading: the run starts as soon as the experiment is ready');
+    this.showProgressMessage(t('ui.run_queued', {}, this.lang));
   }
 
   unqueueRun() {
@@ -319,7 +342,7 @@ export class ExperimentPanel extends EventTarget {
 
   onProgress(p, live) {
     if (typeof p.fraction === 'number') this.ui.progress.value = p.fraction;
-    if (p.message) this.showProgressMessage(p.message);
+    if (p.message) this.showProgressMessage(p.i18n ? render(p.i18n, this.lang) : p.message);
     if (live) for (const { plot } of this.charts) plot.append(p.series);
     this.emit('progress', { fraction: p.fraction ?? null, message: p.message ?? '' });
   }
@@ -352,7 +375,8 @@ export class ExperimentPanel extends EventTarget {
     this.state.result = result;
     for (const { plot } of this.charts) plot.finish(result);
     renderResult({ headline: ui.headline, reading: ui.reading, answer: ui.answer, comparisons: ui.comparisons,
-      measuredOn: ui.measuredOn, runs: ui.runs, extra: ui.extra, quoted: this.layout.quoted ? ui.quoted : null }, result, this.colorOf);
+      measuredOn: ui.measuredOn, runs: ui.runs, extra: ui.extra, quoted: this.layout.quoted ? ui.quoted : null }, result, this.colorOf,
+    this.lang);
     ui.summary.hidden = false;
   }
 
@@ -369,11 +393,11 @@ export class ExperimentPanel extends EventTarget {
     this.ui.plots.append(box);
     const plot = createPlot(box, spec, this.colorOf);
     const tableHolder = el('div', 'table-wrap');
-    const data = el('details', 'plot-data', null, el('summary', null, `Show data: ${spec.title}`), tableHolder);
+    const data = el('details', 'plot-data', null, el('summary', null, t('ui.show_data', { title: spec.title }, this.lang)), tableHolder);
     data.addEventListener('toggle', () => {
       if (data.open) tableHolder.replaceChildren(dataTable(plot, spec, this.state.result));
     });
-    const image = el('button', 'quiet small', 'Download chart');
+    const image = el('button', 'quiet small', t('ui.download_chart', {}, this.lang));
     image.type = 'button';
     image.addEventListener('click', () => this.downloadChart(plot, spec));
     box.append(el('div', 'plot-tools', null, data, image));
@@ -405,7 +429,10 @@ export class ExperimentPanel extends EventTarget {
 
   /** The query that reproduces the current controls: experiment first, then the applicable parameters. */
   query() {
-    return this.controls.toQuery(this.state.describe.id);
+    const query = this.controls.toQuery(this.state.describe.id);
+    // The language is part of the shared link: always when chosen explicitly (langInLink), else when not English.
+    if (this.lang !== 'en' || this.langInLink) query.set('lang', this.lang);
+    return query;
   }
 
   /** The full page's URL for this exact configuration (the page reads it back from its query). */
@@ -424,7 +451,7 @@ export class ExperimentPanel extends EventTarget {
       // No clipboard (an iframe without permission, file://): show the link, selected, to copy by hand.
       this.ui.linkBox.hidden = false;
       this.ui.linkBox.select();
-      this.setStatus('link shown below: copy it with Ctrl+C');
+      this.setStatus('link shown below: copy it with Ctrl+C');   // i18n: a status; statusText() says it
     }
   }
 
@@ -432,7 +459,7 @@ export class ExperimentPanel extends EventTarget {
 
   setStatus(text) {
     this.state.status = text;
-    this.ui.status.textContent = text;
+    this.ui.status.textContent = this.statusText(text);
     this.ui.status.dataset.state = text.split(/[\s:]/)[0];
     this.emit('status', { status: text });
   }
@@ -440,7 +467,7 @@ export class ExperimentPanel extends EventTarget {
   /** Something went wrong outside validation: said in the status and below the form. */
   fail(err) {
     if (isTerminated(err)) return;        // the host let the worker go on purpose
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorText(err, this.lang);
     this.showFormError(message);
     this.setStatus(`error: ${message}`);
     this.emit('error', { message });

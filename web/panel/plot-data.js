@@ -6,6 +6,7 @@
 //   const { name, blob } = await chartImage(plot, spec);  // PNG
 import { el } from '../util/dom.js';
 import { formatValue, humanize } from '../util/format.js';
+import { t as say } from '../util/i18n.js';
 
 const MAX_ROWS = 500;   // a longer table helps nobody; the CSV export has every point
 
@@ -44,8 +45,8 @@ export function dataTable(plot, spec, result) {
   const { head, rows } = columnsOf(plot, spec, result);
   const table = el('table', 'data-table');
   const shown = rows.slice(0, MAX_ROWS);
-  const more = rows.length > MAX_ROWS ? ` (first ${MAX_ROWS} of ${rows.length} rows; the CSV export has all)` : '';
-  table.append(el('caption', null, rows.length ? `${spec.title}${more}` : `${spec.title}: no data yet, press Run`));
+  const more = rows.length > MAX_ROWS ? say('plot.first_rows', { shown: MAX_ROWS, n: rows.length }, spec.lang) : '';
+  table.append(el('caption', null, rows.length ? `${spec.title}${more}` : say('plot.table_empty', { title: spec.title }, spec.lang)));
   const tr = el('tr');
   for (const h of head) { const th = el('th', null, h); th.scope = 'col'; tr.append(th); }
   const body = el('tbody');
@@ -65,7 +66,7 @@ export async function chartImage(plot, spec) {
   const figure = plot.root;
   const source = figure.querySelector('canvas');
   const svg = figure.querySelector('svg');
-  if (!source && !svg) throw new Error('nothing drawn yet: press Run first');
+  if (!source && !svg) throw new Error(say('plot.nothing_drawn', {}, spec.lang));
   const w = source ? source.width : svg.width.baseVal.value * SCALE;
   const h = source ? source.height : svg.height.baseVal.value * SCALE;
   const titleH = 28 * SCALE;
@@ -82,7 +83,7 @@ export async function chartImage(plot, spec) {
   ctx.translate(0, titleH);
   if (source) ctx.drawImage(source, 0, 0);
   else paintSvg(ctx, svg);
-  const blob = await new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('could not encode the PNG'))), 'image/png'));
+  const blob = await new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error(say('plot.png_failed', {}, spec.lang)))), 'image/png'));
   return { name: `${spec.id}.png`, blob };
 }
 

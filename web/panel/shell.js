@@ -4,6 +4,7 @@
 //
 //   const ui = buildShell(LAYOUTS.page);     // ui.root holds ui.head, ui.side (the form), ui.results
 import { el } from '../util/dom.js';
+import { t } from '../util/i18n.js';
 
 /** How a panel is laid out where it lives. */
 export const LAYOUTS = {
@@ -20,13 +21,33 @@ export const LAYOUTS = {
 
 const SUBHEADING = { h1: 'h2', h2: 'h3' };
 
+/** Marks `node`'s text as catalog key `key` (relabel() puts it in the panel's language). */
+function label(node, key) {
+  node.dataset.i18n = key;
+  node.textContent = t(key);
+  return node;
+}
+
+/** Marks `node`'s aria-label as catalog key `key`. */
+function ariaLabel(node, key) {
+  node.dataset.i18nAria = key;
+  node.setAttribute('aria-label', t(key));
+  return node;
+}
+
+/** Every marked text and aria-label under `root` in `lang`. */
+export function relabel(root, lang) {
+  for (const node of root.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n, {}, lang);
+  for (const node of root.querySelectorAll('[data-i18n-aria]')) node.setAttribute('aria-label', t(node.dataset.i18nAria, {}, lang));
+}
+
 function withId(node, id) {
   node.id = id;
   return node;
 }
 
-function button(id, text, className = null, type = 'button') {
-  const b = withId(el('button', className, text), id);
+function button(id, key, className = null, type = 'button') {
+  const b = withId(label(el('button', className), key), id);
   b.type = type;
   return b;
 }
@@ -41,21 +62,21 @@ function hiddenLine(id, className) {
 function buildHead(ui, layout) {
   ui.eyebrow = withId(el('p', 'eyebrow'), 'eyebrow');
   ui.eyebrow.hidden = true;
-  ui.title = withId(el(layout.heading, 'title', 'Loading…'), 'title');
+  ui.title = withId(label(el(layout.heading, 'title'), 'ui.loading'), 'title');
   ui.explanation = withId(el('div', 'explanation'), 'explanation');
-  ui.explain = el('details', 'explain-box', null, el('summary', null, 'What happens, and why'), ui.explanation);
+  ui.explain = el('details', 'explain-box', null, label(el('summary'), 'ui.what_happens'), ui.explanation);
   ui.explain.open = true;
   ui.head = el('header', 'panel-head', null, ui.eyebrow, ui.title, ui.explain);
 }
 
 function buildRunState(ui) {
-  ui.run = button('run', 'Run', 'primary', 'submit');
-  ui.stop = button('stop', 'Stop');
+  ui.run = button('run', 'ui.run', 'primary', 'submit');
+  ui.stop = button('stop', 'ui.stop');
   ui.stop.disabled = true;
   ui.progress = withId(el('progress'), 'progress');
   ui.progress.max = 1;
   ui.progress.value = 0;
-  ui.progress.setAttribute('aria-label', 'Run progress');
+  ariaLabel(ui.progress, 'ui.run_progress');
   ui.status = withId(el('p', 'status', 'idle'), 'status');
   ui.status.setAttribute('role', 'status');
   ui.status.setAttribute('aria-live', 'polite');
@@ -73,9 +94,9 @@ function buildParams(ui, layout) {
   ui.formError = hiddenLine('form-error', 'form-error');
   ui.formError.setAttribute('role', 'alert');
   ui.note = hiddenLine('form-note', 'form-note');
-  const head = el('div', 'params-head', null, el(SUBHEADING[layout.heading], null, 'Parameters'));
+  const head = el('div', 'params-head', null, label(el(SUBHEADING[layout.heading]), 'ui.parameters'));
   if (layout.resetButton) {
-    ui.reset = button('reset', 'Defaults', 'quiet small');
+    ui.reset = button('reset', 'ui.defaults', 'quiet small');
     head.append(ui.reset);
   }
   ui.params = el('div', 'params', null, head, ui.controls, ui.fixedBox, ui.fixedNote, ui.dataBox, ui.formError, ui.note);
@@ -89,16 +110,16 @@ function buildSummary(ui, layout) {
   ui.measuredOn = withId(el('p', 'measured-on'), 'measured-on');
   ui.runs = withId(el('div', 'runs'), 'runs');
   ui.extra = withId(el('div', 'summary-extra'), 'summary-extra');
-  ui.numbers = el('details', 'more', null, el('summary', null, 'All numbers'), ui.runs, ui.extra);
+  ui.numbers = el('details', 'more', null, label(el('summary'), 'ui.all_numbers'), ui.runs, ui.extra);
   ui.numbers.open = layout.numbersOpen;
-  ui.exportJson = button('export-json', 'Results (JSON)', 'quiet');
-  ui.exportCsv = button('export-csv', 'Series (CSV)', 'quiet');
-  ui.copyLink = button('copy-link', 'Copy link', 'quiet');
+  ui.exportJson = button('export-json', 'ui.export_json', 'quiet');
+  ui.exportCsv = button('export-csv', 'ui.export_csv', 'quiet');
+  ui.copyLink = button('copy-link', 'ui.copy_link', 'quiet');
   ui.linkBox = withId(el('input', 'link-box'), 'link-box');
   ui.linkBox.readOnly = true;
   ui.linkBox.hidden = true;
-  ui.linkBox.setAttribute('aria-label', 'Link to this configuration');
-  const title = withId(el(SUBHEADING[layout.heading], 'summary-title', 'What this run measured'), 'summary-title');
+  ariaLabel(ui.linkBox, 'ui.link_box');
+  const title = withId(label(el(SUBHEADING[layout.heading], 'summary-title'), 'ui.summary_title'), 'summary-title');
   const exports = el('div', 'exports', null, ui.exportJson, ui.exportCsv, ui.copyLink);
   ui.summary = withId(el('section', 'summary', null, el('div', 'summary-head', null, title, exports), ui.headline,
     ui.answer, ui.reading, ui.comparisons, ui.measuredOn, ui.numbers, ui.linkBox), 'summary');
@@ -107,11 +128,9 @@ function buildSummary(ui, layout) {
 }
 
 /** A landmark `tag` labelled for screen readers when the layout wants landmarks, else a plain div. */
-function region(layout, tag, className, label, ...children) {
+function region(layout, tag, className, key, ...children) {
   if (!layout.landmarks) return el('div', className, null, ...children);
-  const node = el(tag, className, null, ...children);
-  node.setAttribute('aria-label', label);
-  return node;
+  return ariaLabel(el(tag, className, null, ...children), key);
 }
 
 /** Every element of a panel laid out as `layout` (one of LAYOUTS). */
@@ -123,12 +142,12 @@ export function buildShell(layout) {
   ui.form = withId(el('form', 'panel-form', null, ...(layout.runFirst ? [ui.runState, ui.params] : [ui.params, ui.runState])),
     'controls-form');
   ui.form.noValidate = true;
-  ui.side = region(layout, 'aside', 'panel-side', 'Parameters and run', ui.form);
+  ui.side = region(layout, 'aside', 'panel-side', 'ui.side_region', ui.form);
   ui.plots = withId(el('div', 'plots'), 'plots');
   buildSummary(ui, layout);
   ui.quoted = withId(el('section', 'quoted'), 'quoted');
   ui.quoted.hidden = true;
-  ui.results = region(layout, 'section', 'results', 'Results', ui.plots, ui.summary, ui.quoted);
+  ui.results = region(layout, 'section', 'results', 'ui.results_region', ui.plots, ui.summary, ui.quoted);
   ui.root = el('div', `looplab-panel layout-${layout.name}`, null, ui.head, ui.side, ui.results);
   return ui;
 }

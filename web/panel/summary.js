@@ -3,49 +3,41 @@
 // the series as CSV. Everything is built with textContent; nothing from data is parsed as HTML.
 import { el } from '../util/dom.js';
 import { humanize, formatValue, formatDuration } from '../util/format.js';
+import { comparisonMessage, comparisonShortMessage, formatNumberIn, has, localizeSummary, render, t, text } from '../util/i18n.js';
 
-const EXPLANATION_HEADINGS = { intro: 'What happens', try: 'Try this', mechanism: 'Why' };
+/** A record key as a heading: its catalog name (field.<key>) in `lang`, else the key made readable. */
+const fieldName = (key, lang) => (lang === 'en' ? humanize(key) : text(`field.${key}`, humanize(key), lang));
 
 /**
  * describe.explanation {intro, try, mechanism, ...} -> titled blocks, then describe.tensorflow
  * [{looplab, tensorflow}] as "In TensorFlow terms".
  */
-export function renderExplanation(container, explanation, tensorflow = []) {
+export function renderExplanation(container, explanation, tensorflow = [], lang = 'en') {
   container.replaceChildren();
-  for (const [key, text] of Object.entries(explanation || {})) {
-    if (typeof text !== 'string' || !text) continue;
+  for (const [key, body] of Object.entries(explanation || {})) {
+    if (typeof body !== 'string' || !body) continue;
     const block = el('div', `explain explain-${key}`);
-    block.append(el('h3', null, EXPLANATION_HEADINGS[key] || humanize(key)), el('p', null, text));
+    block.append(el('h3', null, has(`ui.explain_${key}`, lang) ? t(`ui.explain_${key}`, {}, lang) : humanize(key)), el('p', null, body));
     container.append(block);
   }
   if (!tensorflow?.length) return;
   const dl = el('dl', 'tf-terms');
-  for (const t of tensorflow) dl.append(el('dt', null, t.looplab), el('dd', null, t.tensorflow));
-  container.append(el('div', 'explain explain-tensorflow', null, el('h3', null, 'In TensorFlow terms'), dl));
+  for (const term of tensorflow) dl.append(el('dt', null, term.looplab), el('dd', null, term.tensorflow));
+  container.append(el('div', 'explain explain-tensorflow', null, el('h3', null, t('ui.tensorflow_terms', {}, lang)), dl));
 }
 
-/** "18.8 ± 0.4 µs per step": a side of a comparison as measured. */
-function sideText(side, unit) {
-  const spread = side.spread > 0 ? ` ± ${formatValue(side.spread)}` : '';
-  return `${formatValue(side.value)}${spread}${unit ? ` ${unit}` : ''}`;
+/** "raw x: 18.8 ± 0.4 µs per step": a side of a comparison as measured. */
+function sideText(side, unit, lang) {
+  const value = render({ key: side.spread > 0 ? 'cmp.value_spread' : 'cmp.value', args: { v: side.value, s: side.spread } }, lang);
+  return t('ui.cmp_side', { label: side.label, value, unit: unit ? { key: 'cmp.unit', args: { unit } } : null }, lang);
 }
 
-/** The verdict the core computed, in words: the winner and its factor (≥ 1), or no difference. */
-function verdictText(c) {
-  if (c.verdict === 'same') return c.quantity === 'loss' ? 'the same loss' : 'no measurable difference';
-  const [win, lose] = c.verdict === 'a' ? [c.a, c.b] : [c.b, c.a];
-  if (c.quantity === 'loss') return `${win.label}: lower`;
-  const factor = c.better === 'lower' ? lose.value / win.value : win.value / lose.value;
-  const word = { time: 'faster', count: `fewer ${c.unit}`, rate: 'the rate' }[c.quantity] || 'better';
-  return `${win.label}: ${formatValue(factor)}× ${word}`;
-}
-
-/** summary.comparisons -> a table: each side as measured, with its spread, and the computed verdict. */
-function comparisonsTable(comparisons) {
+/** summary.comparisons -> a table: each side as measured, with its spread, the computed verdict and its sentence. */
+function comparisonsTable(comparisons, lang) {
   const table = el('table', 'runs-table comparisons-table');
-  table.append(el('caption', null, 'Compared on this run (a difference within the spreads counts as none)'));
+  table.append(el('caption', null, t('ui.cmp_caption', {}, lang)));
   const head = el('tr');
-  for (const h of ['', 'one side', 'other side', 'verdict']) {
+  for (const h of ['', t('ui.cmp_one_side', {}, lang), t('ui.cmp_other_side', {}, lang), t('ui.cmp_verdict', {}, lang)]) {
     const th = el('th', null, h);
     th.scope = 'col';
     head.append(th);
@@ -53,74 +45,81 @@ function comparisonsTable(comparisons) {
   const body = el('tbody');
   for (const c of comparisons) {
     const tr = el('tr', `verdict-${c.verdict}`);
-    const th = el('th', null, humanize(c.id));
+    const th = el('th', null, text(`cmp_id.${c.id}`, humanize(c.id), lang));
     th.scope = 'row';
-    tr.append(th, el('td', null, `${c.a.label}: ${sideText(c.a, c.unit)}`), el('td', null, `${c.b.label}: ${sideText(c.b, c.unit)}`),
-      el('td', 'verdict', verdictText(c)));
-    body.append(tr);
+    tr.append(th, el('td', null, sideText(c.a, c.unit, lang)), el('td', null, sideText(c.b, c.unit, lang)),
+      el('td', 'verdict', render(comparisonShortMessage(c), lang)));
+    // The verdict as a sentence, in the reader's language, on its own row under the numbers.
+    const sentence = el('td', 'verdict-sentence', render(comparisonMessage(c), lang));
+    sentence.colSpan = 4;
+    body.append(tr, el('tr', `verdict-${c.verdict} verdict-sentence-row`, null, sentence));
   }
   table.append(el('thead', null, null, head), body);
   return wrapTable(table);
 }
 
 /** result.environment -> "Measured in wasm, SIMD simd128, clock step 1 µs": where the numbers come from. */
-function measuredOn(env) {
+function measuredOn(env, lang) {
   if (!env) return '';
-  const clock = Number.isFinite(env.clock_resolution_ns) ? `, clock step ${formatDuration(env.clock_resolution_ns)}` : '';
-  return `Measured on this run: ${env.build} build, SIMD ${env.simd_kind || (env.simd ? 'on' : 'off')}${clock}.`;
+  const clock = Number.isFinite(env.clock_resolution_ns) ? t('ui.clock_step', { step: formatDuration(env.clock_resolution_ns) }, lang) : '';
+  return t('ui.measured_on', { build: env.build, simd: env.simd_kind || t(env.simd ? 'ui.on' : 'ui.off', {}, lang), clock }, lang);
 }
 
 /** summary.beside_quoted -> the seed's figures with this run's beside them, and why they differ. */
-function besideQuoted(container, rows) {
+function besideQuoted(container, rows, lang) {
   container.querySelector('.beside-quoted')?.remove();
   if (!rows?.length) return;
   const list = el('ul', 'beside-quoted');
   for (const q of rows) {
-    list.append(el('li', null, null, el('span', 'quoted-label', q.label), el('span', 'measured-value', `measured here: ${q.measured}`),
-      el('span', 'quoted-value', `quoted: ${q.quoted}`), el('span', 'why', q.why)));
+    list.append(el('li', null, null, el('span', 'quoted-label', q.label),
+      el('span', 'measured-value', t('ui.measured_here', { value: q.measured }, lang)),
+      el('span', 'quoted-value', t('ui.quoted_value', { value: q.quoted }, lang)), el('span', 'why', q.why)));
   }
   container.hidden = false;
   container.append(list);
 }
 
 /** describe.quoted [{label, value, source}] -> figures labelled as quoted, not measured. */
-export function renderQuoted(container, quoted) {
+export function renderQuoted(container, quoted, lang = 'en') {
   container.replaceChildren();
   container.hidden = !quoted?.length;
   if (!quoted?.length) return;
-  container.append(el('h2', null, 'Figures quoted from the seed thread'),
-    el('p', 'quoted-note', 'Not measured here: these are the numbers the original question reported, for comparison.'));
+  container.append(el('h2', null, t('ui.quoted_heading', {}, lang)), el('p', 'quoted-note', t('ui.quoted_note', {}, lang)));
   const list = el('ul', 'quoted-list');
   for (const q of quoted) {
     const item = el('li', 'quoted-item');
     item.append(
-      el('span', 'quoted-tag', `quoted from ${q.source || 'seed thread'}`),
+      el('span', 'quoted-tag', t('ui.quoted_from', { source: q.source || t('ui.seed_thread', {}, lang) }, lang)),
       el('span', 'quoted-label', q.label),
       el('span', 'quoted-value', q.value),
     );
+    // The figure as the thread said it, in the thread's language, beside the translation.
+    if (q.original) item.append(el('span', 'quoted-original', t('ui.quoted_original', { text: q.original }, lang)));
     list.append(item);
   }
   container.append(list);
 }
 
 /** Cell text for a run value; a few keys have a clearer word for null. */
-const NULL_TEXT = { iterations_to_tolerance: 'not reached', diverged_at: 'no' };
-function cellText(key, v) {
-  if (v === null || v === undefined) return NULL_TEXT[key] || '—';
+const NULL_TEXT = { iterations_to_tolerance: 'ui.not_reached', diverged_at: 'word.no' };
+function cellText(key, v, lang) {
+  if (v === null || v === undefined) return NULL_TEXT[key] ? t(NULL_TEXT[key], {}, lang) : '—';
+  if (typeof v === 'boolean') return t(v ? 'word.yes' : 'word.no', {}, lang);
+  if (typeof v === 'number' && lang !== 'en') return formatNumberIn(v, lang);
   return formatValue(v);
 }
 
 /** Summary keys drawn in their own place, not in the "other numbers" list. */
-const SHOWN_APART = new Set(['headline', 'reading', 'answer', 'comparisons', 'beside_quoted']);
+const SHOWN_APART = new Set(['headline', 'reading', 'answer', 'comparisons', 'beside_quoted', 'messages']);
 
 /** A run's generated code (compiled mode): shown as text under the table, not as a column. */
 const CODE_KEY = 'generated_code';
 
 /** The code compiled mode generated for a run's step (WebAssembly text in the browser), folded. */
-function generatedCode(run) {
+function generatedCode(run, lang) {
   const details = el('details', 'generated-code');
   details.dataset.mode = run.mode ?? '';
-  details.append(el('summary', null, `Generated code of the ${run.mode ?? 'compiled'} step`),
+  details.append(el('summary', null, t('ui.generated_code', { mode: run.mode ?? 'compiled' }, lang)),
     el('pre', 'code', run[CODE_KEY]));
   return details;
 }
@@ -133,8 +132,8 @@ const RESULT_KEYS = new Set(['experiment', 'config', 'environment', 'series', 'r
  * the result (e.g. retracing's `calls`) becomes a table folded under a <details>.
  * colorOf(name) gives a run's plot colour, or undefined (for the table's swatches).
  */
-export function renderResult(parts, result, colorOf = () => undefined) {
-  const summary = result.summary || {};
+export function renderResult(parts, result, colorOf = () => undefined, lang = 'en') {
+  const summary = localizeSummary(result.summary || {}, lang);
   parts.headline.replaceChildren();
   for (const h of summary.headline || []) {
     const card = el('div', 'card');
@@ -150,20 +149,21 @@ export function renderResult(parts, result, colorOf = () => undefined) {
   }
   if (parts.comparisons) {
     parts.comparisons.replaceChildren();
-    if (summary.comparisons?.length) parts.comparisons.append(comparisonsTable(summary.comparisons));
+    if (summary.comparisons?.length) parts.comparisons.append(comparisonsTable(summary.comparisons, lang));
   }
-  if (parts.quoted) besideQuoted(parts.quoted, summary.beside_quoted);
-  if (parts.measuredOn) parts.measuredOn.textContent = measuredOn(result.environment);
+  if (parts.quoted) besideQuoted(parts.quoted, summary.beside_quoted, lang);
+  if (parts.measuredOn) parts.measuredOn.textContent = measuredOn(result.environment, lang);
 
   parts.runs.replaceChildren();
   const runs = result.runs || [];
-  if (runs.length) parts.runs.append(runsTable(runs, colorOf));
-  for (const r of runs) if (r[CODE_KEY]) parts.runs.append(generatedCode(r));
+  if (runs.length) parts.runs.append(runsTable(runs, colorOf, lang));
+  for (const r of runs) if (r[CODE_KEY]) parts.runs.append(generatedCode(r, lang));
   for (const [key, rows] of Object.entries(result)) {
     if (RESULT_KEYS.has(key) || !isRecords(rows)) continue;
     const details = el('details', 'more-table');
     details.dataset.key = key;
-    details.append(el('summary', null, `All ${rows.length} ${humanize(key)}`), recordsTable(rows, colorOf, null));
+    details.append(el('summary', null, t('ui.all_records', { n: rows.length, name: fieldName(key, lang) }, lang)),
+      recordsTable(rows, colorOf, null, lang));
     parts.runs.append(details);
   }
 
@@ -171,10 +171,10 @@ export function renderResult(parts, result, colorOf = () => undefined) {
   const scalars = [];
   for (const [key, value] of Object.entries(summary)) {
     if (SHOWN_APART.has(key)) continue;
-    if (value && typeof value === 'object' && !Array.isArray(value)) parts.extra.append(valueList(humanize(key), Object.entries(value)));
+    if (value && typeof value === 'object' && !Array.isArray(value)) parts.extra.append(valueList(fieldName(key, lang), Object.entries(value), lang));
     else scalars.push([key, value]);
   }
-  if (scalars.length) parts.extra.append(valueList('other numbers', scalars));
+  if (scalars.length) parts.extra.append(valueList(t('ui.other_numbers', {}, lang), scalars, lang));
 }
 
 const isRecords = (v) => Array.isArray(v) && v.length > 0 && v.every((r) => r && typeof r === 'object' && !Array.isArray(r));
@@ -201,14 +201,14 @@ function rareBooleans(rows, keys) {
   return rare;
 }
 
-function valueCell(k, v, rare) {
-  const td = el('td', typeof v === 'number' ? 'num' : null, cellText(k, v));
+function valueCell(k, v, rare, lang) {
+  const td = el('td', typeof v === 'number' ? 'num' : null, cellText(k, v, lang));
   if (typeof v === 'boolean' && rare.get(k) === v) td.classList.add('rare');
   return td;
 }
 
 /** The first cell of a run: its name, its plot colour, a badge when it diverged. */
-function nameCell(r, nameKey, colorOf, scope) {
+function nameCell(r, nameKey, colorOf, scope, lang) {
   const th = el('th', 'run-name');
   th.scope = scope;
   const color = colorOf(String(r[nameKey]));
@@ -217,9 +217,9 @@ function nameCell(r, nameKey, colorOf, scope) {
     swatch.style.backgroundColor = color;   // style property from JS: allowed by style-src 'self'
     th.append(swatch);
   }
-  th.append(cellText(nameKey, r[nameKey]));
+  th.append(cellText(nameKey, r[nameKey], lang));
   if (r.diverged_at !== null && r.diverged_at !== undefined) {
-    th.append(el('span', 'badge badge-bad', `diverged at ${formatValue(r.diverged_at)}`));
+    th.append(el('span', 'badge badge-bad', t('ui.diverged_at', { at: r.diverged_at }, lang)));
   }
   return th;
 }
@@ -234,22 +234,22 @@ function wrapTable(table) {
  * Runs as a table with columns from the keys. A few runs with many numbers each read best side by
  * side (one column per run, one row per key); otherwise one row per run.
  */
-function runsTable(runs, colorOf) {
+function runsTable(runs, colorOf, lang) {
   const [nameKey, ...valueKeys] = keysOf(runs);
   if (runs.length > 8 || valueKeys.length <= runs.length) {
-    return recordsTable(runs, colorOf, `Runs, one row per ${humanize(nameKey)}`);
+    return recordsTable(runs, colorOf, t('ui.runs_row_per', { name: fieldName(nameKey, lang) }, lang), lang);
   }
   const rare = rareBooleans(runs, valueKeys);
   const table = el('table', 'runs-table runs-by-column');
-  table.append(el('caption', null, `Runs, one column per ${humanize(nameKey)}`));
+  table.append(el('caption', null, t('ui.runs_column_per', { name: fieldName(nameKey, lang) }, lang)));
   const head = el('tr');
-  head.append(el('td', 'corner'), ...runs.map((r) => nameCell(r, nameKey, colorOf, 'col')));
+  head.append(el('td', 'corner'), ...runs.map((r) => nameCell(r, nameKey, colorOf, 'col', lang)));
   const body = el('tbody');
   for (const k of valueKeys) {
     const tr = el('tr');
-    const th = el('th', null, humanize(k));
+    const th = el('th', null, fieldName(k, lang));
     th.scope = 'row';
-    tr.append(th, ...runs.map((r) => valueCell(k, r[k], rare)));
+    tr.append(th, ...runs.map((r) => valueCell(k, r[k], rare, lang)));
     body.append(tr);
   }
   table.append(el('thead', null, null, head), body);
@@ -257,7 +257,7 @@ function runsTable(runs, colorOf) {
 }
 
 /** Records as one row each, the first key as the row header. */
-function recordsTable(rows, colorOf, caption) {
+function recordsTable(rows, colorOf, caption, lang = 'en') {
   const [nameKey, ...valueKeys] = keysOf(rows);
   const rare = rareBooleans(rows, valueKeys);
   const table = el('table', 'runs-table');
@@ -265,7 +265,7 @@ function recordsTable(rows, colorOf, caption) {
   const head = el('tr');
   for (const k of [nameKey, ...valueKeys]) {
     const numeric = k !== nameKey && rows.every((r) => r[k] === null || r[k] === undefined || typeof r[k] === 'number');
-    const th = el('th', numeric ? 'num' : null, humanize(k));
+    const th = el('th', numeric ? 'num' : null, fieldName(k, lang));
     th.scope = 'col';
     head.append(th);
   }
@@ -274,19 +274,19 @@ function recordsTable(rows, colorOf, caption) {
     const tr = el('tr');
     if (r.diverged_at !== null && r.diverged_at !== undefined) tr.className = 'diverged';
     else if (valueKeys.some((k) => rare.has(k) && rare.get(k) === r[k])) tr.className = 'marked';
-    tr.append(nameCell(r, nameKey, colorOf, 'row'), ...valueKeys.map((k) => valueCell(k, r[k], rare)));
+    tr.append(nameCell(r, nameKey, colorOf, 'row', lang), ...valueKeys.map((k) => valueCell(k, r[k], rare, lang)));
     body.append(tr);
   }
   table.append(el('thead', null, null, head), body);
   return wrapTable(table);
 }
 
-function valueList(title, entries) {
+function valueList(title, entries, lang) {
   const box = el('div', 'value-list');
   const unit = /^(.*) (\([^)]*\))$/.exec(title);   // "steady step (µs)": the unit is not uppercased
   box.append(unit ? el('h3', null, `${unit[1]} `, el('span', 'unit', unit[2])) : el('h3', null, title));
   const dl = el('dl');
-  for (const [k, v] of entries) dl.append(el('dt', null, humanize(k)), el('dd', null, formatValue(v)));
+  for (const [k, v] of entries) dl.append(el('dt', null, fieldName(k, lang)), el('dd', null, cellText(k, v, lang)));
   box.append(dl);
   return box;
 }
@@ -295,7 +295,7 @@ function valueList(title, entries) {
 export function seriesCsv(series) {
   const cols = [];
   for (const s of Object.values(series || {})) for (const c of Object.keys(s)) if (!cols.includes(c)) cols.push(c);
-  const quote = (t) => (/[",\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t);
+  const quote = (v) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
   const lines = [['series', ...cols].map(quote).join(',')];
   for (const [name, s] of Object.entries(series || {})) {
     const n = Math.max(0, ...cols.map((c) => (Array.isArray(s[c]) ? s[c].length : 0)));

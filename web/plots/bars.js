@@ -20,6 +20,7 @@
 import { formatShort, humanize, logTick } from '../util/format.js';
 import { plotFrame, renderOnResize } from './frame.js';
 import { svg } from './svg.js';
+import { t as tr } from '../util/i18n.js';
 
 const HEIGHT = 300;
 const MARGIN = { top: 30, right: 12, bottom: 40, left: 68 };
@@ -79,7 +80,7 @@ export class BarPlot {
     this.width = 0;
     Object.assign(this, plotFrame(container, spec, {
       kind: 'bars', bodyClass: 'bars-body', captionId: `plot-${spec.id}-title`,
-      empty: `The bars are drawn when the run finishes: one per ${humanize(spec.category || 'run')}.`,
+      empty: tr('plot.bars_empty', { per: humanize(spec.category || 'run') }, spec.lang),
     }));
     this.resizer = renderOnResize(this);
   }
@@ -150,10 +151,11 @@ export class BarPlot {
     const partNames = this.spec.stack_labels || this.spec.stack || [];
     const partsText = (b) => (b.parts ? ` (${b.parts.map((v, k) => `${partNames[k]} ${formatShort(v)}`).join(' + ')})` : '');
     const spreadText = (b, digits) => (b.spread ? ` ± ${formatShort(b.spread, digits)}` : '');
-    const described = this.items.map((b) => `${b.label}: ${scale.drawable(b.value) ? formatShort(b.value) + spreadText(b) + partsText(b) : 'no value'}`);
+    const noValue = tr('plot.no_value', {}, this.spec.lang);
+    const described = this.items.map((b) => `${b.label}: ${scale.drawable(b.value) ? formatShort(b.value) + spreadText(b) + partsText(b) : noValue}`);
     const chart = svg('svg', {
       class: 'bars', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
-      'aria-label': `${this.spec.title} (${unit}${this.spec.log_y ? ', log scale' : ''}${this.spec.spread ? '; ± half the interquartile range' : ''}): ${described.join(', ')}`,
+      'aria-label': `${this.spec.title} (${unit}${this.spec.log_y ? tr('ui.log_scale', {}, this.spec.lang) : ''}${this.spec.spread ? tr('plot.spread_note', {}, this.spec.lang) : ''}): ${described.join(', ')}`,
     });
 
     const axis = svg('g', { class: 'bars-axis', 'aria-hidden': 'true' });
@@ -180,7 +182,7 @@ export class BarPlot {
       const cx = left + band * (i + 0.5);
       const g = svg('g', { class: 'bar', 'data-category': b.label });
       const ok = scale.drawable(b.value);
-      g.append(svg('title', {}, `${b.label}: ${ok ? formatShort(b.value, 4) + spreadText(b, 2) : 'no value'} ${unit}${ok ? partsText(b) : ''}`));
+      g.append(svg('title', {}, `${b.label}: ${ok ? formatShort(b.value, 4) + spreadText(b, 2) : noValue} ${unit}${ok ? partsText(b) : ''}`));
       if (ok && b.parts) {
         let base = 0;
         b.parts.forEach((v, k) => {

@@ -18,6 +18,7 @@
 //   plot.table();                   // {head, rows}: the paths, for "Show data"
 import { formatNumber, formatShort } from '../util/format.js';
 import { plotFrame } from './frame.js';
+import { t as tr } from '../util/i18n.js';
 
 const PANEL_H = 300;
 const WIDE = 720;                 // from this body width the panels stand side by side
@@ -84,7 +85,7 @@ export class ContourPlot {
     this.frame = 0;
     this.width = 0;
     Object.assign(this, plotFrame(container, spec, {
-      kind: 'contour', empty: 'Press Run to draw the valleys and the paths live.',
+      kind: 'contour', empty: tr('plot.contour_empty', {}, spec.lang),
     }));
     this.canvas = document.createElement('canvas');
     this.canvas.className = 'contour-canvas';
@@ -232,12 +233,13 @@ export class ContourPlot {
     const g = this.grids.get(panel.grid);
     const z = g[spec.z];
     const n = Math.round(Math.sqrt(z.length));
-    if (n < 2 || n * n !== z.length) return `${panel.name}: no grid yet.`;
+    if (n < 2 || n * n !== z.length) return tr('plot.no_grid', { name: panel.name }, spec.lang);
     const xs = g[spec.x].slice(0, n), ys = [];
     for (let j = 0; j < n; j++) ys.push(g[spec.y][j * n]);
     const xr = [xs[0], xs[n - 1]], yr = [ys[0], ys[n - 1]];
     const s = ContourPlot.scale(box, xr, yr);
-    ContourPlot.axes(ctx, s, `${panel.name}: loss over (${spec.x}, ${spec.y})`, spec.x_label || spec.x, spec.y_label || spec.y, xr, yr);
+    ContourPlot.axes(ctx, s, tr('plot.loss_over', { name: panel.name, x: spec.x, y: spec.y }, spec.lang), spec.x_label || spec.x,
+      spec.y_label || spec.y, xr, yr);
     // Grid coordinates (0 .. n − 1) to pixels; the grid is evenly spaced.
     const gx = (i) => s.left + (i / (n - 1)) * (s.right - s.left);
     const gy = (j) => s.bottom - (j / (n - 1)) * (s.bottom - s.top);
@@ -287,21 +289,21 @@ export class ContourPlot {
     ctx.stroke();
     ctx.restore();
     const last = px.length - 1;
-    return `${panel.name}: ${levels.length} contour lines, ${px.length} path points` +
-      (last >= 0 ? `, now at ${spec.x} = ${formatNumber(px[last])}, ${spec.y} = ${formatNumber(py[last])}.` : '.');
+    return tr('plot.valley_said', { name: panel.name, levels: levels.length, points: px.length,
+      now: last >= 0 ? tr('plot.now_at', { x: spec.x, xv: formatNumber(px[last]), y: spec.y, yv: formatNumber(py[last]) }, spec.lang) : '' }, spec.lang);
   }
 
   drawData(ctx, box) {
     const { spec } = this;
     const { x, y } = this.data;
     const fx = x.filter(finite), fy = y.filter(finite);
-    if (!fx.length) return 'No data yet.';
+    if (!fx.length) return tr('plot.no_data', {}, spec.lang);
     const lo = (a) => a.reduce((m, v) => Math.min(m, v), Infinity);
     const hi = (a) => a.reduce((m, v) => Math.max(m, v), -Infinity);
     const pad = (a, b) => { const d = (b - a) * 0.05 || Math.abs(a) * 0.05 || 1; return [a - d, b + d]; };
     const xr = pad(lo(fx), hi(fx)), yr = pad(lo(fy), hi(fy));
     const s = ContourPlot.scale(box, xr, yr);
-    ContourPlot.axes(ctx, s, 'the data and each run\'s current line', 'x', 'y', xr, yr);
+    ContourPlot.axes(ctx, s, tr('plot.data_lines', {}, spec.lang), 'x', 'y', xr, yr);
     ctx.save();
     ctx.beginPath();
     ctx.rect(s.left, s.top, s.right - s.left, s.bottom - s.top);
@@ -329,7 +331,7 @@ export class ContourPlot {
       said.push(`${panel.name}: y = ${formatNumber(w)}·x + ${formatNumber(b)}`);
     });
     ctx.restore();
-    return `The data (${x.length} points) with ${said.length ? said.join('; ') : 'no line yet'}.`;
+    return tr('plot.data_said', { n: x.length, lines: said.length ? said.join('; ') : tr('plot.no_line', {}, spec.lang) }, spec.lang);
   }
 
   destroy() {

@@ -13,6 +13,7 @@
 import { formatShort, humanize } from '../util/format.js';
 import { plotFrame, renderOnResize } from './frame.js';
 import { svg } from './svg.js';
+import { t as tr } from '../util/i18n.js';
 
 const VIRIDIS = ['#440154', '#3b528b', '#21918c', '#5ec962', '#fde725'];
 const PUOR = ['#b35806', '#f1a340', '#f7f7f7', '#998ec3', '#542788'];   // − orange … 0 white … + purple
@@ -68,7 +69,7 @@ export class HeatmapPlot {
     this.width = 0;
     Object.assign(this, plotFrame(container, spec, {
       kind: 'heatmap', bodyClass: 'heatmap-body',
-      empty: `The heatmap is drawn when the run finishes: one cell per ${humanize(spec.row)} × ${humanize(spec.col)}.`,
+      empty: tr('plot.heatmap_empty', { row: humanize(spec.row), col: humanize(spec.col) }, spec.lang),
     }));
     this.resizer = renderOnResize(this);
   }
@@ -136,8 +137,8 @@ export class HeatmapPlot {
       chart.append(g);
     }
     const legend = this.spec.scale === 'diverging'
-      ? 'colour: purple where positive, orange where negative, white at 0 (signed log scale)'
-      : `colour: viridis, ${this.spec.scale === 'log' ? 'log scale, ' : ''}dark = smallest, yellow = largest`;
+      ? tr('plot.legend_diverging', {}, this.spec.lang)
+      : tr(this.spec.scale === 'log' ? 'plot.legend_log' : 'plot.legend_linear', {}, this.spec.lang);
     chart.append(svg('text', { class: 'heatmap-legend', x: MARGIN.left, y: H - 8 }, `${legend}${unit}`));
     this.chart = chart;
     this.body.append(chart);

@@ -12,6 +12,7 @@ import uPlot from '../../node_modules/uplot/dist/uPlot.esm.js';
 import { formatNumber, logTick } from '../util/format.js';
 import { fitOf, seriesColors } from './colors.js';
 import { plotFrame } from './frame.js';
+import { t as tr } from '../util/i18n.js';
 
 const DASHES = [[], [8, 4], [2, 3], [10, 3, 2, 3]];
 const HEIGHT = 380;
@@ -50,7 +51,7 @@ export class LivePlot {
     this.drawn = [];                           // the whiskers of the last draw (tests read them)
     this.colors = this.names.map((name, i) => colorOf(name, i));
     this.frame = 0;
-    Object.assign(this, plotFrame(container, spec, { kind: 'lines', empty: 'Press Run to draw this plot live.' }));
+    Object.assign(this, plotFrame(container, spec, { kind: 'lines', empty: tr('plot.lines_empty', {}, spec.lang) }));
 
     const tick = (log) => (log ? { values: (u, splits) => splits.map(logTick), filter: logLabels } : {});
     const grid = (log) => ({ stroke: '#e6e9ef', ...(log ? { filter: logGrid } : {}) });

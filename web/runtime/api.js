@@ -11,7 +11,13 @@
 
 /** Throws `r` when the module returned an Error, else returns it unchanged. */
 export function check(r) {
-  if (r instanceof Error) throw r;
+  if (r instanceof Error) {
+    // A ConfigError carries its message as {key, args} too (JSON text): parsed for the renderer.
+    if (typeof r.i18n === 'string') {
+      try { r.i18n = JSON.parse(r.i18n); } catch { r.i18n = null; }
+    }
+    throw r;
+  }
   return r;
 }
 

@@ -190,7 +190,7 @@ export class LooplabClient {
       case ANSWER.REPLY: this.settle(msg.id).resolve(msg.value); break;
       case ANSWER.RESULT: this.settle(msg.id).resolve({ result: msg.result, cancelled: false }); break;
       case ANSWER.CANCELLED: this.settle(msg.id).resolve({ result: null, cancelled: true }); break;
-      case ANSWER.ERROR: this.settle(msg.id).reject(new Error(msg.message)); break;
+      case ANSWER.ERROR: this.settle(msg.id).reject(Object.assign(new Error(msg.message), msg.i18n ? { i18n: msg.i18n } : {})); break;
       default: break;
     }
   }

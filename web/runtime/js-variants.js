@@ -19,6 +19,7 @@
 //   const merged = await addJsVariants(api, result, { cancelled: () => false, progress, nextTurn });
 //   // merged === null when cancelled
 import { check } from './api.js';
+import { render } from '../util/i18n.js';
 
 const SLICE_MS = 50;   // yield to the event loop (cancel messages) about this often
 
@@ -158,7 +159,8 @@ async function measureCallGranularity(m, result, ctx) {
         ({ losses: losses[v.name], fresh: fresh[v.name] } = v.run(e, epochOf[v.name](v)));
       }
       same = same && sameLosses(losses.js_fit, losses.js_train_on_batch);
-      ctx.progress({ message: `JS-driven variants: epoch ${e + 1} of ${epochs}`, series: fresh });
+      const i18n = { key: 'cg.js_progress', args: { e: e + 1, n: epochs } };
+      ctx.progress({ message: render(i18n), i18n, series: fresh });
       if (performance.now() - lastYield > SLICE_MS) { await ctx.nextTurn(); lastYield = performance.now(); }
     }
   } finally {
@@ -224,7 +226,8 @@ async function measureOverhead(m, result, ctx) {
     if (t === null) return null;
     points.push({ n, ...t });
     const us = check(m.median(t.chunk_us));   // the core's median, for the live point
-    ctx.progress({ message: `js_per_call: N = ${n.toLocaleString('en-US')}`, series: { js_per_call: { n: [n], us_per_step: [us] } } });
+    const i18n = { key: 'ov.progress', args: { mode: 'js_per_call', n } };
+    ctx.progress({ message: render(i18n), i18n, series: { js_per_call: { n: [n], us_per_step: [us] } } });
     await ctx.nextTurn();
   }
   return { variants: [{ variant: 'js_per_call', points }] };

@@ -116,7 +116,7 @@ self.onmessage = async ({ data: msg }) => {
     }
   } catch (e) {
     if (isFatal(e)) post({ type: ANSWER.FATAL, id, message: `the WebAssembly module crashed (${e.name}: ${e.message})` });
-    else post({ type: ANSWER.ERROR, id, message: e instanceof Error ? e.message : String(e) });
+    else post({ type: ANSWER.ERROR, id, message: e instanceof Error ? e.message : String(e), ...(e?.i18n ? { i18n: e.i18n } : {}) });
   } finally {
     if (state) active.delete(id);
   }

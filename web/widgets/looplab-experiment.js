@@ -7,7 +7,9 @@
 // module's describe(), so a new parameter is a new attribute with no change here); `controls` (the
 // parameters the reader may change: names separated by spaces or commas, or `all`; the others are
 // fixed by the lesson and listed read-only); `autorun` (run once when scrolled into view); `compact`;
-// `theme` = light | dark | auto (default auto: follows prefers-color-scheme).
+// `theme` = light | dark | auto (default auto: follows prefers-color-scheme); `lang` = en | zh-CN | id,
+// the language of everything the widget says (else the nearest lang of the host page, then the
+// browser's language).
 //
 // The element is a shell around the experiment panel (panel/panel.js, the same one the page uses):
 // it maps attributes to the panel's experiment and values, starts a Web Worker when it comes near
@@ -21,6 +23,7 @@
 // experiments, plots.
 import { connect } from '../runtime/connect.js';
 import { ExperimentPanel } from '../panel/panel.js';
+import { browserLang, chooseLang, t } from '../util/i18n.js';
 
 /**
  * Where the worker and the stylesheets come from; the offline single file replaces these (see configure).
@@ -53,8 +56,6 @@ function parseControls(text, parameters) {
   if (names.includes('all')) return new Set(parameters.map((p) => p.name));
   return new Set(names);
 }
-
-const plural = (n, word) => `${word}${n > 1 ? 's' : ''}`;
 
 export class LooplabExperiment extends HTMLElement {
   constructor() {
@@ -94,7 +95,7 @@ export class LooplabExperiment extends HTMLElement {
     this.visibility?.disconnect();
     this.visibility = null;
     // Settles everything pending: a running run ends as 'stopped'. Connecting again starts afresh.
-    this.client?.terminate('the widget was removed from the page');
+    this.client?.terminate('the widget was removed from the page');   // i18n: the client's reason, not shown
     this.client = null;
     this.panel.setClient(null);
     this.loaded = null;
@@ -177,6 +178,13 @@ export class LooplabExperiment extends HTMLElement {
   update() {
     if (!this.client) return Promise.resolve();   // disconnected meanwhile; connecting again updates
     this.updates++;
+    // The language: this element's lang, else the host page's (the nearest lang around it), else the browser's.
+    const lang = chooseLang(this.closest('[lang]')?.getAttribute('lang'), browserLang());
+    if (lang !== this.panel.lang) {
+      this.panel.setLang(lang);
+      this.loadedId = null;             // the experiment's texts are loaded again in the new language
+      this.appliedSignature = null;
+    }
     this.frame.classList.toggle('compact', this.hasAttribute('compact'));
     this.panel.ui.explain.open = !this.hasAttribute('compact');
     const id = this.getAttribute('experiment') || 'standardization';
@@ -219,9 +227,10 @@ export class LooplabExperiment extends HTMLElement {
     const visible = parseControls(this.getAttribute('controls'), d.parameters);
     this.panel.setValues(values, visible);
     const notParams = [...visible].filter((n) => !names.has(n));
+    const lang = this.panel.lang;
     this.panel.showNote([
-      unknown.length ? `ignored unknown ${plural(unknown.length, 'attribute')}: ${unknown.join(', ')}` : '',
-      notParams.length ? `controls: no parameter named ${notParams.join(', ')}` : '',
+      unknown.length ? t(unknown.length > 1 ? 'ui.ignored_attrs' : 'ui.ignored_attr', { names: unknown.join(', ') }, lang) : '',
+      notParams.length ? t('ui.controls_no_param', { names: notParams.join(', ') }, lang) : '',
     ].filter(Boolean).join('; '));
     const valid = await this.panel.settle();
     this.emit('looplab-ready', { experiment: d.id, parameters: d.parameters.map((p) => p.name) });

@@ -1,6 +1,7 @@
 // api.cpp — the JSON entry points of api.hpp: parse, validate, check limits, start.
 #include "looplab/api/api.hpp"
 
+#include "looplab/base/i18n.hpp"
 #include "looplab/data/csv.hpp"
 #include "looplab/experiments/csv_attachment.hpp"
 #include "looplab/experiments/experiment.hpp"
@@ -75,8 +76,7 @@ json parse_config(const std::string& text) {
     throw ConfigError(
         "config: must be a JSON object like {\"experiment\": \"standardization\"}, got " +
         shown_value(config));
-  if (!config.contains("experiment"))
-    throw ConfigError("experiment: missing; the config needs \"experiment\": \"<id>\"");
+  if (!config.contains("experiment")) throw ConfigError(msg("err.experiment_missing"));
   if (!config["experiment"].is_string())
     throw ConfigError("experiment: must be a string, got " + shown_value(config["experiment"]));
   return config;
@@ -99,15 +99,17 @@ void check_limits(const Experiment& e, const Params& p) {
 #else
   const std::string build = "native";
 #endif
-  const std::string lower = est.drivers.empty() ? "" : "; it depends on " + est.drivers;
+  const json drivers =
+      est.drivers.empty() ? json() : msg("err.limit_drivers", {{"drivers", est.drivers}});
   if (!(est.bytes <= lim.bytes))
-    throw ConfigError("config: needs about " + format_bytes(est.bytes) +
-                      " of memory (estimated), over the " + format_bytes(lim.bytes) +
-                      " limit of the " + build + " build" + lower);
+    throw ConfigError(msg("err.limit_bytes", {{"need", format_bytes(est.bytes)},
+                                              {"limit", format_bytes(lim.bytes)},
+                                              {"build", build},
+                                              {"drivers", drivers}}));
   if (!(est.steps <= lim.steps))
-    throw ConfigError("config: needs about " + format_sig(est.steps, 3) +
-                      " steps (estimated), over the " + format_sig(lim.steps, 3) +
-                      " limit of the " + build + " build" + lower);
+    throw ConfigError(
+        msg("err.limit_steps",
+            {{"need", est.steps}, {"limit", lim.steps}, {"build", build}, {"drivers", drivers}}));
 }
 
 // The experiment and its validated parameters.

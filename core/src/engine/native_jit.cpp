@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "looplab/base/error.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/engine/detail/generated.hpp"
 #include "looplab/engine/emit_c.hpp"
 
@@ -59,9 +60,7 @@ std::string find_compiler() {
   for (const char* var : {"LOOPLAB_CC", "CC"})
     if (const char* v = std::getenv(var); v && *v && on_path(v)) return v;
   if (on_path("cc")) return "cc";
-  throw ConfigError(
-      "mode: compiled needs a C compiler to build the generated step, and none was found "
-      "(looked for $LOOPLAB_CC, $CC and cc on the PATH)");
+  throw ConfigError(msg("err.no_c_compiler"));
 }
 
 fs::path cache_dir() {

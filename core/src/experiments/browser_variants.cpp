@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "looplab/base/format.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/results.hpp"
 #include "looplab/experiments/timing.hpp"
@@ -26,6 +27,24 @@ const json& named(const json& list, const char* key, const std::string& name) {
   for (const json& item : list)
     if (item.at(key) == name) return item;
   throw std::invalid_argument("browser variants: no " + std::string(key) + " \"" + name + "\"");
+}
+
+// A headline record of messages, appended to the summary's headline (as English text) and, when the
+// summary gives its sentences as messages (results.hpp: summary_messages), to those too.
+void add_headline(json& s, const json& record) {
+  json text = json::object();
+  for (const auto& [k, m] : record.items()) text[k] = english(m);
+  s["headline"].push_back(text);
+  if (s.contains("messages")) s["messages"]["headline"].push_back(record);
+}
+
+// A message appended to the summary's reading, likewise.
+void add_to_reading(json& s, const json& m) {
+  s["reading"] = s.at("reading").get<std::string>() + english(m);
+  if (s.contains("messages")) {
+    const json before = s["messages"]["reading"];
+    s["messages"]["reading"] = msg("seq", {{"items", json::array({before, m})}});
+  }
 }
 
 // ---- call-granularity: js_fit and js_train_on_batch
@@ -79,16 +98,13 @@ void summarize_call_granularity(json& s, const Comparison& c, bool same, bool di
                         "; js_fit and js_train_on_batch: " + kWhere +
                         ", both with fit's traced step, their epochs interleaved, timed with "
                         "performance.now(). All five ran in this browser tab's worker.";
-  s["headline"].push_back(
-      {{"label", "JS → wasm per batch vs js_fit, both traced"},
-       {"value", c.short_text()},
-       {"note", c.sentence() + "; losses " + (same ? "identical to fit" : "DIFFER from fit")}});
-  s["reading"] =
-      s.at("reading").get<std::string>() +
-      " Driven from JavaScript with fit's traced step in both, " + c.sentence() +
-      ": that is the JavaScript → WebAssembly call boundary and the copy into the "
-      "wasm heap" +
-      (same ? ", for losses identical to fit's." : ", and the losses DIFFER from fit's.");
+  add_headline(
+      s, {{"label", msg("cg.h_js")},
+          {"value", comparison_short_message(c.to_json())},
+          {"note", msg("cg.h_js_note", {{"c", comparison_message(c.to_json())},
+                                        {"same", msg(same ? "cg.identical" : "cg.differ")}})}});
+  add_to_reading(s, msg("cg.r_js", {{"c", comparison_message(c.to_json())},
+                                    {"end", msg(same ? "cg.r_js_same" : "cg.r_js_differ")}}));
 }
 
 json add_call_granularity(json result, const json& measured) {
@@ -110,10 +126,6 @@ json add_call_granularity(json result, const json& measured) {
 
 // ---- overhead: js_per_call
 
-std::string crossover_text(const CostLine& c) {
-  return c.crossover ? with_commas(std::llround(*c.crossover)) : "none (a ≤ 0)";
-}
-
 void summarize_overhead(json& s, const CostLine& c, bool diverged, const std::string& core_where) {
   s["a_fixed_us"]["js_per_call"] = c.a;
   s["b_ns_per_point"]["js_per_call"] = c.b * 1000.0;
@@ -122,14 +134,14 @@ void summarize_overhead(json& s, const CostLine& c, bool diverged, const std::st
   s["measured_where"] = "eager, traced, reference: " + core_where +
                         " (the loop in the core); js_per_call: " + kWhere +
                         " (a reference step inside)";
-  const std::string a = format_sig(c.a, 3), b = format_sig(c.b * 1000.0, 3);
-  s["headline"].push_back({{"label", "js_per_call: a + b·N"},
-                           {"value", a + " µs + " + b + " ns × N"},
-                           {"note", "crossover N = a/b = " + crossover_text(c)}});
-  s["reading"] = s.at("reading").get<std::string>() +
-                 " Called from JavaScript with the N points copied in each call, a step cost a "
-                 "fixed " +
-                 a + " µs plus " + b + " ns per point.";
+  add_headline(
+      s,
+      {{"label", msg("ov.h_label", {{"mode", "js_per_call"}})},
+       {"value", msg("ov.h_value", {{"a", c.a}, {"b", c.b * 1000.0}})},
+       {"note", msg("ov.h_note",
+                    {{"cross", c.crossover ? msg("ov.cross_n", {{"n", std::llround(*c.crossover)}})
+                                           : msg("ov.cross_none", {{"n", 0LL}})}})}});
+  add_to_reading(s, msg("ov.r_js", {{"a", c.a}, {"b", c.b * 1000.0}}));
 }
 
 // The fitted line at the N the core measured, for the log-log plot.

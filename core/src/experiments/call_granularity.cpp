@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/experiment.hpp"
@@ -62,8 +63,8 @@ struct Variant {
   Series* series = nullptr;  // registered with the run as `name`
 };
 
-std::string plural_chunks(std::size_t k) {
-  return std::to_string(k) + (k == 1 ? " chunk" : " chunks");
+json plural_chunks(std::size_t k) {
+  return msg(k == 1 ? "cg.chunks_1" : "cg.chunks_n", {{"k", k}});
 }
 
 // Largest |a_i − b_i| / |b_i| over the steps both have; infinite when a loss is not finite.
@@ -124,9 +125,9 @@ class CallGranularityRun final : public ChunkedRun {
     return epochs_done / (static_cast<double>(variants_.size()) * epochs_);
   }
 
-  std::string message() const override {
-    return current().name + ": epoch " + std::to_string(current().epochs_done + 1) + " of " +
-           std::to_string(epochs_);
+  json progress_message() const override {
+    return msg("run.epoch_of",
+               {{"name", current().name}, {"e", current().epochs_done + 1}, {"n", epochs_}});
   }
 
   json runs() const override {
@@ -220,32 +221,29 @@ class CallGranularityRun final : public ChunkedRun {
     return c;
   }
 
-  // "Why is train_on_batch slower than fit?", answered from this run's three variants.
-  static std::string answer(const std::vector<Comparison>& c) {
+  // "Why is train_on_batch slower than fit?", answered from this run's three variants. Every
+  // branch takes the same arguments.
+  static json answer(const std::vector<Comparison>& c) {
     const Comparison &total = c[0], &mode = c[1], &boundary = c[2];
     const double gap = total.a.value - total.b.value;    // train_on_batch − fit, µs
     const double by_mode = mode.a.value - mode.b.value;  // eager − traced, both per call
     const double by_boundary = boundary.a.value - boundary.b.value;  // per call − fit, both traced
-    const std::string boundary_clause =
-        boundary.verdict == Verdict::B  // fit, the b side, faster
-            ? "the call boundary and the copy of each batch cost the other " +
-                  format_sig(by_boundary, 3) + " µs"
-            : "the call boundary and the copy of each batch made no measurable difference (" +
-                  boundary.sentence() + ")";
-    if (total.verdict != Verdict::B)
-      return "On this run train_on_batch was not measurably slower than fit: " + total.sentence() +
-             ".";
-    if (mode.verdict != Verdict::B)  // the traced step, the b side, not faster
-      return "train_on_batch was " + format_sig(total.factor(), 3) +
-             "× slower than fit, but not because it ran eagerly: on this run the eager step was "
-             "not measurably slower than the traced one (" +
-             mode.sentence() + "); " + boundary_clause + ".";
-    const double share = by_mode / gap * 100.0;
-    return "train_on_batch was " + format_sig(total.factor(), 3) +
-           "× slower than fit mainly because it ran its step eagerly, op by op, as Keras' "
-           "train_on_batch did: tracing that step removed " +
-           format_sig(by_mode, 3) + " of the " + format_sig(gap, 3) + " µs it lost per step (" +
-           with_commas(std::lround(std::min(share, 100.0))) + "%), and " + boundary_clause + ".";
+    const json boundary_clause =
+        msg(boundary.verdict == Verdict::B  // fit, the b side, faster
+                ? "cg.b_cost"
+                : "cg.b_none",
+            {{"us", by_boundary}, {"c", comparison_message(boundary.to_json())}});
+    const char* key = total.verdict != Verdict::B  ? "cg.a_not_slower"
+                      : mode.verdict != Verdict::B ? "cg.a_not_mode"  // traced step not faster
+                                                   : "cg.a_mode";
+    const double share = gap != 0.0 ? by_mode / gap * 100.0 : 0.0;
+    return msg(key, {{"c0", comparison_message(total.to_json())},
+                     {"c1", comparison_message(mode.to_json())},
+                     {"factor", total.factor()},
+                     {"by_mode", by_mode},
+                     {"gap", gap},
+                     {"pct", std::lround(std::min(share, 100.0))},
+                     {"boundary", boundary_clause}});
   }
 
   json run_json(const Variant& v) const {
@@ -283,63 +281,53 @@ class CallGranularityRun final : public ChunkedRun {
                           "batch)";
     s["comparisons"] = comparisons_json(cmp);
     json headline = json::array();
-    headline.push_back({{"label", "train_on_batch (eager, per call) vs fit (traced)"},
-                        {"value", cmp[0].short_text()},
-                        {"note", cmp[0].sentence()}});
-    headline.push_back({{"label", "Eager vs traced step, both per call"},
-                        {"value", cmp[1].short_text()},
-                        {"note", cmp[1].sentence() + ": the execution mode"}});
-    headline.push_back({{"label", "Per call vs fit, both traced"},
-                        {"value", cmp[2].short_text()},
-                        {"note", cmp[2].sentence() + ": the call boundary and the copy"}});
+    headline.push_back({{"label", msg("cg.h_total")},
+                        {"value", comparison_short_message(cmp[0].to_json())},
+                        {"note", comparison_message(cmp[0].to_json())}});
+    headline.push_back(
+        {{"label", msg("cg.h_mode")},
+         {"value", comparison_short_message(cmp[1].to_json())},
+         {"note", msg("cg.h_mode_note", {{"c", comparison_message(cmp[1].to_json())}})}});
+    headline.push_back(
+        {{"label", msg("cg.h_boundary")},
+         {"value", comparison_short_message(cmp[2].to_json())},
+         {"note", msg("cg.h_boundary_note", {{"c", comparison_message(cmp[2].to_json())}})}});
     // Eager and traced may differ in the last bits; say "bit for bit" only when they did not.
     const double gap = std::max(max_relative_gap(eager_calls().losses, fit().losses),
                                 max_relative_gap(traced_calls().losses, fit().losses));
-    const std::string tolerance = format_sig(kLossTolerance, 1) + " relative";
     headline.push_back(
-        {{"label", "Same losses"},
-         {"value", diverged     ? "no: training diverged"
-                   : !same      ? "NO"
-                   : gap == 0.0 ? "yes, bit for bit"
-                                : "yes, to float32 rounding"},
-         {"note", with_commas(static_cast<long long>(fit().losses.size())) +
-                      " steps per variant; largest gap to fit's " + format_sig(gap, 2) +
-                      " relative, the tolerance " + tolerance}});
-    s["headline"] = headline;
-    s["reading"] =
-        "train_on_batch ran its step eagerly with one call per batch, fit a traced step in the "
-        "core's loop: " +
-        cmp[0].sentence() + ". With one call per batch in both, " + cmp[1].sentence() +
-        ": that is the execution mode. With a traced step in both, " + cmp[2].sentence() +
-        ": that is the call boundary and the copy of the batch. " +
-        (diverged ? "Training diverged (a non-finite loss): lower lr."
-         : !same  ? "The losses DIFFER from fit's by up to " + format_sig(gap, 2) +
-                       " relative, over the tolerance of " + tolerance + "."
-         : gap == 0.0 ? "Every variant's loss equalled fit's, bit for bit, at every step: the "
-                        "same training."
-                      : "Every variant's loss matched fit's at every step within " + tolerance +
-                            " (float32 rounding): the same training.");
+        {{"label", msg("cg.h_same")},
+         {"value", msg(diverged     ? "cg.v_diverged"
+                       : !same      ? "cg.v_no"
+                       : gap == 0.0 ? "cg.v_bits"
+                                    : "cg.v_rounding")},
+         {"note", msg("cg.h_same_note", {{"steps", static_cast<long long>(fit().losses.size())},
+                                         {"gap", gap},
+                                         {"tol", kLossTolerance}})}});
     // With one or two timed chunks a side has no spread to speak of (half the IQR of one value is
     // 0), so a single disturbed chunk could decide a verdict: say so.
     std::size_t fewest = fit().chunk_us.size();
     for (const Variant* v : {&eager_calls(), &traced_calls()})
       fewest = std::min(fewest, v->chunk_us.size());
-    const std::string few_chunks =
-        fewest < 3 ? " Only " + plural_chunks(fewest) +
-                         " timed per variant: too few for a spread; raise epochs to trust these "
-                         "verdicts."
-                   : "";
-    s["reading"] = s["reading"].get<std::string>() + few_chunks;
-    s["answer"] = answer(cmp) + few_chunks;
-    s["beside_quoted"] = json::array(
-        {{{"label", "train_on_batch's execution function"},
-          {"quoted", "a plain Python function, not wrapped in tf.function: slower"},
-          {"measured", cmp[1].sentence()},
-          {"why",
-           "the thread gave no timing; here an eager step pays looplab's per-op buffers and tape "
-           "for a " +
-               std::to_string(params().integer("hidden")) +
-               "-unit MLP, where TensorFlow paid a Python dispatch per op of a larger model"}}});
+    const json few_chunks =
+        msg(fewest < 3 ? "cg.few" : "cg.few_none", {{"chunks", plural_chunks(fewest)}});
+    const json end = msg(diverged     ? "cg.r_diverged"
+                         : !same      ? "cg.r_differ"
+                         : gap == 0.0 ? "cg.r_bits"
+                                      : "cg.r_rounding",
+                         {{"gap", gap}, {"tol", kLossTolerance}});
+    const json reading = msg("cg.reading", {{"c0", comparison_message(cmp[0].to_json())},
+                                            {"c1", comparison_message(cmp[1].to_json())},
+                                            {"c2", comparison_message(cmp[2].to_json())},
+                                            {"end", end},
+                                            {"few", few_chunks}});
+    const json quoted =
+        json::array({{{"label", msg("cg.q_label")},
+                      {"quoted", msg("cg.q_quoted")},
+                      {"measured", comparison_message(cmp[1].to_json())},
+                      {"why", msg("cg.q_why", {{"hidden", params().integer("hidden")}})}}});
+    summary_messages(s, headline, reading,
+                     msg("seq", {{"items", json::array({answer(cmp), few_chunks})}}), quoted);
     return s;
   }
 
@@ -422,12 +410,11 @@ Experiment make_call_granularity_experiment() {
   e.check = [](const Params& p) {
     const long long n = p.integer("n"), batch = p.integer("batch"), hidden = p.integer("hidden");
     if (batch > n)
-      throw ConfigError("batch: must be at most n (" + with_commas(n) + "), got " +
-                        with_commas(batch));
+      throw ConfigError(
+          msg("err.at_most", {{"name", "batch"}, {"other", "n"}, {"limit", n}, {"got", batch}}));
     const double bytes = estimated_bytes(n, batch, hidden);
     if (bytes > kMemoryLimitBytes)
-      throw ConfigError("batch: batch x hidden needs about " + format_sig(bytes / 1048576.0, 3) +
-                        " MB, over the 128 MB limit; lower batch or hidden");
+      throw ConfigError(msg("err.cg_memory", {{"mb", bytes / 1048576.0}}));
   };
   e.estimate = [](const Params& p) {  // three variants, `epochs` epochs each
     const long long n = p.integer("n"), batch = p.integer("batch");

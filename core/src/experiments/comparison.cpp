@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "looplab/base/format.hpp"
+#include "looplab/base/i18n.hpp"
 
 namespace looplab {
 namespace {
@@ -35,18 +36,23 @@ const char* verdict_word(Verdict v) {
   return v == Verdict::A ? "a" : v == Verdict::B ? "b" : "same";
 }
 
-// 1.73, 12.4, 3,409: three significant digits, whole numbers with commas from 1,000 on.
-std::string number_text(double v) {
-  return std::abs(v) >= 1000.0 && std::abs(v) < 1e15 ? with_commas(std::llround(v))
-                                                     : format_sig(v, 3);
+// "18.8" or "18.8 ± 0.9" as a message: the numbers stay numbers, formatted by the renderer. The
+// arguments are the same whatever the verdict, so a result's structure never depends on a timing.
+json value_message(const json& side, bool with_spread) {
+  const double spread = with_spread ? side.value("spread", 0.0) : 0.0;  // 0: not shown
+  return msg(spread > 0.0 ? "cmp.value_spread" : "cmp.value",
+             {{"v", side.value("value", 0.0)}, {"s", spread}});
 }
 
-// "18.8" or "18.8 ± 0.9" with the unit after the pair.
-std::string value_text(const Measure& m, bool with_spread) {
-  std::string s = number_text(m.value);
-  if (with_spread && m.spread > 0.0)
-    s += " ± " + (m.spread >= 100.0 ? number_text(std::round(m.spread)) : format_sig(m.spread, 2));
-  return s;
+double factor_of(const json& c) {
+  const std::string v = c.value("verdict", "same");
+  if (v == "same") return 1.0;
+  const bool lower = c.value("better", "lower") == "lower";
+  const json& win = c[v == "a" ? "a" : "b"];
+  const json& lose = c[v == "a" ? "b" : "a"];
+  const double num = (lower ? lose : win).value("value", 0.0);
+  const double den = (lower ? win : lose).value("value", 0.0);
+  return den > 0.0 && num > 0.0 ? num / den : 1.0;
 }
 
 }  // namespace
@@ -60,58 +66,37 @@ double Comparison::factor() const {
   return den > 0.0 && num > 0.0 ? num / den : 1.0;
 }
 
-std::string Comparison::sentence() const {
-  const bool same = verdict == Verdict::Same;
-  const std::string unit_text = unit.empty() ? "" : " " + unit;
-  const std::string values =
-      "(" + value_text(a, same) + " vs " + value_text(b, same) + unit_text + ")";
-  if (same) {
-    switch (quantity) {
-      case Quantity::Time:
-        return a.label + " and " + b.label + " took the same time within their spread " + values;
-      case Quantity::Count:
-        return a.label + " and " + b.label + " needed as many " + unit + " within their spread " +
-               values;
-      case Quantity::Loss:
-        return a.label + " and " + b.label + " ended at the same loss " + values;
-      case Quantity::Rate:
-        return a.label + " and " + b.label + " ran at the same rate within their spread " + values;
-    }
-  }
-  const Measure& win = verdict == Verdict::A ? a : b;
-  const Measure& lose = verdict == Verdict::A ? b : a;
-  const std::string f = number_text(factor()) + "×";
-  const std::string ordered =
-      "(" + value_text(win, false) + " vs " + value_text(lose, false) + unit_text + ")";
-  switch (quantity) {
-    case Quantity::Time:
-      return win.label + " was " + f + " faster than " + lose.label + " " + ordered;
-    case Quantity::Count:
-      return win.label + " needed " + f + " fewer " + unit + " than " + lose.label + " " + ordered;
-    case Quantity::Loss:
-      return win.label + " ended at a lower loss than " + lose.label + " " + ordered;
-    case Quantity::Rate:
-      return win.label + " ran " + f + " the rate of " + lose.label + " " + ordered;
-  }
-  return "";
+std::string Comparison::sentence() const { return english(comparison_message(to_json())); }
+
+std::string Comparison::short_text() const { return english(comparison_short_message(to_json())); }
+
+// The clause: for a verdict a or b, side "a" of the message is the winner. Every message has the
+// same arguments (a, b, factor, unit, values) whatever the verdict.
+json comparison_message(const json& c) {
+  const std::string verdict = c.value("verdict", "same"), quantity = c.value("quantity", "time");
+  const std::string unit = c.value("unit", "");
+  const bool same = verdict == "same";
+  const json unit_part = unit.empty() ? json() : msg("cmp.unit", {{"unit", unit}});
+  const json& first = c[verdict == "b" ? "b" : "a"];
+  const json& second = c[verdict == "b" ? "a" : "b"];
+  const json values = msg(
+      "cmp.values",
+      {{"a", value_message(first, same)}, {"b", value_message(second, same)}, {"unit", unit_part}});
+  return msg((same ? "cmp.same." : "cmp.win.") + quantity, {{"a", first.value("label", "")},
+                                                            {"b", second.value("label", "")},
+                                                            {"factor", factor_of(c)},
+                                                            {"unit", unit},
+                                                            {"values", values}});
 }
 
-std::string Comparison::short_text() const {
-  if (verdict == Verdict::Same)
-    return quantity == Quantity::Loss ? "the same loss" : "no measurable difference";
-  const Measure& win = verdict == Verdict::A ? a : b;
-  const std::string f = number_text(factor()) + "×";
-  switch (quantity) {
-    case Quantity::Time:
-      return win.label + " " + f + " faster";
-    case Quantity::Count:
-      return win.label + " " + f + " fewer " + unit;
-    case Quantity::Loss:
-      return win.label + " lower";
-    case Quantity::Rate:
-      return win.label + " " + f + " the rate";
-  }
-  return "";
+json comparison_short_message(const json& c) {
+  const std::string verdict = c.value("verdict", "same"), quantity = c.value("quantity", "time");
+  const std::string key = verdict != "same"    ? "cmp.short." + quantity
+                          : quantity == "loss" ? "cmp.short.same_loss"
+                                               : "cmp.short.same";
+  return msg(key, {{"a", c[verdict == "b" ? "b" : "a"].value("label", "")},
+                   {"factor", factor_of(c)},
+                   {"unit", c.value("unit", "")}});
 }
 
 json Comparison::to_json() const {

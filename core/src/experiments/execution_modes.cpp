@@ -9,6 +9,7 @@
 #include <cmath>
 #include <optional>
 
+#include "looplab/base/i18n.hpp"
 #include "looplab/data/csv.hpp"
 #include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/comparison.hpp"
@@ -116,9 +117,9 @@ class ExecutionModesRun final : public ChunkedRun {
     return static_cast<double>(done_steps) / (kModeCount * total_steps_);
   }
 
-  std::string message() const override {
-    return current().name + ": step " + with_commas(current().steps) + " of " +
-           with_commas(total_steps_);
+  json progress_message() const override {
+    return msg("em.progress",
+               {{"name", current().name}, {"s", current().steps}, {"n", total_steps_}});
   }
 
   json config() const override {
@@ -277,24 +278,24 @@ class ExecutionModesRun final : public ChunkedRun {
     return c;
   }
 
-  // The question, answered from this run: does tracing pay, and after how many steps?
-  std::string answer(const Comparison& step, const ModeRun& eager, const ModeRun& traced) const {
+  // The question, answered from this run: does tracing pay, and after how many steps? Every branch
+  // takes the same arguments, so the result's structure never depends on a timing.
+  json answer(const Comparison& step, const ModeRun& eager, const ModeRun& traced) const {
     const double once = traced.first_call_ms - eager.first_call_ms;  // what tracing costs extra
     const double saved_us = step.b.value - step.a.value;             // per step, eager − traced
-    if (step.verdict != Verdict::A)
-      return "On this run tracing did not make a step measurably faster, so the " +
-             format_sig(traced.first_call_ms, 3) + " ms of its first call bought nothing.";
-    if (once <= 0.0)
-      return "Tracing made every step " + format_sig(saved_us, 3) +
-             " µs cheaper and its first call cost no more than eager's: it paid from the start.";
-    const double steps = once * 1000.0 / saved_us;
-    const long long total = traced.steps, k = static_cast<long long>(std::ceil(steps));
-    return "Tracing made every step " + format_sig(saved_us, 3) + " µs cheaper and cost " +
-           format_sig(once, 3) + " ms more on the first call, so it paid for itself after " +
-           (k <= 1 ? std::string("its first step") : "about " + with_commas(k) + " steps") +
-           (steps <= static_cast<double>(total)
-                ? " (this run took " + with_commas(total) + ")."
-                : ", more than this run's " + with_commas(total) + ": here it did not pay.");
+    const double steps = saved_us > 0.0 ? once * 1000.0 / saved_us : 0.0;
+    const long long total = traced.steps,
+                    k = static_cast<long long>(std::ceil(std::max(steps, 0.0)));
+    const char* key = step.verdict != Verdict::A ? "em.a_no_gain"
+                      : once <= 0.0              ? "em.a_free"
+                                                 : "em.a_paid";
+    return msg(key, {{"first_ms", traced.first_call_ms},
+                     {"saved", saved_us},
+                     {"once", once},
+                     {"after", msg(k <= 1 ? "em.after_first" : "em.after_k", {{"k", k}})},
+                     {"tail",
+                      msg(steps <= static_cast<double>(total) ? "em.tail_took" : "em.tail_not_paid",
+                          {{"total", total}})}});
   }
 
   json summary() const override {
@@ -318,57 +319,48 @@ class ExecutionModesRun final : public ChunkedRun {
     s["comparisons"] = comparisons_json(cmp);
     json headline = json::array();
     headline.push_back(
-        {{"label", "Steady step (median µs)"},
-         {"value", format_sig(e, 3) + " → " + format_sig(t, 3) + " → " + format_sig(u, 3) + " → " +
-                       format_sig(c, 3) + " | " + format_sig(f, 3)},
-         {"note", "eager → traced → unrolled(" + std::to_string(unrolled.steps_per_call) +
-                      ") → compiled | hand-written reference"}});
-    headline.push_back({{"label", "First call (ms)"},
-                        {"value", format_sig(eager.first_call_ms, 3) + " → " +
-                                      format_sig(traced.first_call_ms, 3) + " → " +
-                                      format_sig(unrolled.first_call_ms, 3) + " → " +
-                                      format_sig(compiled.first_call_ms, 3)},
-                        {"note",
-                         "traced and unrolled include trace + compile; compiled also "
-                         "generating and building the code"}});
-    headline.push_back({{"label", "Traced vs eager, per step"},
-                        {"value", cmp[0].short_text()},
-                        {"note", cmp[2].sentence()}});
+        {{"label", msg("em.h_step")},
+         {"value", msg("em.h_step_value", {{"e", e}, {"t", t}, {"u", u}, {"c", c}, {"f", f}})},
+         {"note", msg("em.h_step_note", {{"k", unrolled.steps_per_call}})}});
+    headline.push_back({{"label", msg("em.h_first")},
+                        {"value", msg("em.h_first_value", {{"e", eager.first_call_ms},
+                                                           {"t", traced.first_call_ms},
+                                                           {"u", unrolled.first_call_ms},
+                                                           {"c", compiled.first_call_ms}})},
+                        {"note", msg("em.h_first_note")}});
+    headline.push_back({{"label", msg("em.h_traced")},
+                        {"value", comparison_short_message(cmp[0].to_json())},
+                        {"note", comparison_message(cmp[2].to_json())}});
     headline.push_back(
-        {{"label", "Final loss"},
-         {"value", format_sig(ref.last_loss, 6)},
-         {"note", same_loss
-                      ? "every mode the same, to float32 rounding (largest gap " +
-                            format_sig(max_gap, 2) + " relative)"
-                      : "modes differ: largest gap " + format_sig(max_gap, 2) + " relative"}});
-    s["headline"] = headline;
-    std::string diverged;
+        {{"label", msg("em.h_loss")},
+         {"value", msg("em.h_loss_value", {{"v", ref.last_loss}})},
+         {"note", msg(same_loss ? "em.h_loss_same" : "em.h_loss_differ", {{"gap", max_gap}})}});
+    json diverged = json::array();
     for (const auto& r : runs_)
       if (r->diverged_at)
-        diverged += " " + r->name + " diverged at step " + with_commas(*r->diverged_at) +
-                    " (last finite loss " + format_sig(r->last_loss, 4) + ").";
-    s["reading"] =
-        "Per step, " + cmp[0].sentence() + "; " + cmp[1].sentence() + "; " + cmp[2].sentence() +
-        "; " + cmp[4].sentence() + "; " + cmp[5].sentence() + ". Tracing cost " +
-        format_sig(traced.first_call_ms, 3) + " ms once, unrolling " +
-        format_sig(unrolled.first_call_ms, 3) + " ms, compiling to code " +
-        format_sig(compiled.first_call_ms, 3) + " ms. " +
-        (!diverged.empty() ? "The loss stopped being finite:" + diverged
-         : same_loss       ? "Every mode ended at the same loss, to float32 rounding."
-                     : "The final losses differ by up to " + format_sig(max_gap, 2) + " relative.");
-    s["answer"] = answer(cmp[0], eager, traced);
-    s["beside_quoted"] = json::array(
-        {{{"label", "The first call of a traced, unrolled program (trace + compile)"},
-          {"quoted",
-           "7.4 s for a list of 100 batches fully unrolled (TensorFlow 2.1, seed thread 000)"},
-          {"measured", format_sig(traced.first_call_ms, 3) + " ms traced, " +
-                           format_sig(unrolled.first_call_ms, 3) + " ms unrolled(" +
-                           std::to_string(unrolled.steps_per_call) + ")"},
-          {"why",
-           "TensorFlow traces Python code op by op into a graph and optimizes it with Grappler; "
-           "looplab records C++ nodes and plans them in one pass, so the same kind of cost "
-           "measured " +
-               format_sig(unrolled.first_call_ms, 3) + " ms here."}}});
+        diverged.push_back(msg(
+            "em.diverged", {{"mode", r->name}, {"at", *r->diverged_at}, {"loss", r->last_loss}}));
+    const json end = msg(!diverged.empty() ? "em.r_diverged"
+                         : same_loss       ? "em.r_same"
+                                           : "em.r_differ",
+                         {{"list", diverged}, {"gap", max_gap}});
+    const json reading = msg("em.reading", {{"c0", comparison_message(cmp[0].to_json())},
+                                            {"c1", comparison_message(cmp[1].to_json())},
+                                            {"c2", comparison_message(cmp[2].to_json())},
+                                            {"c4", comparison_message(cmp[4].to_json())},
+                                            {"c5", comparison_message(cmp[5].to_json())},
+                                            {"t", traced.first_call_ms},
+                                            {"u", unrolled.first_call_ms},
+                                            {"c", compiled.first_call_ms},
+                                            {"end", end}});
+    const json quoted =
+        json::array({{{"label", msg("em.q_label")},
+                      {"quoted", msg("em.q_quoted")},
+                      {"measured", msg("em.q_measured", {{"t", traced.first_call_ms},
+                                                         {"u", unrolled.first_call_ms},
+                                                         {"k", unrolled.steps_per_call}})},
+                      {"why", msg("em.q_why", {{"u", unrolled.first_call_ms}})}}});
+    summary_messages(s, headline, reading, answer(cmp[0], eager, traced), quoted);
     return s;
   }
 

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <optional>
 
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/experiment.hpp"
@@ -74,10 +75,11 @@ class MatrixRun final : public ChunkedRun {
     return static_cast<double>(next_) / (3.0 * static_cast<double>(cells_.size()));
   }
 
-  std::string message() const override {
+  json progress_message() const override {
     const Cell& c = cells_[next_ / 3];
-    return std::string(kMatrixModes[next_ % 3]) + ": " + kModels[c.model].name + " model × " +
-           kDataNames[c.data] + " data";
+    return msg("mx.progress", {{"mode", kMatrixModes[next_ % 3]},
+                               {"model", msg(std::string("mx.size_") + kModels[c.model].name)},
+                               {"data", msg(std::string("mx.size_") + kDataNames[c.data])}});
   }
 
   json runs() const override {
@@ -185,24 +187,18 @@ class MatrixRun final : public ChunkedRun {
     return out;
   }
 
-  std::string answer(const std::optional<int>& all, const json& wins, int ties) const {
-    if (all)
-      return std::string("On this run one mode was best everywhere: ") + kMatrixModes[*all] +
-             " was measurably faster than the others in all " + std::to_string(cells_.size()) +
-             " cells.";
+  // Every branch takes the same arguments.
+  json answer(const std::optional<int>& all, const json& wins, int ties) const {
     int winners = 0;
     for (const char* m : kMatrixModes) winners += wins[m].get<int>() > 0;
-    const std::string counts = "eager was fastest in " + std::to_string(wins["eager"].get<int>()) +
-                               " cells, traced in " + std::to_string(wins["traced"].get<int>()) +
-                               ", the hand-written loop in " +
-                               std::to_string(wins["reference"].get<int>()) + ", and " +
-                               std::to_string(ties) + " had no measurable winner";
-    if (winners >= 2)
-      return "No single best mode on this run: " + counts +
-             ". Which mode is best depends on model and data size.";
-    return "No mode was measurably best everywhere on this run: " + counts +
-           " (their timings' spreads overlap); repeat with more repeats or a quieter machine to "
-           "separate them.";
+    const json counts = msg(
+        "mx.counts",
+        {{"e", wins["eager"]}, {"t", wins["traced"]}, {"r", wins["reference"]}, {"ties", ties}});
+    return msg(
+        all            ? "mx.a_all"
+        : winners >= 2 ? "mx.a_depends"
+                       : "mx.a_none",
+        {{"mode", all ? kMatrixModes[*all] : ""}, {"cells", cells_.size()}, {"counts", counts}});
   }
 
   json summary() const override {
@@ -241,29 +237,29 @@ class MatrixRun final : public ChunkedRun {
         "(longer/shorter − 1) × 100, + when the first-named mode is faster, − when slower";
     s["diverged"] = diverged;
     s["comparisons"] = comparisons_json(cmp);
-    const std::string all_text = all ? std::string(kMatrixModes[*all]) + " wins every cell"
-                                     : "no mode wins every cell measurably";
+    const json all_text =
+        msg(all ? "mx.all_wins" : "mx.none_wins", {{"mode", all ? kMatrixModes[*all] : ""}});
     json headline = json::array();
-    headline.push_back({{"label", "One best mode?"},
+    headline.push_back({{"label", msg("mx.h_best")},
                         {"value", all_text},
-                        {"note", "cells won: eager " + std::to_string(wins["eager"].get<int>()) +
-                                     ", traced " + std::to_string(wins["traced"].get<int>()) +
-                                     ", reference " + std::to_string(wins["reference"].get<int>()) +
-                                     "; no measurable winner " + std::to_string(ties)}});
-    headline.push_back({{"label", "Traced vs eager (seed-001 %)"},
-                        {"value", format_sig(lo, 3) + "% … " + format_sig(hi, 3) + "%"},
-                        {"note", "traced faster in " + std::to_string(traced_faster) +
-                                     " cells, eager in " + std::to_string(eager_faster) +
-                                     ", within the spread in " + std::to_string(within)}});
-    s["headline"] = headline;
-    s["reading"] = "Across the " + std::to_string(cells_.size()) + " cells " + all_text +
-                   ". Traced was measurably faster than eager in " + std::to_string(traced_faster) +
-                   " cells, slower in " + std::to_string(eager_faster) +
-                   " and within the spread in " + std::to_string(within) +
-                   "; in seed 001's percentages traced vs eager ranges from " + format_sig(lo, 3) +
-                   "% to " + format_sig(hi, 3) + "% (+: traced faster)." +
-                   (diverged ? " Some cells diverged: lower lr." : "");
-    s["answer"] = answer(all, wins, ties);
+                        {"note", msg("mx.h_best_note", {{"e", wins["eager"]},
+                                                        {"t", wins["traced"]},
+                                                        {"r", wins["reference"]},
+                                                        {"ties", ties}})}});
+    headline.push_back(
+        {{"label", msg("mx.h_pct")},
+         {"value", msg("mx.h_pct_value", {{"lo", lo}, {"hi", hi}})},
+         {"note",
+          msg("mx.h_pct_note", {{"tf", traced_faster}, {"ef", eager_faster}, {"w", within}})}});
+    const json reading = msg("mx.reading", {{"cells", cells_.size()},
+                                            {"all", all_text},
+                                            {"tf", traced_faster},
+                                            {"ef", eager_faster},
+                                            {"w", within},
+                                            {"lo", lo},
+                                            {"hi", hi},
+                                            {"div", diverged ? msg("mx.r_diverged") : json("")}});
+    summary_messages(s, headline, reading, answer(all, wins, ties));
     return s;
   }
 
@@ -338,16 +334,16 @@ Experiment make_matrix_experiment() {
     const long long s = p.integer("rows_small"), m = p.integer("rows_medium"),
                     l = p.integer("rows_large");
     if (m <= s)
-      throw ConfigError("rows_medium: must be larger than rows_small (" + with_commas(s) +
-                        "), got " + with_commas(m));
+      throw ConfigError(
+          msg("err.larger_than",
+              {{"name", "rows_medium"}, {"other", "rows_small"}, {"limit", s}, {"got", m}}));
     if (l <= m)
-      throw ConfigError("rows_large: must be larger than rows_medium (" + with_commas(m) +
-                        "), got " + with_commas(l));
+      throw ConfigError(
+          msg("err.larger_than",
+              {{"name", "rows_large"}, {"other", "rows_medium"}, {"limit", m}, {"got", l}}));
     const double bytes = estimated_bytes(l);
     if (bytes > kMatrixMemoryLimitBytes)
-      throw ConfigError("rows_large: " + with_commas(l) + " rows need about " +
-                        format_sig(bytes / 1048576.0, 3) +
-                        " MB for the large model, over the 256 MB limit");
+      throw ConfigError(msg("err.rows_memory", {{"n", l}, {"mb", bytes / 1048576.0}}));
   };
   // Steps are adaptive (each timed chunk lasts chunk_ms): the run is bounded by time, not steps.
   e.estimate = [](const Params& p) {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <map>
 
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/experiment.hpp"
@@ -53,8 +54,8 @@ class OverheadRun final : public ChunkedRun {
     return static_cast<double>(next_) / (3.0 * static_cast<double>(sizes_.size()));
   }
 
-  std::string message() const override {
-    return std::string(kModes[next_ % 3]) + ": N = " + with_commas(sizes_[next_ / 3]);
+  json progress_message() const override {
+    return msg("ov.progress", {{"mode", kModes[next_ % 3]}, {"n", sizes_[next_ / 3]}});
   }
 
   // Each mode's measured points, then the fitted line at the same N.
@@ -172,26 +173,24 @@ class OverheadRun final : public ChunkedRun {
     return t > 0.0 && c.a > 0.0 ? c.a / t : 0.0;
   }
 
-  std::string answer() const {
+  // Every branch takes the same arguments.
+  json answer() const {
     const CostLine e = fit_cost_line_of("eager");
     const double lo = static_cast<double>(sizes_.front()), hi = static_cast<double>(sizes_.back());
-    if (!(e.a > 0.0) || !(e.b > 0.0))
-      return "On this run the fit of eager's steps found no positive fixed cost and cost per "
-             "point (a = " +
-             format_sig(e.a, 3) + " µs, b = " + format_sig(e.b * 1000.0, 3) +
-             " ns): the sizes measured do not separate overhead from work; widen n_min..n_max.";
     // "99%", "0.22%": whole percents from 10 on (format_sig(99.8, 2) would print "1e+02").
     const auto percent = [](double share) {
       const double p = 100.0 * share;
-      return (p >= 10.0 ? std::to_string(std::llround(p)) : format_sig(p, 2)) + "%";
+      return p >= 10.0 ? msg("ov.pct_whole", {{"p", std::llround(p)}}) : msg("ov.pct", {{"p", p}});
     };
-    const std::string share_lo = percent(overhead_share(e, lo)),
-                      share_hi = percent(overhead_share(e, hi));
-    return "Per-step overhead dominates an eager step below N ≈ " +
-           with_commas(std::llround(*e.crossover)) + " points (a/b: a fixed " + format_sig(e.a, 3) +
-           " µs against " + format_sig(e.b * 1000.0, 3) + " ns per point): it is " + share_lo +
-           " of the step at N = " + with_commas(sizes_.front()) + " and " + share_hi +
-           " at N = " + with_commas(sizes_.back()) + ".";
+    const bool fitted = e.a > 0.0 && e.b > 0.0;
+    return msg(fitted ? "ov.a" : "ov.a_no_fit",
+               {{"cross", fitted && e.crossover ? std::llround(*e.crossover) : 0LL},
+                {"a", e.a},
+                {"b", e.b * 1000.0},
+                {"lo", percent(overhead_share(e, lo))},
+                {"hi", percent(overhead_share(e, hi))},
+                {"n_lo", sizes_.front()},
+                {"n_hi", sizes_.back()}});
   }
 
   // Thread 004's 22 s vs 25 s: NumPy and TensorFlow at 10⁶ points per step, where the work per
@@ -203,25 +202,14 @@ class OverheadRun final : public ChunkedRun {
     const double lo = eager_lo.value / std::max(ref_lo.value, 1e-12),
                  hi = eager_hi.value / std::max(ref_hi.value, 1e-12);
     const CostLine e = fit_cost_line_of("eager"), r = fit_cost_line_of("reference");
-    const std::string why =
-        hi < 0.8 * lo
-            ? "As in the thread, the gap narrows as N grows: a framework's fixed cost per step "
-              "(Python and TensorFlow dispatch there, C++ dispatch here) matters less once each "
-              "step has many points to work on."
-            : "Unlike the thread, the gap did not narrow on this run (" + format_sig(lo, 3) +
-                  "× → " + format_sig(hi, 3) +
-                  "×): here eager also pays more per point than the loop (b = " +
-                  format_sig(e.b * 1000.0, 3) + " vs " + format_sig(r.b * 1000.0, 3) +
-                  " ns), so its overhead is not only a fixed cost per step.";
     return json::array(
-        {{{"label", "A framework against a lean loop, few vs many points per step"},
-          {"quoted",
-           "TensorFlow vs NumPy: about 40 s vs 4 s (10×) at 1,000 points, 25 s vs 22 s (1.14×) "
-           "at 1,000,000 points (seed thread 004)"},
-          {"measured", "eager vs the hand-written loop: " + format_sig(lo, 3) +
-                           "× at N = " + with_commas(sizes_.front()) + ", " + format_sig(hi, 3) +
-                           "× at N = " + with_commas(sizes_.back())},
-          {"why", why}}});
+        {{{"label", msg("ov.q_label")},
+          {"quoted", msg("ov.q_quoted")},
+          {"measured",
+           msg("ov.q_measured",
+               {{"lo", lo}, {"hi", hi}, {"n_lo", sizes_.front()}, {"n_hi", sizes_.back()}})},
+          {"why", msg(hi < 0.8 * lo ? "ov.q_why_narrows" : "ov.q_why_not",
+                      {{"lo", lo}, {"hi", hi}, {"be", e.b * 1000.0}, {"br", r.b * 1000.0}})}}});
   }
 
   json summary() const override {
@@ -244,27 +232,27 @@ class OverheadRun final : public ChunkedRun {
                           " (every step called from the core's own loop)";
     s["diverged"] = diverged;
     s["comparisons"] = comparisons_json(cmp);
-    const auto cross_text = [&](const std::string& m) {
-      return cross[m].is_null() ? std::string("none (a ≤ 0)")
-                                : with_commas(std::llround(cross[m].get<double>()));
+    const auto cross_message = [&](const std::string& m) {
+      // The same arguments either way: a result's structure never depends on a timing.
+      return cross[m].is_null() ? msg("ov.cross_none", {{"n", 0LL}})
+                                : msg("ov.cross_n", {{"n", std::llround(cross[m].get<double>())}});
     };
     json headline = json::array();
     for (const char* m : kModes)
-      headline.push_back({{"label", std::string(m) + ": a + b·N"},
-                          {"value", format_sig(a[m].get<double>(), 3) + " µs + " +
-                                        format_sig(b[m].get<double>(), 3) + " ns × N"},
-                          {"note", "crossover N = a/b = " + cross_text(m)}});
-    s["headline"] = headline;
-    s["reading"] = "A step costs a fixed " + format_sig(a["eager"].get<double>(), 3) +
-                   " µs in eager, " + format_sig(a["traced"].get<double>(), 3) + " µs traced and " +
-                   format_sig(a["reference"].get<double>(), 3) +
-                   " µs in the hand-written loop, plus " + format_sig(b["eager"].get<double>(), 3) +
-                   ", " + format_sig(b["traced"].get<double>(), 3) + " and " +
-                   format_sig(b["reference"].get<double>(), 3) +
-                   " ns per point. At the smallest N, " + cmp[0].sentence() + "; at the largest, " +
-                   cmp[2].sentence() + "." + (diverged ? " Some steps diverged: lower lr." : "");
-    s["answer"] = answer();
-    s["beside_quoted"] = beside_quoted();
+      headline.push_back(
+          {{"label", msg("ov.h_label", {{"mode", m}})},
+           {"value", msg("ov.h_value", {{"a", a[m].get<double>()}, {"b", b[m].get<double>()}})},
+           {"note", msg("ov.h_note", {{"cross", cross_message(m)}})}});
+    const json reading = msg("ov.reading", {{"ae", a["eager"].get<double>()},
+                                            {"at", a["traced"].get<double>()},
+                                            {"ar", a["reference"].get<double>()},
+                                            {"be", b["eager"].get<double>()},
+                                            {"bt", b["traced"].get<double>()},
+                                            {"br", b["reference"].get<double>()},
+                                            {"c0", comparison_message(cmp[0].to_json())},
+                                            {"c2", comparison_message(cmp[2].to_json())},
+                                            {"div", diverged ? msg("ov.r_diverged") : json("")}});
+    summary_messages(s, headline, reading, answer(), beside_quoted());
     return s;
   }
 
@@ -333,14 +321,14 @@ Experiment make_overhead_experiment() {
   e.check = [](const Params& p) {
     const long long lo = p.integer("n_min"), hi = p.integer("n_max");
     if (lo >= hi)
-      throw ConfigError("n_max: must be larger than n_min (" + with_commas(lo) + "), got " +
-                        with_commas(hi));
+      throw ConfigError(msg("err.larger_than",
+                            {{"name", "n_max"}, {"other", "n_min"}, {"limit", lo}, {"got", hi}}));
     const double bytes = kBytesPerPoint * static_cast<double>(hi);
     if (bytes > kMemoryLimitBytes)
-      throw ConfigError("n_max: " + with_commas(hi) + " points need about " +
-                        format_sig(bytes / 1048576.0, 3) + " MB, over the 256 MB limit (at most " +
-                        with_commas(static_cast<long long>(kMemoryLimitBytes / kBytesPerPoint)) +
-                        " points)");
+      throw ConfigError(msg("err.points_memory",
+                            {{"n", hi},
+                             {"mb", bytes / 1048576.0},
+                             {"max", static_cast<long long>(kMemoryLimitBytes / kBytesPerPoint)}}));
   };
   // Steps are adaptive (each timed chunk lasts chunk_ms), so the run is bounded by time, not steps:
   // points x 3 modes x (repeats + warm-up) chunks.

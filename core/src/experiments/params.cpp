@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "looplab/base/error.hpp"
+#include "looplab/base/i18n.hpp"
 
 namespace looplab {
 
@@ -20,7 +21,9 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 std::string shown(const json& v) { return shown_value(v); }
 
 [[noreturn]] void reject(const ParamSpec& spec, const json& got) {
-  throw ConfigError(spec.name + ": must be " + spec.allowed() + ", got " + shown(got));
+  throw ConfigError(
+      msg("err.must_be",
+          {{"name", spec.name}, {"allowed", spec.allowed_message()}, {"got", shown(got)}}));
 }
 
 bool in_range(const ParamSpec& s, double v) {
@@ -57,20 +60,23 @@ json check_value(const ParamSpec& spec, const json& v) {
 
 }  // namespace
 
-std::string ParamSpec::allowed() const {
+std::string ParamSpec::allowed() const { return english(allowed_message()); }
+
+json ParamSpec::allowed_message() const {
   switch (type) {
     case ParamType::Choice:
-      return "one of " + join(choices, " | ");
+      return msg("allowed.one_of", {{"choices", join(choices, " | ")}});
     case ParamType::Bool:
-      return "true or false";
+      return msg("allowed.bool");
     case ParamType::Integer:
     case ParamType::Number: {
-      const std::string kind = type == ParamType::Integer ? "an integer" : "a number";
-      return kind + " in " + (min_exclusive ? "(" : "[") + format_number(min) + ", " +
-             format_number(max) + (max_exclusive ? ")" : "]");
+      const std::string range = (min_exclusive ? "(" : "[") + format_number(min) + ", " +
+                                format_number(max) + (max_exclusive ? ")" : "]");
+      return msg(type == ParamType::Integer ? "allowed.integer_in" : "allowed.number_in",
+                 {{"range", range}});
     }
   }
-  return "";
+  return msg("allowed.bool");
 }
 
 json ParamSpec::describe() const {
@@ -133,7 +139,7 @@ ParamSpec boolean(std::string name, bool def, std::string help) {
 
 Params validate_params(const std::string& experiment, const std::vector<ParamSpec>& specs,
                        const json& config) {
-  if (!config.is_object()) throw ConfigError("config: must be a JSON object, got " + shown(config));
+  if (!config.is_object()) throw ConfigError(msg("err.config_object", {{"got", shown(config)}}));
   json values = json::object();
   for (const auto& spec : specs) values[spec.name] = spec.default_value;
   for (const auto& [key, value] : config.items()) {
@@ -144,8 +150,9 @@ Params validate_params(const std::string& experiment, const std::vector<ParamSpe
     if (!spec) {
       std::vector<std::string> names;
       for (const auto& s : specs) names.push_back(s.name);
-      throw ConfigError("unknown parameter " + shown_value(json(key)) + " for " + experiment +
-                        "; parameters are " + join(names, ", "));
+      throw ConfigError(msg("err.unknown_param", {{"got", shown_value(json(key))},
+                                                  {"experiment", experiment},
+                                                  {"names", join(names, ", ")}}));
     }
     values[key] = check_value(*spec, value);
   }
@@ -169,7 +176,9 @@ json parse_param_text(const ParamSpec& spec, const std::string& text) {
       break;
     }
   }
-  throw ConfigError(spec.name + ": must be " + spec.allowed() + ", got " + shown_value(json(text)));
+  throw ConfigError(msg("err.must_be", {{"name", spec.name},
+                                        {"allowed", spec.allowed_message()},
+                                        {"got", shown_value(json(text))}}));
 }
 
 }  // namespace looplab

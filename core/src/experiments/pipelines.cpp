@@ -14,6 +14,7 @@
 #include <cmath>
 #include <optional>
 
+#include "looplab/base/i18n.hpp"
 #include "looplab/data/dataset.hpp"
 #include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/comparison.hpp"
@@ -158,9 +159,9 @@ class PipelinesRun final : public ChunkedRun {
            (static_cast<double>(epochs_) * static_cast<double>(runs_.size()));
   }
 
-  std::string message() const override {
-    return std::string(current().spec->id) + ": epoch " + std::to_string(current().epoch + 1) +
-           " of " + std::to_string(epochs_);
+  json progress_message() const override {
+    return msg("run.epoch_of",
+               {{"name", current().spec->id}, {"e", current().epoch + 1}, {"n", epochs_}});
   }
 
   json runs() const override {
@@ -281,7 +282,7 @@ class PipelinesRun final : public ChunkedRun {
 
   json run_json(const VariantRun& r) const;
   std::vector<Comparison> comparisons() const;
-  std::string answer(const std::vector<Comparison>& c) const;
+  json answer(const std::vector<Comparison>& c) const;
   json summary() const override;
 
   Mode mode_;
@@ -363,28 +364,25 @@ std::vector<Comparison> PipelinesRun::comparisons() const {
 
 // "cache paid for itself", "prefetch(1) cost more than it saved", "... made no measurable
 // difference": a stage judged by its comparison against the pipeline without it.
-std::string stage_verdict(const std::string& stage, const Comparison& c) {
-  if (c.verdict == Verdict::Same) return stage + " made no measurable difference";
-  return c.verdict == Verdict::A ? stage + " paid for itself (" + c.short_text() + ")"
-                                 : stage + " cost more than it saved (" + c.short_text() + ")";
+json stage_verdict(const char* stage, const Comparison& c) {
+  return msg(c.verdict == Verdict::Same ? "pl.stage_same"
+             : c.verdict == Verdict::A  ? "pl.stage_paid"
+                                        : "pl.stage_cost",
+             {{"stage", msg(stage)}, {"short", comparison_short_message(c.to_json())}});
 }
 
-std::string PipelinesRun::answer(const std::vector<Comparison>& c) const {
+// Every branch takes the same arguments.
+json PipelinesRun::answer(const std::vector<Comparison>& c) const {
   const Comparison& pipeline = c[1];
-  std::string why;
-  if (pipeline.verdict == Verdict::A)
-    why = "Slice-then-batch spent " + format_sig(pipeline.b.value, 3) +
-          " µs per batch in the pipeline against " + format_sig(pipeline.a.value, 3) +
-          " µs for pre-batched views: it gathers " + with_commas(batch_) +
-          " single examples into a fresh batch every time, work a list of batches never does.";
-  else
-    why =
-        "On this run the pipeline's own time per batch did not separate slice-then-batch from "
-        "pre-batched (" +
-        pipeline.sentence() + "), so the step, not the pipeline, set the pace.";
-  return why + " Of the stages, " + stage_verdict("cache", c[2]) + " on slices, " +
-         stage_verdict("prefetch(1)", c[4]) + ", and " +
-         stage_verdict("transforming once instead of map per batch", c[6]) + ".";
+  const json why = msg(pipeline.verdict == Verdict::A ? "pl.why_pipeline" : "pl.why_step",
+                       {{"b", pipeline.b.value},
+                        {"a", pipeline.a.value},
+                        {"batch", batch_},
+                        {"c", comparison_message(pipeline.to_json())}});
+  return msg("pl.answer", {{"why", why},
+                           {"cache", stage_verdict("pl.stage_cache", c[2])},
+                           {"prefetch", stage_verdict("pl.stage_prefetch", c[4])},
+                           {"transform", stage_verdict("pl.stage_transform", c[6])}});
 }
 
 json PipelinesRun::summary() const {
@@ -398,10 +396,7 @@ json PipelinesRun::summary() const {
                                   std::max(std::abs(ref), 1e-30));
   }
   const std::vector<Comparison> c = comparisons();
-  const std::string overlap =
-      kPrefetchOverlaps ? "prefetch runs a producer thread, so pulling can overlap the step"
-                        : "WebAssembly here is single-threaded: prefetch has no overlap, it only "
-                          "passes batches through";
+  const json overlap = msg(kPrefetchOverlaps ? "pl.overlap_yes" : "pl.overlap_no");
   json s;
   s["ms_per_epoch"] = json::object();
   for (int i = 0; i < 9; ++i) s["ms_per_epoch"][kVariants[i].id] = ms(i);
@@ -409,37 +404,37 @@ json PipelinesRun::summary() const {
   s["prefetch_overlap"] = kPrefetchOverlaps;
   s["final_loss_spread"] = spread;
   s["comparisons"] = comparisons_json(c);
+  const auto short_of = [&](int i) { return comparison_short_message(c[i].to_json()); };
+  const auto sentence = [&](int i) { return comparison_message(c[i].to_json()); };
   json h = json::array();
-  h.push_back({{"label", "Pre-batched vs slice-then-batch, per epoch"},
-               {"value", c[0].short_text()},
-               {"note", format_sig(ms(0), 3) + " ms → " + format_sig(ms(3), 3) + " ms per epoch"}});
-  h.push_back({{"label", "+ cache"},
-               {"value", c[2].short_text() + " (slices), " + c[3].short_text() + " (pre-batched)"},
-               {"note", "the first pass fills the cache; later passes replay it"}});
-  h.push_back(
-      {{"label", "+ prefetch(1), cached slices"}, {"value", c[4].short_text()}, {"note", overlap}});
-  h.push_back({{"label", "repeat inside (k per call) vs outside"},
-               {"value", c[5].short_text()},
-               {"note", "changes three things at once: one repeated stream, " +
-                            std::to_string(runs_[6]->steps_per_call) +
-                            " steps per call, and a staging copy of the k batches"}});
-  h.push_back({{"label", "transform once vs map per batch"},
-               {"value", c[6].short_text()},
-               {"note", "the same standardized numbers; map redoes the work every epoch"}});
+  h.push_back({{"label", msg("pl.h_prebatched")},
+               {"value", short_of(0)},
+               {"note", msg("pl.h_prebatched_note", {{"a", ms(0)}, {"b", ms(3)}})}});
+  h.push_back({{"label", msg("pl.h_cache")},
+               {"value", msg("pl.h_cache_value", {{"s", short_of(2)}, {"p", short_of(3)}})},
+               {"note", msg("pl.h_cache_note")}});
+  h.push_back({{"label", msg("pl.h_prefetch")}, {"value", short_of(4)}, {"note", overlap}});
+  h.push_back({{"label", msg("pl.h_repeat")},
+               {"value", short_of(5)},
+               {"note", msg("pl.h_repeat_note", {{"k", runs_[6]->steps_per_call}})}});
+  h.push_back({{"label", msg("pl.h_transform")},
+               {"value", short_of(6)},
+               {"note", msg("pl.h_transform_note")}});
   const bool same_loss = c[7].verdict == Verdict::Same && c[8].verdict == Verdict::Same;
-  h.push_back({{"label", "Final loss, all pipelines"},
-               {"value", format_sig(runs_[0]->last_loss, 6) + " (raw x), " +
-                             format_sig(runs_[7]->last_loss, 6) + " (standardized x)"},
-               {"note", (same_loss ? "the same batches in the same order give the same loss; "
-                                   : "the losses differ; ") +
-                            std::string("largest gap ") + format_sig(spread, 2) + " relative"}});
-  s["headline"] = h;
-  s["reading"] = "Feeding the same " + with_commas(batches_) + " batches per epoch, " +
-                 c[0].sentence() + "; in the pipeline alone, " + c[1].sentence() + ". " +
-                 "With cache, " + c[2].sentence() + ". " + overlap + ": with prefetch(1), " +
-                 c[4].sentence() + ". Repeat inside: " + c[5].sentence() + ". " + c[6].sentence() +
-                 ".";
-  s["answer"] = answer(c);
+  h.push_back(
+      {{"label", msg("pl.h_loss")},
+       {"value",
+        msg("pl.h_loss_value", {{"raw", runs_[0]->last_loss}, {"std", runs_[7]->last_loss}})},
+       {"note", msg(same_loss ? "pl.h_loss_same" : "pl.h_loss_differ", {{"gap", spread}})}});
+  const json reading = msg("pl.reading", {{"batches", batches_},
+                                          {"c0", sentence(0)},
+                                          {"c1", sentence(1)},
+                                          {"c2", sentence(2)},
+                                          {"overlap", overlap},
+                                          {"c4", sentence(4)},
+                                          {"c5", sentence(5)},
+                                          {"c6", sentence(6)}});
+  summary_messages(s, h, reading, answer(c));
   return s;
 }
 
@@ -517,14 +512,11 @@ Experiment make_pipelines_experiment() {
   e.check = [](const Params& p) {
     const long long n = p.integer("n"), batch = p.integer("batch"), unroll = p.integer("unroll");
     if (batch > n)
-      throw ConfigError("batch: must be at most n (" + with_commas(n) + "), got " +
-                        with_commas(batch));
-    if (n % batch != 0)
-      throw ConfigError("batch: must divide n (" + with_commas(n) +
-                        ") so every batch is full, got " + with_commas(batch));
+      throw ConfigError(
+          msg("err.at_most", {{"name", "batch"}, {"other", "n"}, {"limit", n}, {"got", batch}}));
+    if (n % batch != 0) throw ConfigError(msg("err.divide_n", {{"n", n}, {"got", batch}}));
     if (p.choice("mode") != "eager" && (n / batch) % unroll != 0)
-      throw ConfigError("unroll: must divide the number of batches per epoch (" +
-                        with_commas(n / batch) + "), got " + with_commas(unroll));
+      throw ConfigError(msg("err.divide_batches", {{"k", n / batch}, {"got", unroll}}));
   };
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")),

@@ -1,5 +1,6 @@
 // registry.cpp — every experiment, in the order the page and `looplab list` show them. Adding an
 // experiment is one file in this folder and one line here.
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/experiment.hpp"
 
 namespace looplab {
@@ -41,7 +42,9 @@ const Experiment& find_experiment(const std::string& id) {
     if (e.id == id) return e;
     ids += (ids.empty() ? "" : " | ") + e.id;
   }
-  throw ConfigError("experiment: must be one of " + ids + ", got " + shown_value(json(id)));
+  throw ConfigError(msg("err.must_be", {{"name", "experiment"},
+                                        {"allowed", msg("allowed.one_of", {{"choices", ids}})},
+                                        {"got", shown_value(json(id))}}));
 }
 
 }  // namespace looplab

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "looplab/base/error.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/experiment.hpp"
 
@@ -139,6 +140,45 @@ void check_sentences(const json& v, const std::string& where, Violations& out) {
   }
 }
 
+// summary.messages: the same sentences as messages. In English each renders to the text beside it,
+// and in every catalog language without a missing key (⟦key⟧).
+void check_messages(const json& s, Violations& out) {
+  if (!s.contains("messages")) return;
+  const json& m = s["messages"];
+  if (!m.is_object()) {
+    out.push_back("summary.messages: must be an object, got " + type_of(m));
+    return;
+  }
+  const auto one = [&](const json& message, const json& text, const std::string& at) {
+    if (!message.is_object() || !message.contains("key")) {
+      out.push_back(at + ": must be a message {key, args}");
+      return;
+    }
+    if (english(message) != text)
+      out.push_back(at + ": renders in English as \"" + english(message) +
+                    "\", not as the text beside it");
+    for (const std::string& lang : languages())
+      if (render(message, lang).find("\u27e6") != std::string::npos)
+        out.push_back(at + ": a key is missing in " + lang + ": " + render(message, lang));
+  };
+  for (const char* key : {"headline", "beside_quoted"}) {
+    if (!m.contains(key)) continue;
+    const json& rows = m[key];
+    const json& texts = member(s, key);
+    if (!rows.is_array() || !texts.is_array() || rows.size() != texts.size()) {
+      out.push_back(std::string("summary.messages.") + key +
+                    ": must be an array as long as summary." + key);
+      continue;
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      for (const auto& [field, message] : rows[i].items())
+        one(message, member(texts[i], field.c_str()),
+            std::string("summary.messages.") + key + "[" + std::to_string(i) + "]." + field);
+  }
+  for (const char* key : {"reading", "answer"})
+    if (m.contains(key)) one(m[key], member(s, key), std::string("summary.messages.") + key);
+}
+
 void check_summary(const json& s, Violations& out) {
   if (!s.is_object()) return;  // reported by check_keys
   if (!s.contains("headline") || !s["headline"].is_array() || s["headline"].empty())
@@ -165,6 +205,7 @@ void check_summary(const json& s, Violations& out) {
   if (!member(s, "answer").is_string() || s["answer"].get<std::string>().empty())
     out.push_back("summary.answer: must be a non-empty string");
   if (s.contains("beside_quoted")) check_beside_quoted(s["beside_quoted"], out);
+  check_messages(s, out);
   check_sentences(s, "summary", out);
 }
 
@@ -219,7 +260,7 @@ std::vector<std::string> check_result(const json& result) {
 
 std::vector<std::string> check_progress(const json& event) {
   Violations out;
-  check_keys(event, kProgressKeys, {}, "progress", out);
+  check_keys(event, kProgressKeys, {"i18n"}, "progress", out);
   if (!event.is_object()) return out;
   const bool done = is_true(event, "done");
   if (event.contains("fraction") && event["fraction"].is_number()) {
@@ -231,6 +272,19 @@ std::vector<std::string> check_progress(const json& event) {
   if (done && member(event, "message") != json("done"))
     out.push_back("message: must be \"done\" when done");
   if (event.contains("series")) check_series(event["series"], "series", out);
+  // Optional: the message as {key, args}, which renders in English as "message" and in every
+  // catalog language without a missing key.
+  if (event.contains("i18n")) {
+    const json& m = event["i18n"];
+    if (!m.is_object() || !m.contains("key"))
+      out.push_back("i18n: must be a message {key, args}");
+    else if (english(m) != member(event, "message"))
+      out.push_back("i18n: renders in English as \"" + english(m) + "\", not as message");
+    else
+      for (const std::string& lang : languages())
+        if (render(m, lang).find("\u27e6") != std::string::npos)
+          out.push_back("i18n: a key is missing in " + lang + ": " + render(m, lang));
+  }
   return out;
 }
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "looplab/base/i18n.hpp"
+
 namespace looplab {
 
 void Series::add(const std::vector<double>& point) {
@@ -86,6 +88,26 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void summary_messages(json& summary, const json& headline, const json& reading, const json& answer,
+                      const json& beside_quoted) {
+  const auto english_fields = [](const json& records) {
+    json out = json::array();
+    for (const json& r : records) {
+      json e = json::object();
+      for (const auto& [k, m] : r.items()) e[k] = m.is_object() ? json(english(m)) : m;
+      out.push_back(e);
+    }
+    return out;
+  };
+  summary["headline"] = english_fields(headline);
+  summary["reading"] = english(reading);
+  summary["answer"] = english(answer);
+  if (!beside_quoted.empty()) summary["beside_quoted"] = english_fields(beside_quoted);
+  json m = {{"headline", headline}, {"reading", reading}, {"answer", answer}};
+  if (!beside_quoted.empty()) m["beside_quoted"] = beside_quoted;
+  summary["messages"] = m;
 }
 
 }  // namespace looplab

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <optional>
 
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/experiment.hpp"
@@ -31,8 +32,19 @@ namespace {
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-std::string plural(long long k, const std::string& one, const std::string& many) {
-  return with_commas(k) + " " + (k == 1 ? one : many);
+// "1 chunk", "3 chunks": the message rt.<what>_1 or rt.<what>_n.
+json plural(long long k, const std::string& what) {
+  return msg("rt." + what + (k == 1 ? "_1" : "_n"), {{"k", k}});
+}
+
+// Messages joined by a separator message (sep.semicolon, sep.comma), as one message.
+json joined(const json& items, const char* sep) {
+  json out = json::array();
+  for (const json& m : items) {
+    if (!out.empty()) out.push_back(msg(sep));
+    out.push_back(m);
+  }
+  return msg("seq", {{"items", out}});
 }
 
 class RetracingRun final : public ChunkedRun {
@@ -138,8 +150,8 @@ class RetracingRun final : public ChunkedRun {
     return static_cast<double>(next_) / static_cast<double>(plan_.size());
   }
 
-  std::string message() const override {
-    return "call " + std::to_string(next_) + " of " + std::to_string(plan_.size());
+  json progress_message() const override {
+    return msg("rt.progress", {{"i", next_}, {"n", plan_.size()}});
   }
 
   // The calls that traced, with their reasons.
@@ -176,21 +188,33 @@ class RetracingRun final : public ChunkedRun {
   // What this run saw, for the answer and the hints.
   struct Seen {
     int traces = 0, shape = 0, partial = 0, second = 0, static_arg = 0;
-    std::string reasons, partial_shapes;
+    json reasons = json::array(), partial_shapes = json::array();  // messages
   };
+  // The trace cache's reason (English, trace_cache.cpp) as a message with the same English text.
+  json reason_message(const TraceEvent& e) const {
+    json parts = json::array();
+    if (starts_with(e.reason, "first call"))
+      parts.push_back(msg("rt.reason_first"));
+    else if (starts_with(e.reason, "new batch shape"))
+      parts.push_back(msg("rt.reason_shape", {{"rows", e.rows}}));
+    else
+      parts.push_back(msg("rt.reason_static", {{"v", e.training ? "true" : "false"}}));
+    if (e.reason.find("(relaxed batch:") != std::string::npos)
+      parts.push_back(msg("rt.reason_relaxed", {{"rows", std::max(batch_, second_)}}));
+    return msg("seq", {{"items", parts}});
+  }
   Seen seen() const {
     Seen s;
     for (const TraceEvent& e : cache_->events()) {
       if (!e.traced) continue;
       ++s.traces;
-      s.reasons += (s.reasons.empty() ? "" : "; ") + e.reason;
+      s.reasons.push_back(reason_message(e));
       if (starts_with(e.reason, "new static argument")) ++s.static_arg;
       if (!starts_with(e.reason, "new batch shape")) continue;
       ++s.shape;
-      const std::string shape = "[" + std::to_string(e.rows) + " x 1]";
       if (plan_[static_cast<std::size_t>(e.call)].partial) {
         ++s.partial;
-        s.partial_shapes += (s.partial_shapes.empty() ? "" : ", ") + shape;
+        s.partial_shapes.push_back(msg("rt.shape", {{"rows", e.rows}}));
       } else if (e.rows == second_ && second_ != batch_) {
         ++s.second;
       }
@@ -199,23 +223,19 @@ class RetracingRun final : public ChunkedRun {
   }
 
   // Only fixes that are off and whose cause this run saw.
-  std::string hints(const Seen& s) const {
-    std::string h;
+  json hints(const Seen& s) const {
+    json h = json::array();
     if (s.partial > 0 && !params().flag("drop_remainder"))
-      h += std::string(" drop_remainder would remove ") +
-           (s.partial == 1 ? "the trace" : "the " + std::to_string(s.partial) + " traces") +
-           " of a short last batch (" + s.partial_shapes + ").";
+      h.push_back(msg(
+          "rt.hint_drop",
+          {{"what", msg(s.partial == 1 ? "rt.the_trace" : "rt.the_k_traces", {{"k", s.partial}})},
+           {"shapes", joined(s.partial_shapes, "sep.comma")}}));
     if (s.shape > 0 && !params().flag("relaxed_batch"))
-      h += " relaxed_batch would serve every batch size with one program: " +
-           plural(s.shape, "trace", "traces") + " fewer.";
-    if (s.second > 0)
-      h += " Keeping one batch size (second_batch = batch) would avoid the [" +
-           std::to_string(second_) + " x 1] trace.";
-    if (s.static_arg > 0)
-      h += " training=false is a second value of a static argument: one more program, traced "
-           "once, as expected.";
-    if (s.shape == 0) h += " No batch shape traced a new program: every trace here was needed.";
-    return h;
+      h.push_back(msg("rt.hint_relaxed", {{"traces", plural(s.shape, "traces")}}));
+    if (s.second > 0) h.push_back(msg("rt.hint_second", {{"rows", second_}}));
+    if (s.static_arg > 0) h.push_back(msg("rt.hint_static"));
+    if (s.shape == 0) h.push_back(msg("rt.hint_none"));
+    return msg("seq", {{"items", h}});
   }
 
   // The calls that traced; training_only: not the evaluation step, a smaller forward-only program
@@ -246,31 +266,29 @@ class RetracingRun final : public ChunkedRun {
                    Quantity::Time, "ms per call");
   }
 
-  // What traced is counted (the same on every run of a config); what it cost is measured.
-  std::string answer(const Seen& s, const std::optional<Comparison>& c, double share) const {
+  // What traced is counted (the same on every run of a config); what it cost is measured. Every
+  // branch takes the same arguments.
+  json answer(const Seen& s, const std::optional<Comparison>& c, double share) const {
     const long long calls = static_cast<long long>(cache_->events().size());
-    const std::string what =
-        s.traces <= 1 ? "It traced only on its first call and replayed the other " +
-                            with_commas(calls - 1) + " calls"
-        : s.shape == 0
-            ? "It traced only where it had to (" + s.reasons + "), " + std::to_string(s.traces) +
-                  " of its " + with_commas(calls) + " calls"
-            : "It got slow because " + std::to_string(s.traces) + " of its " + with_commas(calls) +
-                  " calls traced a new program, " + std::to_string(s.shape) +
-                  " of them for a new batch shape (" + s.reasons + ")";
-    const std::string share_text =
-        "tracing took " + format_sig(share, 3) + "% of the script's time";
-    if (!c)
-      return what + "; no two replays came in a row, so no replay was timed to compare, and " +
-             share_text + ".";
-    if (c->verdict != Verdict::A)
-      return what +
-             "; on this run the cheapest training trace was not measurably slower than a replay (" +
-             c->sentence() + "), and " + share_text + ".";
-    return what + ": even the cheapest training trace cost " + format_sig(c->factor(), 3) +
-           "× a replay (" + format_sig(c->b.value, 3) + " ms against " +
-           format_sig(c->a.value * 1000.0, 3) + " µs), and " + share_text +
-           (s.traces <= 1 ? ", paid once." : ".");
+    const json reasons = joined(s.reasons, "sep.semicolon");
+    const json what = msg(s.traces <= 1  ? "rt.what_once"
+                          : s.shape == 0 ? "rt.what_needed"
+                                         : "rt.what_slow",
+                          {{"others", calls - 1},
+                           {"reasons", reasons},
+                           {"traces", s.traces},
+                           {"calls", calls},
+                           {"shape", s.shape}});
+    const char* key = !c                         ? "rt.a_no_replay"
+                      : c->verdict != Verdict::A ? "rt.a_not_slower"
+                                                 : "rt.a_slower";
+    return msg(key, {{"what", what},
+                     {"c", c ? comparison_message(c->to_json()) : json("")},
+                     {"factor", c ? c->factor() : 0.0},
+                     {"b", c ? c->b.value : 0.0},
+                     {"a_us", c ? c->a.value * 1000.0 : 0.0},
+                     {"share", share},
+                     {"end", msg(s.traces <= 1 ? "rt.a_paid_once" : "rt.a_end")}});
   }
 
   json summary() const override {
@@ -294,59 +312,55 @@ class RetracingRun final : public ChunkedRun {
     out["chunks"] = chunks_.size();  // of replays
     out["untimed_replays"] = untimed_replays_;
     out["comparisons"] = c ? comparisons_json({*c}) : json::array();
+    const json reasons = joined(s.reasons, "sep.semicolon");
+    const json chunks = plural(static_cast<long long>(chunks_.size()), "chunks");
     json headline = json::array(
-        {{{"label", "Traces"},
-          {"value", std::to_string(cache_->traces()) + " of " + with_commas(calls) + " calls"},
-          {"note", s.reasons}}});
+        {{{"label", msg("rt.h_traces")},
+          {"value", msg("rt.h_traces_value", {{"traces", cache_->traces()}, {"calls", calls}})},
+          {"note", reasons}}});
     if (c)
-      headline.push_back(
-          {{"label", "The cheapest training trace vs a replay"},
-           {"value", c->short_text()},
-           {"note", c->sentence() + "; replays timed in " +
-                        plural(static_cast<long long>(chunks_.size()), "chunk", "chunks") +
-                        " of consecutive calls"}});
-    headline.push_back(
-        {{"label", "Time in calls that traced"},
-         {"value", format_sig(traced_total_ms_, 3) + " ms"},
-         {"note", format_sig(share, 3) + "% of the script's " + format_sig(total, 3) + " ms"}});
-    out["headline"] = headline;
-    out["reading"] =
-        std::to_string(cache_->traces()) + " of " + with_commas(calls) +
-        " calls traced a new program (" + s.reasons + "). " +
-        (c ? "Per call, " + c->sentence() + ", the replays timed in " +
-                 plural(static_cast<long long>(chunks_.size()), "chunk", "chunks") +
-                 " of consecutive calls" +
-                 (untimed_replays_ > 0
-                      ? "; " + plural(untimed_replays_, "replay", "replays") +
-                            " alone between two traces, not timed (too short for a browser "
-                            "clock to time alone)"
-                      : "") +
-                 ". "
-           : "No two replays came in a row, so no replay was timed. ") +
-        (t.empty() ? ""
-                   : "The calls that traced took " +
-                         format_sig(*std::min_element(t.begin(), t.end()), 3) + " to " +
-                         format_sig(*std::max_element(t.begin(), t.end()), 3) + " ms. ") +
-        "Tracing took " + format_sig(share, 3) + "% of the script's time." + hints(s) +
-        (diverged_at_ ? " The loss diverged at call " + std::to_string(*diverged_at_) +
-                            " (last finite loss " + format_sig(last_finite_loss_, 4) +
-                            "); the script stopped there."
-                      : "");
-    out["answer"] = answer(s, c, share);
+      headline.push_back({{"label", msg("rt.h_cmp")},
+                          {"value", comparison_short_message(c->to_json())},
+                          {"note", msg("rt.h_cmp_note", {{"c", comparison_message(c->to_json())},
+                                                         {"chunks", chunks}})}});
+    headline.push_back({{"label", msg("rt.h_time")},
+                        {"value", msg("rt.h_time_value", {{"ms", traced_total_ms_}})},
+                        {"note", msg("rt.h_time_note", {{"share", share}, {"total", total}})}});
+    const json per_call =
+        c ? msg("rt.r_per_call",
+                {{"c", comparison_message(c->to_json())},
+                 {"chunks", chunks},
+                 {"untimed",
+                  untimed_replays_ > 0
+                      ? msg("rt.r_untimed", {{"replays", plural(untimed_replays_, "replays")}})
+                      : json("")}})
+          : msg("rt.r_no_replay");
+    const json range = t.empty()
+                           ? json("")
+                           : msg("rt.r_range", {{"lo", *std::min_element(t.begin(), t.end())},
+                                                {"hi", *std::max_element(t.begin(), t.end())}});
+    const json diverged =
+        diverged_at_ ? msg("rt.r_diverged", {{"at", *diverged_at_}, {"loss", last_finite_loss_}})
+                     : json("");
+    const json reading = msg("rt.reading", {{"traces", cache_->traces()},
+                                            {"calls", calls},
+                                            {"reasons", reasons},
+                                            {"per_call", per_call},
+                                            {"range", range},
+                                            {"share", share},
+                                            {"hints", hints(s)},
+                                            {"diverged", diverged}});
+    json quoted = json::array();
     if (!t.empty())
-      out["beside_quoted"] = json::array(
-          {{{"label", "A traced function builds a new graph for every new input shape and dtype"},
-            {"quoted", "retracing"},
-            {"measured", std::to_string(s.traces) + " traces in " + with_commas(calls) +
-                             " calls: " + std::to_string(s.shape) + " for a new batch shape, " +
-                             std::to_string(s.static_arg) +
-                             " for a new static argument; a trace took " +
-                             format_sig(median(t), 3) + " ms (median)"},
-            {"why",
-             "the thread gave no timing; here a trace records and compiles a " +
-                 std::to_string(params().integer("hidden")) +
-                 "-unit MLP in C++, where TensorFlow runs the Python function to build a graph "
-                 "and then optimizes it"}}});
+      quoted.push_back({{"label", msg("rt.q_label")},
+                        {"quoted", msg("rt.q_quoted")},
+                        {"measured", msg("rt.q_measured", {{"traces", s.traces},
+                                                           {"calls", calls},
+                                                           {"shape", s.shape},
+                                                           {"static", s.static_arg},
+                                                           {"ms", median(t)}})},
+                        {"why", msg("rt.q_why", {{"hidden", params().integer("hidden")}})}});
+    summary_messages(out, headline, reading, answer(s, c, share), quoted);
     return out;
   }
 
@@ -442,15 +456,15 @@ Experiment make_retracing_experiment() {
         {"source", "seed thread 001"}}});
   e.check = [](const Params& p) {
     if (p.integer("batch") > p.integer("n"))
-      throw ConfigError("batch: must be at most n (" + with_commas(p.integer("n")) + "), got " +
-                        with_commas(p.integer("batch")));
+      throw ConfigError(msg("err.at_most", {{"name", "batch"},
+                                            {"other", "n"},
+                                            {"limit", p.integer("n")},
+                                            {"got", p.integer("batch")}}));
     if (static_cast<double>(p.integer("n")) /
             static_cast<double>(std::min(p.integer("batch"), p.integer("second_batch"))) *
             static_cast<double>(p.integer("epochs") + 1) >
         200000.0)
-      throw ConfigError(
-          "epochs: the script would make more than 200,000 calls; use fewer epochs or larger "
-          "batches");
+      throw ConfigError(msg("err.calls_limit"));
   };
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")),

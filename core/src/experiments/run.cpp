@@ -18,13 +18,17 @@ bool ChunkedRun::advance(double budget_ms) {
   return done();
 }
 
+std::string ChunkedRun::message() const { return english(progress_message()); }
+
 std::string ChunkedRun::progress_json() {
   json new_points = json::object();
   for (auto& s : series_) new_points[s.name] = s.series->take_new();
   const bool finished = done();
+  const json m = finished ? msg("run.done") : progress_message();
   return json{{"done", finished},
               {"fraction", finished ? 1.0 : std::clamp(fraction(), 0.0, 0.99)},
-              {"message", finished ? std::string("done") : message()},
+              {"message", english(m)},
+              {"i18n", m},
               {"series", new_points}}
       .dump();
 }

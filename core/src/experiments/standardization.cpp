@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "looplab/base/i18n.hpp"
 #include "looplab/data/csv.hpp"
 #include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/comparison.hpp"
@@ -64,18 +65,8 @@ double rounded(double v) {
   return std::strtod(buf, nullptr);
 }
 
-// ρ close to 1 is the point, so it shows two significant digits of 1 − ρ: 0.99995, not 1.
-std::string rho_text(double rho) {
-  if (!std::isfinite(rho)) return format_sig(rho);
-  const double d = std::abs(1.0 - rho);
-  if (rho < 1e-6) return "0";  // κ = 1 at the best rate: (κ − 1)/(κ + 1) is 0 up to rounding
-  if (rho < 0.99 || d == 0.0) return format_sig(rho, 3);
-  return format_sig(rho, 2 + static_cast<int>(std::ceil(-std::log10(d))));
-}
-
-std::string estimate_text(const std::optional<long long>& k) {
-  return k ? with_commas(*k) : std::string("never (ρ ≥ 1)");
-}
+// An iteration estimate as a message argument: the count, or "never (ρ ≥ 1)".
+json estimate_arg(const std::optional<long long>& k) { return k ? json(*k) : msg("std.est_never"); }
 
 // The user's CSV must determine a line: two rows at least, and more than one distinct x.
 LinearData checked_csv_data(CsvData csv) {
@@ -124,9 +115,9 @@ class StandardizationRun final : public ChunkedRun {
  private:
   void work_one() override { run_chunk(current(), kChunk); }
 
-  std::string message() const override {
+  json progress_message() const override {
     const Variant& v = current();
-    return v.name + ": iteration " + with_commas(v.iteration);
+    return msg("std.progress", {{"name", v.name}, {"i", v.iteration}});
   }
 
   json config() const override {
@@ -321,8 +312,8 @@ class StandardizationRun final : public ChunkedRun {
   }
 
   std::vector<Comparison> comparisons() const;
-  std::string theory_text(const Variant& v) const;
-  std::string answer(const std::vector<Comparison>& cmp) const;
+  json theory_message(const Variant& v, bool first) const;
+  json answer(const std::vector<Comparison>& cmp) const;
   json beside_quoted() const;
   json summary() const override;
 
@@ -334,10 +325,11 @@ class StandardizationRun final : public ChunkedRun {
   std::vector<std::unique_ptr<Variant>> variants_;
 };
 
-std::string iterations_text(const Variant& v) {
-  if (v.hit) return with_commas(*v.hit);
-  if (v.diverged_at) return "diverged at " + with_commas(*v.diverged_at);
-  return "not reached in " + with_commas(v.iteration);
+// The iterations a run needed, as a message: "39", "diverged at 12", "not reached in 200,000".
+json iterations_message(const Variant& v) {
+  if (v.hit) return msg("std.iter", {{"n", *v.hit}});
+  if (v.diverged_at) return msg("std.iter_diverged", {{"n", *v.diverged_at}});
+  return msg("std.iter_not_reached", {{"n", v.iteration}});
 }
 
 const Comparison* find(const std::vector<Comparison>& cmp, const std::string& id) {
@@ -389,47 +381,54 @@ std::vector<Comparison> StandardizationRun::comparisons() const {
   return c;
 }
 
-// ρ and the estimate with this run's own numbers, next to the measured count.
-std::string StandardizationRun::theory_text(const Variant& v) const {
+// ρ and the estimate with this run's own numbers, next to the measured count. `first`: the
+// sentence starts with it ("For raw x, ...").
+json StandardizationRun::theory_message(const Variant& v, bool first) const {
   const RateAnalysis& r = v.rate;
   // The eigenvalue that sets ρ: the one farthest from 1/lr.
   const double lambda = std::abs(1.0 - v.lr * r.lambda_min) >= std::abs(1.0 - v.lr * r.lambda_max)
                             ? r.lambda_min
                             : r.lambda_max;
-  std::string s = "for " + v.label + ", ρ = max|1 − lr·λᵢ| = |1 − " + format_sig(v.lr, 3) + " × " +
-                  format_sig(lambda, 4) + "| = " + rho_text(r.rho);
+  json rest;
   if (!r.estimate) {
-    s += " ≥ 1, so the error grows along that direction and no iteration count is predicted";
+    rest = msg("std.theory_grows");
   } else {
-    s += ", so k ≈ ln(gap₀/tol)/(−2 ln ρ) = ln(" + format_sig(r.gap0_slow, 3) + " / " +
-         format_sig(tolerance_, 2) + ")/" + format_sig(-2.0 * std::log(r.rho), 3) + " ≈ " +
-         with_commas(*r.estimate) + " iterations";
-    if (r.gap0_slow < r.gap0 * (1.0 - 1e-6))
-      s += " (gap₀ = " + format_sig(r.gap0_slow, 3) + " is the part of the starting gap " +
-           format_sig(r.gap0, 3) + " along the slowest direction)";
+    const json slow = r.gap0_slow < r.gap0 * (1.0 - 1e-6)
+                          ? msg("std.theory_slow", {{"gap0s", r.gap0_slow}, {"gap0", r.gap0}})
+                          : json();
+    rest = msg("std.theory_k", {{"gap0s", r.gap0_slow},
+                                {"tol", tolerance_},
+                                {"den", -2.0 * std::log(r.rho)},
+                                {"k", *r.estimate},
+                                {"slow", slow}});
   }
-  s += "; measured: " + iterations_text(v);
-  s += ". At κ = " + format_sig(r.kappa, 4) +
-       " the best fixed rate, lr = 2/(λmin + λmax) = " + format_sig(r.best_lr, 3) +
-       ", gives ρ = (κ − 1)/(κ + 1) = " + rho_text(r.best_rho) + " and k ≈ " +
-       estimate_text(r.best_estimate);
-  return s;
+  return msg("std.theory", {{"for", msg(first ? "std.for_first" : "std.for", {{"label", v.label}})},
+                            {"lr", v.lr},
+                            {"lambda", lambda},
+                            {"rho", r.rho},
+                            {"rest", rest},
+                            {"measured", iterations_message(v)},
+                            {"kappa", r.kappa},
+                            {"best_lr", r.best_lr},
+                            {"best_rho", r.best_rho},
+                            {"best_k", estimate_arg(r.best_estimate)}});
 }
 
 // The experiment's question, "why does scaling make training faster?", answered from this run.
-std::string StandardizationRun::answer(const std::vector<Comparison>& cmp) const {
+json StandardizationRun::answer(const std::vector<Comparison>& cmp) const {
   const Variant& raw = *variants_[0];
   const Variant& scaled = *variants_[1];
   const RateAnalysis &rr = raw.rate, &rs = scaled.rate;
   // What κ alone costs: each variant at its best rate. Whether raw's count comes from κ or from
   // its learning rate is read from these, not assumed.
-  const std::string best = "At its best rate raw x (κ = " + format_sig(rr.kappa, 4) +
-                           ") would need about " + estimate_text(rr.best_estimate) +
-                           " iterations and " + scaled.label + " (κ = " + format_sig(rs.kappa, 3) +
-                           ") about " + estimate_text(rs.best_estimate);
+  const json best = msg("std.a_best", {{"kr", rr.kappa},
+                                       {"kbr", estimate_arg(rr.best_estimate)},
+                                       {"label", scaled.label},
+                                       {"ks", rs.kappa},
+                                       {"kbs", estimate_arg(rs.best_estimate)}});
   // Which costs raw x more here: its learning rate (its count over its best-rate count) or the
   // valley (its best-rate count over the scaled run's count)?
-  std::string cause = ".";
+  json cause = msg("std.a_cause_none");
   if (rr.best_estimate && scaled.hit && !raw.diverged_at) {
     const double raw_count =
         static_cast<double>(raw.hit ? *raw.hit : rr.estimate.value_or(raw.iteration));
@@ -438,71 +437,64 @@ std::string StandardizationRun::answer(const std::vector<Comparison>& cmp) const
     const double kappa_factor =
         best_count / static_cast<double>(std::max<long long>(1, *scaled.hit));
     cause = kappa_factor >= lr_factor
-                ? ": the narrow valley itself (large κ), more than the learning rate, makes raw x "
-                  "slow."
-                : ": raw x is slow here mostly because lr_raw = " + format_sig(raw.lr, 3) +
-                      " is far from its best rate " + format_sig(rr.best_lr, 3) +
-                      ", not because of κ.";
+                ? msg("std.a_cause_kappa")
+                : msg("std.a_cause_lr", {{"lr", raw.lr}, {"best", rr.best_lr}});
   }
   if (scaled.diverged_at)
-    return "Here scaling did not help: lr_scaled = " + format_sig(scaled.lr, 3) +
-           " is above the largest stable rate for " + scaled.label +
-           ", 2/λmax = " + format_sig(scaled.quad->largest_stable_lr(), 3) +
-           ", so ρ = " + rho_text(rs.rho) + " > 1 and the scaled run diverged at iteration " +
-           with_commas(*scaled.diverged_at) + " (raw x: " + iterations_text(raw) +
-           "). Scaling makes a larger rate stable, but only up to 2/λmax.";
+    return msg("std.a_scaled_diverged", {{"lr", scaled.lr},
+                                         {"label", scaled.label},
+                                         {"max", scaled.quad->largest_stable_lr()},
+                                         {"rho", rs.rho},
+                                         {"at", *scaled.diverged_at},
+                                         {"raw", iterations_message(raw)}});
   if (!scaled.hit)
-    return "Here " + scaled.label + " did not reach the tolerance in " +
-           with_commas(scaled.iteration) +
-           " iterations: with lr_scaled = " + format_sig(scaled.lr, 3) +
-           " its slowest direction keeps ρ = " + rho_text(rs.rho) +
-           " of its error per step, about " + estimate_text(rs.estimate) +
-           " iterations by the estimate (its best rate is " + format_sig(rs.best_lr, 3) +
-           "; raw x: " + iterations_text(raw) + ").";
+    return msg("std.a_scaled_not_reached", {{"label", scaled.label},
+                                            {"n", scaled.iteration},
+                                            {"lr", scaled.lr},
+                                            {"rho", rs.rho},
+                                            {"k", estimate_arg(rs.estimate)},
+                                            {"best", rs.best_lr},
+                                            {"raw", iterations_message(raw)}});
   if (raw.diverged_at)
-    return "Here raw x could not train at all: lr_raw = " + format_sig(raw.lr, 3) +
-           " is above its largest stable rate 2/λmax = " +
-           format_sig(raw.quad->largest_stable_lr(), 3) + ", so it diverged at iteration " +
-           with_commas(*raw.diverged_at) + ". Scaling moved 2/λmax to " +
-           format_sig(scaled.quad->largest_stable_lr(), 3) + " and κ from " +
-           format_sig(rr.kappa, 4) + " to " + format_sig(rs.kappa, 3) +
-           ", so lr_scaled = " + format_sig(scaled.lr, 3) + " converged in " +
-           with_commas(*scaled.hit) + " iterations (ρ = " + rho_text(rs.rho) + "). " + best + cause;
+    return msg("std.a_raw_diverged", {{"lr", raw.lr},
+                                      {"max", raw.quad->largest_stable_lr()},
+                                      {"at", *raw.diverged_at},
+                                      {"smax", scaled.quad->largest_stable_lr()},
+                                      {"kr", rr.kappa},
+                                      {"ks", rs.kappa},
+                                      {"ls", scaled.lr},
+                                      {"n", *scaled.hit},
+                                      {"rho", rs.rho},
+                                      {"best", best},
+                                      {"cause", cause}});
   if (!raw.hit)
-    return "Here raw x did not reach the tolerance in " + with_commas(raw.iteration) +
-           " iterations (its slowest direction keeps ρ = " + rho_text(rr.rho) +
-           " of its error per step: about " + estimate_text(rr.estimate) + " needed), while " +
-           scaled.label + " reached it in " + with_commas(*scaled.hit) +
-           " (ρ = " + rho_text(rs.rho) + "). " + best + cause;
+    return msg("std.a_raw_not_reached", {{"n", raw.iteration},
+                                         {"rr", rr.rho},
+                                         {"k", estimate_arg(rr.estimate)},
+                                         {"label", scaled.label},
+                                         {"ns", *scaled.hit},
+                                         {"rs", rs.rho},
+                                         {"best", best},
+                                         {"cause", cause}});
   const Comparison& it = *find(cmp, "iterations");
   const Comparison& wall = *find(cmp, "wall_time");
-  const std::string rates =
-      "each step keeps a factor ρ = max|1 − lr·λᵢ| of the error along the "
-      "slowest direction: " +
-      rho_text(rr.rho) + " for raw x against " + rho_text(rs.rho) + " for " + scaled.label;
+  const json rates = msg("std.a_rates", {{"rr", rr.rho}, {"rs", rs.rho}, {"label", scaled.label}});
   if (it.verdict == Verdict::A) {
-    std::string time;
-    const std::string fewer = format_sig(it.factor(), 3) + "× fewer iterations (" +
-                              with_commas(*raw.hit) + " → " + with_commas(*scaled.hit) + ")";
-    if (wall.verdict == Verdict::A)
-      time = "Here scaling cut the wall time " + format_sig(wall.factor(), 3) + "-fold (" +
-             format_sig(raw.wall_ms, 3) + " → " + format_sig(scaled.wall_ms, 3) +
-             " ms) because it needed " + fewer;
-    else if (wall.verdict == Verdict::Same)
-      time = "Here scaling needed " + fewer + ", though the wall time did not differ measurably (" +
-             format_sig(raw.wall_ms, 3) + " vs " + format_sig(scaled.wall_ms, 3) + " ms)";
-    else
-      time = "Here scaling needed " + fewer + " but took longer in wall time (" +
-             format_sig(scaled.wall_ms, 3) + " vs " + format_sig(raw.wall_ms, 3) +
-             " ms, fitting the scaler included)";
-    return time + ": " + rates + ". " + best + cause;
+    const json fewer =
+        msg("std.a_fewer", {{"f", it.factor()}, {"raw", *raw.hit}, {"scaled", *scaled.hit}});
+    const char* key = wall.verdict == Verdict::A      ? "std.a_time_cut"
+                      : wall.verdict == Verdict::Same ? "std.a_time_same"
+                                                      : "std.a_time_longer";
+    const json time = msg(
+        key,
+        {{"f", wall.factor()}, {"raw", raw.wall_ms}, {"scaled", scaled.wall_ms}, {"fewer", fewer}});
+    return msg("std.a_faster",
+               {{"time", time}, {"rates", rates}, {"best", best}, {"cause", cause}});
   }
   if (it.verdict == Verdict::B)
-    return "Here scaling did not make training faster: raw x needed " + format_sig(it.factor(), 4) +
-           "× fewer iterations (" + with_commas(*raw.hit) + " vs " + with_commas(*scaled.hit) +
-           "), because " + rates + "; the learning rates decide ρ as much as the scaling does.";
-  return "Here scaling did not change the iteration count (" + with_commas(*raw.hit) +
-         "): " + rates + ".";
+    return msg("std.a_slower",
+               {{"f", it.factor()}, {"raw", *raw.hit}, {"scaled", *scaled.hit}, {"rates", rates}});
+  return msg("std.a_unchanged", {{"n", *raw.hit}, {"rates", rates}});
 }
 
 json StandardizationRun::beside_quoted() const {
@@ -511,33 +503,27 @@ json StandardizationRun::beside_quoted() const {
   const bool seed = !csv_ && params().choice("data") == "seed004";
   json out = json::array();
   out.push_back(
-      {{"label", "Iterations, raw → " + scaled.label},
-       {"quoted", "about 1e5 → about 1e2 (lr 1e-4 → 1e-1, standardized x)"},
-       {"measured", iterations_text(raw) + " → " + iterations_text(scaled) + " (lr " +
-                        format_sig(raw.lr, 3) + " → " + format_sig(scaled.lr, 3) + ", to a " +
-                        format_sig(tolerance_, 2) + " relative gap)"},
-       {"why", std::string("the thread ran a fixed 1e5 iterations and judged convergence by eye; "
-                           "here each run stops when its exact relative gap reaches the "
-                           "tolerance") +
-                   (seed ? "" : ", and these are not the thread's data")}});
+      {{"label", msg("std.q_iter_label", {{"label", scaled.label}})},
+       {"quoted", msg("std.q_iter_quoted")},
+       {"measured", msg("std.q_iter_measured", {{"raw", iterations_message(raw)},
+                                                {"scaled", iterations_message(scaled)},
+                                                {"lr1", raw.lr},
+                                                {"lr2", scaled.lr},
+                                                {"tol", tolerance_}})},
+       {"why", msg("std.q_iter_why", {{"not_seed", seed ? json() : msg("std.q_not_seed")}})}});
   const double us =
       raw.iteration > 0 ? raw.wall_ms * 1000.0 / static_cast<double>(raw.iteration) : 0.0;
-  const char* loop = mode_ == Mode::Eager    ? "an eager step in a C++ loop (each op dispatched "
-                                               "and allocated as it runs)"
-                     : mode_ == Mode::Traced ? "a compiled program replayed by a C++ loop"
-                     : mode_ == Mode::Compiled
-                         ? "code generated for the whole step, called by a C++ loop"
-                         : "hand-written arithmetic in a C++ loop";
-  out.push_back({{"label", "Wall time of the raw loop"},
-                 {"quoted",
-                  "about 40 s for 1e5 iterations (TensorFlow 1.15, CPU): about 400 µs "
-                  "per iteration"},
-                 {"measured", format_sig(raw.wall_ms, 3) + " ms for " + with_commas(raw.iteration) +
-                                  " iterations: " + format_sig(us, 3) + " µs per iteration (" +
-                                  mode_name(mode_) + ")"},
-                 {"why", std::string("the thread paid a Session.run with a feed_dict from Python "
-                                     "on every iteration; here an iteration is ") +
-                             loop}});
+  const char* loop = mode_ == Mode::Eager      ? "std.q_loop_eager"
+                     : mode_ == Mode::Traced   ? "std.q_loop_traced"
+                     : mode_ == Mode::Compiled ? "std.q_loop_compiled"
+                                               : "std.q_loop_reference";
+  out.push_back(
+      {{"label", msg("std.q_wall_label")},
+       {"quoted", msg("std.q_wall_quoted")},
+       {"measured",
+        msg("std.q_wall_measured",
+            {{"ms", raw.wall_ms}, {"n", raw.iteration}, {"us", us}, {"mode", mode_name(mode_)}})},
+       {"why", msg("std.q_wall_why", {{"loop", msg(loop)}})}});
   return out;
 }
 
@@ -583,63 +569,65 @@ json StandardizationRun::summary() const {
   const LinearWeights wr = raw_units(raw), ws = raw_units(scaled);
   json headline = json::array();
   headline.push_back(
-      {{"label", "Iterations to a " + format_sig(tolerance_, 2) + " relative gap"},
-       {"value", iterations_text(raw) + " → " + iterations_text(scaled)},
-       {"note", it ? it->short_text() : "no ratio: a run did not reach the tolerance"}});
+      {{"label", msg("std.h_iter", {{"tol", tolerance_}})},
+       {"value", msg("std.h_iter_value",
+                     {{"raw", iterations_message(raw)}, {"scaled", iterations_message(scaled)}})},
+       {"note", it ? comparison_short_message(it->to_json()) : msg("std.h_iter_none")}});
   headline.push_back(
-      {{"label", "Wall time (" + mode_name(mode_) + ")"},
-       {"value", format_sig(raw.wall_ms, 3) + " ms → " + format_sig(scaled.wall_ms, 3) + " ms"},
-       {"note", wall ? wall->short_text() + ", measured here" : "measured on this machine"}});
+      {{"label", msg("std.h_wall", {{"mode", mode_name(mode_)}})},
+       {"value", msg("std.h_wall_value", {{"raw", raw.wall_ms}, {"scaled", scaled.wall_ms}})},
+       {"note", wall
+                    ? msg("std.h_wall_note", {{"short", comparison_short_message(wall->to_json())}})
+                    : msg("std.h_wall_none")}});
   for (const auto& v : variants_) {
     const RateAnalysis& r = v->rate;
     headline.push_back(
-        {{"label", "Why " + v->label + " needs its iterations"},
-         {"value", "ρ = " + rho_text(r.rho) + " → k ≈ " + estimate_text(r.estimate) +
-                       " (measured " + iterations_text(*v) + ")"},
-         {"note", "κ = " + format_sig(r.kappa, 4) +
-                      ", 2/λmax = " + format_sig(v->quad->largest_stable_lr(), 2) + "; best rate " +
-                      format_sig(r.best_lr, 2) + ": ρ = (κ−1)/(κ+1) = " + rho_text(r.best_rho) +
-                      ", k ≈ " + estimate_text(r.best_estimate) + "; exact arithmetic: " +
-                      (v->predicted ? with_commas(*v->predicted) : std::string("never"))}});
+        {{"label", msg("std.h_why", {{"label", v->label}})},
+         {"value", msg("std.h_why_value", {{"rho", r.rho},
+                                           {"k", estimate_arg(r.estimate)},
+                                           {"measured", iterations_message(*v)}})},
+         {"note", msg("std.h_why_note",
+                      {{"kappa", r.kappa},
+                       {"max", v->quad->largest_stable_lr()},
+                       {"best_lr", r.best_lr},
+                       {"best_rho", r.best_rho},
+                       {"best_k", estimate_arg(r.best_estimate)},
+                       {"exact", v->predicted ? json(*v->predicted) : msg("std.never")}})}});
   }
-  headline.push_back({{"label", "Weights in raw units (W, b)"},
-                      {"value", format_sig(wr.w.at(0), 6) + ", " + format_sig(wr.b, 6) + "  |  " +
-                                    format_sig(ws.w.at(0), 6) + ", " + format_sig(ws.b, 6)},
-                      {"note", "closed form: " + format_sig(q.optimum().w.at(0), 6) + ", " +
-                                   format_sig(q.optimum().b, 7) + " (MSE " +
-                                   format_sig(q.loss_at_optimum(), 7) + ")"}});
-  s["headline"] = headline;
+  headline.push_back(
+      {{"label", msg("std.h_weights")},
+       {"value", msg("std.h_weights_value",
+                     {{"w1", wr.w.at(0)}, {"b1", wr.b}, {"w2", ws.w.at(0)}, {"b2", ws.b}})},
+       {"note",
+        msg("std.h_weights_note",
+            {{"w", q.optimum().w.at(0)}, {"b", q.optimum().b}, {"mse", q.loss_at_optimum()}})}});
 
-  std::string reading;
+  json reading = json::array();
   for (const auto& v : variants_) {
     if (v->diverged_at)
-      reading += "The " + v->label + " run diverged at iteration " + with_commas(*v->diverged_at) +
-                 ": lr = " + format_sig(v->lr, 3) + " is above its largest stable rate 2/λmax = " +
-                 format_sig(v->quad->largest_stable_lr(), 3) + ". ";
+      reading.push_back(msg("std.r_diverged", {{"label", v->label},
+                                               {"at", *v->diverged_at},
+                                               {"lr", v->lr},
+                                               {"max", v->quad->largest_stable_lr()}}));
     else if (!v->hit)
-      reading += "The " + v->label + " run did not reach the tolerance in " +
-                 with_commas(v->iteration) + " iterations (gap still " +
-                 format_sig(v->last_gap, 3) + "). ";
+      reading.push_back(msg("std.r_not_reached",
+                            {{"label", v->label}, {"n", v->iteration}, {"gap", v->last_gap}}));
   }
-  std::string measured;
+  json measured = json::array();
   for (const Comparison& c : cmp) {
     if (c.quantity == Quantity::Loss) continue;
-    measured += (measured.empty() ? "" : "; ") + c.sentence();
+    if (!measured.empty()) measured.push_back(msg("sep.semicolon"));
+    measured.push_back(comparison_message(c.to_json()));
   }
-  if (!measured.empty()) reading += "On this run " + measured + ". ";
+  if (!measured.empty()) reading.push_back(msg("std.r_measured", {{"list", measured}}));
   if (raw.chunk_us.size() < 3 || scaled.chunk_us.size() < 3)
-    reading += "A run shorter than " + std::to_string(3 * kChunk) +
-               " iterations is too short to compare the time per iteration. ";
-  std::string why = theory_text(raw) + "; " + theory_text(scaled) + ".";
-  why[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(why[0])));
-  reading += why;
-  if (const Comparison* g = find(cmp, "final_gap")) {
-    std::string t = g->sentence();
-    reading += " In the end " + t + ".";
-  }
-  s["reading"] = reading;
-  s["answer"] = answer(cmp);
-  s["beside_quoted"] = beside_quoted();
+    reading.push_back(msg("std.r_short", {{"n", 3 * kChunk}}));
+  reading.push_back(msg("std.r_why", {{"raw", theory_message(raw, true)},
+                                      {"scaled", theory_message(scaled, false)}}));
+  if (const Comparison* g = find(cmp, "final_gap"))
+    reading.push_back(msg("std.r_end", {{"cmp", comparison_message(g->to_json())}}));
+
+  summary_messages(s, headline, msg("seq", {{"items", reading}}), answer(cmp), beside_quoted());
   return s;
 }
 

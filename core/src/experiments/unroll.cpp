@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/experiment.hpp"
@@ -62,7 +63,7 @@ class UnrollRun final : public ChunkedRun {
     return static_cast<double>(current_) / static_cast<double>(factors_.size());
   }
 
-  std::string message() const override { return "k = " + std::to_string(k()); }
+  json progress_message() const override { return msg("unr.progress", {{"k", k()}}); }
 
   json runs() const override { return runs_; }
 
@@ -99,38 +100,32 @@ class UnrollRun final : public ChunkedRun {
     return runs_[best];
   }
 
-  std::string answer() const {
+  json answer() const {
     const json& enough = enough_k();
     const json& first = runs_.front();
     const json& last = runs_.back();
-    const std::string compile = " Trace + compile grew from " +
-                                format_sig(first["setup_ms"].get<double>(), 3) + " ms (k = 1) to " +
-                                format_sig(last["setup_ms"].get<double>(), 3) + " ms (k = all).";
-    if (enough["k"] == first["k"])
-      return "On this run no k made a step measurably faster than k = 1 (differences within the "
-             "chunks' spread): unrolling is not worth it here." +
-             compile;
-    return "On this run k = " + std::to_string(enough["k"].get<int>()) +
-           " was enough: no larger k made a step measurably faster (" +
-           format_sig(enough["steady_step_us"].get<double>(), 3) + " µs per step against " +
-           format_sig(first["steady_step_us"].get<double>(), 3) + " µs at k = 1)." + compile;
+    const json compile = msg("unr.a_compile", {{"a", first["setup_ms"]}, {"b", last["setup_ms"]}});
+    // The same arguments either way: the structure of a result never depends on a timing.
+    return msg(enough["k"] == first["k"] ? "unr.a_none" : "unr.a_enough",
+               {{"k", enough["k"]},
+                {"us", enough["steady_step_us"]},
+                {"us1", first["steady_step_us"]},
+                {"compile", compile}});
   }
 
   // With one batch per epoch the only program is k = 1 = all: there is nothing to compare.
   json summary_of_one_k() const {
     const json& r = runs_.front();
-    const std::string step = format_sig(r["steady_step_us"].get<double>(), 3) + " µs";
-    return {{"comparisons", json::array()},
-            {"headline",
-             {{{"label", "Steady step, k = 1 = all"},
-               {"value", step},
-               {"note", "one batch per epoch: nothing to unroll"}}}},
-            {"reading", "With one batch per epoch, k = 1 already holds every batch: a step took " +
-                            step + " and the trace + compile " +
-                            format_sig(r["setup_ms"].get<double>(), 3) + " ms." + diverged_},
-            {"answer",
-             "There is nothing to unroll with one batch per epoch: raise n or lower batch to "
-             "compare k."}};
+    json s = {{"comparisons", json::array()}};
+    summary_messages(
+        s,
+        json::array({{{"label", msg("unr.h_one")},
+                      {"value", msg("unr.us", {{"us", r["steady_step_us"]}})},
+                      {"note", msg("unr.h_one_note")}}}),
+        msg("unr.r_one",
+            {{"us", r["steady_step_us"]}, {"ms", r["setup_ms"]}, {"diverged", diverged_}}),
+        msg("unr.a_one"));
+    return s;
   }
 
   json summary() const override {
@@ -140,41 +135,39 @@ class UnrollRun final : public ChunkedRun {
     const json& last = runs_.back();
     const std::vector<Comparison> cmp = comparisons();
     s["comparisons"] = comparisons_json(cmp);
-    s["headline"] = json::array(
-        {{{"label", "Trace + compile"},
-          {"value", format_sig(first["setup_ms"].get<double>(), 3) + " ms → " +
-                        format_sig(last["setup_ms"].get<double>(), 3) + " ms"},
-          {"note", "k = 1 → k = " + std::to_string(factors_.back()) + " (all batches)"}},
-         {{"label", "Steady step, k = all vs k = 1"},
-          {"value", cmp[cmp.size() - 2].short_text()},
-          {"note", format_sig(first["steady_step_us"].get<double>(), 3) + " µs → " +
-                       format_sig(last["steady_step_us"].get<double>(), 3) + " µs per step"}},
-         {{"label", "Program size"},
-          {"value", with_commas(first["instructions"].get<long long>()) + " → " +
-                        with_commas(last["instructions"].get<long long>()) + " instructions"},
+    const json headline = json::array(
+        {{{"label", msg("unr.h_compile")},
+          {"value", msg("unr.ms_to_ms", {{"a", first["setup_ms"]}, {"b", last["setup_ms"]}})},
+          {"note", msg("unr.h_compile_note", {{"k", factors_.back()}})}},
+         {{"label", msg("unr.h_step")},
+          {"value", comparison_short_message(cmp[cmp.size() - 2].to_json())},
           {"note",
-           "arena " + with_commas(first["arena_bytes"].get<long long>()) + " → " +
-               with_commas(last["arena_bytes"].get<long long>()) + " bytes; fusion at k = 1: " +
-               with_commas(first["nodes_before_fusion"].get<long long>()) + " ops → " +
-               with_commas(first["nodes_after_fusion"].get<long long>()) + " instructions"}}});
-    std::string per_k;
-    for (std::size_t i = 0; i + 1 < cmp.size(); ++i)
-      per_k += (i == 0 ? "" : "; ") + cmp[i].sentence();
-    s["reading"] =
-        "Unrolling all " + std::to_string(factors_.back()) + " batches made the program " +
-        format_sig(last["instructions"].get<double>() / first["instructions"].get<double>(), 3) +
-        "× longer and its trace + compile " + format_sig(last["setup_ms"].get<double>(), 3) +
-        " ms. Per step, against k = 1: " + per_k + "." + diverged_;
-    s["answer"] = answer();
-    s["beside_quoted"] = json::array(
-        {{{"label", "First call of the fully unrolled list (trace + compile)"},
-          {"quoted", "7.4 s for 100 batches, 88 s for 1000 (TensorFlow 2.1, seed thread 000)"},
-          {"measured", format_sig(last["setup_ms"].get<double>(), 3) + " ms for " +
-                           with_commas(factors_.back()) + " batches"},
-          {"why",
-           "TensorFlow's autograph rewrites the Python loop and builds a graph op by op in Python, "
-           "then optimizes it; looplab records C++ nodes and plans them in one pass, so both grow "
-           "with k but from a much smaller cost per step."}}});
+           msg("unr.us_to_us", {{"a", first["steady_step_us"]}, {"b", last["steady_step_us"]}})}},
+         {{"label", msg("unr.h_size")},
+          {"value",
+           msg("unr.h_size_value", {{"a", first["instructions"]}, {"b", last["instructions"]}})},
+          {"note", msg("unr.h_size_note", {{"a", first["arena_bytes"]},
+                                           {"b", last["arena_bytes"]},
+                                           {"ops", first["nodes_before_fusion"]},
+                                           {"ins", first["nodes_after_fusion"]}})}}});
+    json per_k = json::array();
+    for (std::size_t i = 0; i + 1 < cmp.size(); ++i) {
+      if (i > 0) per_k.push_back(msg("sep.semicolon"));
+      per_k.push_back(comparison_message(cmp[i].to_json()));
+    }
+    const json reading =
+        msg("unr.reading",
+            {{"k", factors_.back()},
+             {"f", last["instructions"].get<double>() / first["instructions"].get<double>()},
+             {"ms", last["setup_ms"]},
+             {"per_k", per_k},
+             {"diverged", diverged_}});
+    const json quoted = json::array(
+        {{{"label", msg("unr.q_label")},
+          {"quoted", msg("unr.q_quoted")},
+          {"measured", msg("unr.q_measured", {{"ms", last["setup_ms"]}, {"n", factors_.back()}})},
+          {"why", msg("unr.q_why")}}});
+    summary_messages(s, headline, reading, answer(), quoted);
     return s;
   }
 
@@ -229,9 +222,8 @@ class UnrollRun final : public ChunkedRun {
               {"diverged_at", diverged_at_ ? json(*diverged_at_) : json(nullptr)},
               {"last_finite_loss", last_finite_loss_}};
     if (diverged_at_)
-      diverged_ += " k = " + std::to_string(k()) + " diverged at step " +
-                   with_commas(*diverged_at_) + " (last finite loss " +
-                   format_sig(last_finite_loss_, 4) + ").";
+      diverged_.push_back(
+          msg("unr.diverged", {{"k", k()}, {"at", *diverged_at_}, {"loss", last_finite_loss_}}));
     const json info = trainer_->setup_info();
     for (const auto& [key, value] : info.items()) r[key] = value;
     runs_.push_back(r);
@@ -253,7 +245,7 @@ class UnrollRun final : public ChunkedRun {
   long long done_steps_ = 0;
   std::optional<long long> diverged_at_;  // of the current k
   float last_finite_loss_ = 0.0f;
-  std::string diverged_;  // one sentence per k that diverged, for the reading
+  json diverged_ = json::array();  // a message per k that diverged, for the reading
   double setup_ms_ = 0.0, total_ms_ = 0.0;
   std::vector<double> chunk_us_;
   std::vector<const float*> xs_, ys_;

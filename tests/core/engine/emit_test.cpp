@@ -24,7 +24,7 @@ namespace looplab {
 namespace {
 
 using kir::Op;
-using kir::Ref;
+using IrRef = kir::Ref;  // ops_test.cpp has a Ref of its own (one unity batch)
 
 constexpr int kEmitN = 37;  // two blocks of 16 and a tail of 5
 constexpr Op kOps[] = {Op::Add,  Op::Sub,      Op::Mul,      Op::Div,      Op::Sqrt,
@@ -41,20 +41,20 @@ kir::Program every_op_program() {
   L.scalar_loads = {2};
   kir::Expr half;  // register 1 = s / 2, computed once
   half.op = Op::Div;
-  half.in = {Ref{Ref::Kind::Scalar, 0, 0.0f}, Ref{Ref::Kind::Const, 0, 2.0f}};
+  half.in = {IrRef{IrRef::Kind::Scalar, 0, 0.0f}, IrRef{IrRef::Kind::Const, 0, 2.0f}};
   L.scalar_exprs = {half};
-  const Ref x{Ref::Kind::Vector, 0, 0.0f}, y{Ref::Kind::Vector, 1, 0.0f};
+  const IrRef x{IrRef::Kind::Vector, 0, 0.0f}, y{IrRef::Kind::Vector, 1, 0.0f};
   for (int j = 0; j < kIrOps; ++j) {
     kir::Expr e;
     e.op = kOps[j];
-    e.in = {j % 2 ? x : y, j % 3 ? y : Ref{Ref::Kind::Scalar, 1, 0.0f}};
+    e.in = {j % 2 ? x : y, j % 3 ? y : IrRef{IrRef::Kind::Scalar, 1, 0.0f}};
     if (e.op == Op::Sqrt || e.op == Op::Log) e.in[0] = x;  // positive operands
     if (e.op == Op::Div) e.in[1] = x;
     e.lo = -0.5f, e.hi = 0.25f;
     e.store = 3 + j;
     L.body.push_back(e);
   }
-  const Ref t0{Ref::Kind::Temp, 0, 0.0f}, t6{Ref::Kind::Temp, 6, 0.0f};
+  const IrRef t0{IrRef::Kind::Temp, 0, 0.0f}, t6{IrRef::Kind::Temp, 6, 0.0f};
   L.sinks = {{kir::Sink::Kind::Sum, t6, {}, false, 3 + kIrOps},
              {kir::Sink::Kind::SumSquares, t0, {}, true, 4 + kIrOps},
              {kir::Sink::Kind::Dot, x, t6, false, 5 + kIrOps}};
@@ -124,12 +124,12 @@ TEST(Emitters, GeneratedStepComputesWhatTheIrSays) {
   for (int i = 0; i < kEmitN; ++i) {
     std::vector<float> t;
     for (const kir::Expr& e : L.body) {
-      auto value = [&](const Ref& ref) {
-        return ref.kind == Ref::Kind::Vector
+      auto value = [&](const IrRef& ref) {
+        return ref.kind == IrRef::Kind::Vector
                    ? data[static_cast<std::size_t>(ref.index)][static_cast<std::size_t>(i)]
-               : ref.kind == Ref::Kind::Scalar ? r[ref.index]
-               : ref.kind == Ref::Kind::Temp   ? t[static_cast<std::size_t>(ref.index)]
-                                               : ref.value;
+               : ref.kind == IrRef::Kind::Scalar ? r[ref.index]
+               : ref.kind == IrRef::Kind::Temp   ? t[static_cast<std::size_t>(ref.index)]
+                                                 : ref.value;
       };
       t.push_back(apply_ir_op(e.op, value(e.in[0]), value(e.in[1]), e.lo, e.hi));
       EXPECT_FLOAT_EQ(data[static_cast<std::size_t>(e.store)][static_cast<std::size_t>(i)],

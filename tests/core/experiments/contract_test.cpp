@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "looplab/api/api.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/experiment.hpp"
 #include "looplab/experiments/result_contract.hpp"
 #include "small_runs.hpp"
@@ -123,6 +124,14 @@ TEST(ResultContract, CheckProgressReportsEachViolation) {
   EXPECT_TRUE(mentions(broken([](json& e) { e.erase("message"); }), "message: missing"));
   EXPECT_TRUE(mentions(broken([](json& e) { e["extra"] = 1; }),
                        "extra: not a key of the progress contract"));
+  EXPECT_EQ(broken([](json& e) {
+              e["i18n"] = msg("rt.progress", {{"i", 1}, {"n", 2}});
+            }),
+            std::vector<std::string>{});
+  EXPECT_TRUE(mentions(broken([](json& e) {
+                         e["i18n"] = msg("rt.progress", {{"i", 2}, {"n", 2}});
+                       }),
+                       "i18n: renders in English as \"call 2 of 2\", not as message"));
   EXPECT_TRUE(mentions(broken([](json& e) { e["series"]["traced"]["call"].push_back(1); }),
                        "series.traced.ms: 1 values, the series' first column has 2"));
 

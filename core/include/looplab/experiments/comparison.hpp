@@ -69,6 +69,11 @@ Comparison compare(std::string id, Measure a, Measure b, Quantity quantity, std:
 
 json comparisons_json(const std::vector<Comparison>& comparisons);
 
+// A JSON comparison (to_json()'s record) as a message (base/i18n.hpp): the clause sentence()
+// renders in English, and the few words short_text() does. web/util/i18n.js mirrors these two.
+json comparison_message(const json& comparison);
+json comparison_short_message(const json& comparison);
+
 // Recomputes a JSON comparison's verdict from its values and spreads; the contract check uses it.
 // Returns "a", "b" or "same", or "" when the record is malformed.
 std::string verdict_of(const json& comparison);

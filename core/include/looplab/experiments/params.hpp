@@ -45,7 +45,8 @@ struct ParamSpec {
     when_value = std::move(value);
     return *this;
   }
-  std::string allowed() const;  // "a number in (0, 10]", "one of eager | reference", ...
+  std::string allowed() const;   // "a number in (0, 10]", "one of eager | reference", ...
+  json allowed_message() const;  // the same as a message (base/i18n.hpp)
   json describe() const;
 };
 

@@ -46,7 +46,10 @@ inline constexpr ContractKey kResultKeys[] = {
      "(comparison.hpp; every conclusion the sentences state, its verdict computed from values and "
      "spreads), \"answer\": one sentence answering the experiment's question from this run, "
      "\"beside_quoted\" (optional): [{label, quoted, measured, why}] a seed's figure beside "
-     "this run's and why the scale differs, and the experiment's own headline numbers"},
+     "this run's and why the scale differs, \"messages\" (optional): {headline, reading, answer, "
+     "beside_quoted?} the same sentences as messages {key, args} (base/i18n.hpp) that render to "
+     "them in English and in every catalog language (--lang, the page's ?lang=), and the "
+     "experiment's own headline numbers"},
 };
 
 // Experiment-specific extensions: an extra top-level array of records that a result of that
@@ -68,7 +71,8 @@ inline constexpr ResultTable kResultTables[] = {
      "replay with no replayed neighbour, never timed alone)}"},
 };
 
-// The keys every progress event has, in this order.
+// The keys every progress event has, in this order; optionally also "i18n", the message as
+// {key, args} (base/i18n.hpp), rendering in English as "message".
 inline constexpr ContractKey kProgressKeys[] = {
     {"done", "boolean", "true once the run is complete"},
     {"fraction", "number", "0..1, non-decreasing; below 1 until done, exactly 1 when done"},

@@ -55,4 +55,11 @@ double median(std::vector<double> v);
 // {"build", "simd", "compiler", "eigen", "clock_resolution_ns"}; the clock is measured once.
 json environment();
 
+// A summary's sentences given as messages (base/i18n.hpp): writes "headline" ([{label, value,
+// note}]), "reading", "answer" and "beside_quoted" ([{label, quoted, measured, why}], when not
+// empty) as English text, as every result has them, and "messages" holding the same four as
+// messages, from which the CLI (--lang) and the page render them in the student's language.
+void summary_messages(json& summary, const json& headline, const json& reading, const json& answer,
+                      const json& beside_quoted = json::array());
+
 }  // namespace looplab

@@ -22,7 +22,7 @@
 //       loss_.add({double(step_), 1.0 / double(step_)});
 //     }
 //     double fraction() const override { return double(step_) / double(total_); }
-//     std::string message() const override { return "step " + with_commas(step_); }
+//     json progress_message() const override { return msg("count.step", {{"step", step_}}); }
 //     json runs() const override { return json::array({{{"steps", step_}}}); }
 //     json summary() const override {
 //       return {{"headline", {{{"label", "Steps"}, {"value", with_commas(step_)}}}},
@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "looplab/base/clock.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/base/json.hpp"
 #include "looplab/experiments/params.hpp"
 #include "looplab/experiments/results.hpp"
@@ -85,8 +86,11 @@ class ChunkedRun : public ExperimentRun {
   virtual void work_one() = 0;
   // How much of the run is done, 0..1 (progress only; need not be exact).
   virtual double fraction() const = 0;
-  // What the run is doing now, e.g. "raw: iteration 1,200" (progress only).
-  virtual std::string message() const = 0;
+  // What the run is doing now as a message (base/i18n.hpp), e.g. {"key": "std.progress", "args":
+  // {"name": "raw x", "i": 1200}}, the progress event's "i18n"; message() is its English text,
+  // "raw x: iteration 1,200" (progress only).
+  virtual json progress_message() const = 0;
+  std::string message() const;
   // The result's "runs": one object per mode, variant, k, traced call or cell.
   virtual json runs() const = 0;
   // The result's "summary": {"headline": [{label, value, note}], "reading": "...", ...}.

@@ -1,0 +1,41 @@
+// looplab/base/i18n.hpp — messages as data, rendered in the student's language.
+//
+// A message is JSON, {"key": "cmp.win.time", "args": {"win": "traced", "factor": 1.73, ...}}: a
+// catalog key and its arguments, never a finished sentence. The catalogs (core/i18n/<lang>.json,
+// embedded at build time) map each key to a template with {name} or {name:format} placeholders;
+// the web renders the same messages with web/util/i18n.js.
+//
+//   render(msg("err.must_be", {{"name", "lr_raw"}, ...}), "zh-CN")
+//   -> "lr_raw：必须是 (0, 10] 中的数，实际为 -1"
+//
+// An argument is a number (formatted by the placeholder's format: int, sig1..sig9, num, spread,
+// rho, plain), a string (as given; format label or unit looks it up as label.<s> / unit.<s>), a
+// nested message, or an array of those (concatenated). A key missing from a catalog falls back to
+// English, and a key missing from English renders as ⟦key⟧, which tests look for.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "looplab/base/json.hpp"
+
+namespace looplab {
+
+// The catalog languages, English first: "en", "zh-CN", "id".
+const std::vector<std::string>& languages();
+
+// "zh", "zh_CN.UTF-8", "zh-Hans" -> "zh-CN"; "id_ID" -> "id"; anything else -> "en".
+std::string normalize_lang(std::string_view tag);
+
+// The catalog of a language (a flat object key -> template); English for an unknown language.
+const json& catalog(std::string_view lang);
+
+json msg(std::string key, json args = json::object());
+
+// The message rendered in `lang`.
+std::string render(const json& message, std::string_view lang);
+// Shorthand for the English text a result keeps beside its message.
+inline std::string english(const json& m) { return render(m, "en"); }
+
+}  // namespace looplab

@@ -1,0 +1,162 @@
+// i18n.cpp — the catalogs (embedded from core/i18n/*.json by CMake) and the message renderer.
+#include "looplab/base/i18n.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "looplab/base/error.hpp"
+#include "looplab/base/format.hpp"
+
+namespace looplab {
+namespace {
+
+// {lang, catalog text}: generated at configure time from core/i18n/<lang>.json (core/CMakeLists).
+const std::pair<const char*, const char*> kCatalogTexts[] = {
+#include "looplab/base/catalogs.inc"
+};
+
+struct Catalogs {
+  std::vector<std::string> langs;
+  std::vector<json> tables;
+};
+
+const Catalogs& catalogs() {
+  static const Catalogs c = [] {
+    Catalogs out;
+    for (const auto& [lang, text] : kCatalogTexts) {
+      out.langs.push_back(lang);
+      out.tables.push_back(json::parse(text));
+    }
+    return out;
+  }();
+  return c;
+}
+
+const std::string* lookup(std::string_view lang, const std::string& key) {
+  const json& table = catalog(lang);
+  auto it = table.find(key);
+  if (it != table.end() && it->is_string()) return &it->get_ref<const std::string&>();
+  if (lang != "en") return lookup("en", key);
+  return nullptr;
+}
+
+// ρ with as many digits as it takes to tell it from 1: 0.8, 0.9999499.
+std::string rho_text(double rho) {
+  if (!std::isfinite(rho)) return format_sig(rho);
+  const double d = std::abs(1.0 - rho);
+  if (rho < 1e-6) return "0";
+  if (rho < 0.99 || d == 0.0) return format_sig(rho, 3);
+  return format_sig(rho, 2 + static_cast<int>(std::ceil(-std::log10(d))));
+}
+
+std::string number_text(double v, const std::string& fmt) {
+  if (fmt == "int") return std::isfinite(v) ? with_commas(std::llround(v)) : format_sig(v);
+  if (fmt == "num") return format_sig(v, 3);
+  if (fmt == "spread") return v >= 100.0 ? format_sig(std::round(v), 3) : format_sig(v, 2);
+  if (fmt == "rho") return rho_text(v);
+  if (fmt.size() == 4 && fmt.compare(0, 3, "sig") == 0 && fmt[3] >= '1' && fmt[3] <= '9')
+    return format_sig(v, fmt[3] - '0');
+  return format_number(v);
+}
+
+bool name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }
+
+std::string render_arg(const json& v, const std::string& fmt, std::string_view lang) {
+  if (v.is_null()) return "";
+  if (v.is_array()) {
+    std::string out;
+    for (const json& item : v) out += render_arg(item, fmt, lang);
+    return out;
+  }
+  if (v.is_object()) return render(v, lang);
+  if (v.is_boolean()) return render(msg(v.get<bool>() ? "word.yes" : "word.no"), lang);
+  if (v.is_number()) return number_text(v.get<double>(), fmt);
+  const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+  if (fmt == "label" || fmt == "unit") {
+    if (s.empty()) return s;
+    const std::string* t = lookup(lang, fmt + "." + s);
+    if (t) return *t;
+    // A unit that ends in a count, "µs per step at N = 1,000": unit.µs per step at N = # in
+    // English too, with the count as {n}.
+    std::size_t i = s.size();
+    while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') || s[i - 1] == ',')) --i;
+    if (fmt == "unit" && i > 0 && i < s.size() && lookup("en", "unit." + s.substr(0, i) + "#")) {
+      std::string digits;
+      for (char c : s.substr(i))
+        if (c != ',') digits += c;
+      return render(msg("unit." + s.substr(0, i) + "#", {{"n", std::stoll(digits)}}), lang);
+    }
+    return s;
+  }
+  return s;
+}
+
+}  // namespace
+
+const std::vector<std::string>& languages() { return catalogs().langs; }
+
+std::string normalize_lang(std::string_view tag) {
+  std::string t;
+  for (char c : tag) t += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  const std::string primary = t.substr(0, t.find_first_of("-_.@"));
+  if (primary == "zh") return "zh-CN";
+  if (primary == "id" || primary == "in") return "id";
+  return "en";
+}
+
+const json& catalog(std::string_view lang) {
+  const Catalogs& c = catalogs();
+  for (std::size_t i = 0; i < c.langs.size(); ++i)
+    if (c.langs[i] == lang) return c.tables[i];
+  return c.tables.front();
+}
+
+json msg(std::string key, json args) {
+  return json{{"key", std::move(key)}, {"args", std::move(args)}};
+}
+
+std::string render(const json& m, std::string_view lang) {
+  if (!m.is_object() || !m.contains("key") || !m["key"].is_string()) return "";
+  const std::string key = m["key"].get<std::string>();
+  const std::string* tmpl = lookup(lang, key);
+  if (!tmpl) return "\u27e6" + key + "\u27e7";
+  static const json kNoArgs = json::object();
+  const json& args = m.contains("args") && m["args"].is_object() ? m["args"] : kNoArgs;
+  std::string out;
+  const std::string& t = *tmpl;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t[i] == '{') {
+      std::size_t j = i + 1;
+      while (j < t.size() && name_char(t[j])) ++j;
+      std::string fmt;
+      std::size_t k = j;
+      if (k < t.size() && t[k] == ':') {
+        ++k;
+        while (k < t.size() && name_char(t[k])) ++k;
+        fmt = t.substr(j + 1, k - j - 1);
+      }
+      if (j > i + 1 && k < t.size() && t[k] == '}') {
+        const std::string name = t.substr(i + 1, j - i - 1);
+        out += args.contains(name) ? render_arg(args[name], fmt, lang) : "{" + name + "}";
+        i = k;
+        continue;
+      }
+    }
+    out += t[i];
+  }
+  return out;
+}
+
+}  // namespace looplab
+
+namespace looplab {
+
+ConfigError::ConfigError(const json& m)
+    : std::runtime_error(render(m, "en")), message_(std::make_shared<const json>(m)) {}
+
+json ConfigError::message() const {
+  return message_ ? *message_ : looplab::msg("err.text", {{"text", what()}});
+}
+
+}  // namespace looplab

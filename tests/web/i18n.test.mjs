@@ -1,0 +1,123 @@
+// The languages without a browser: the web's catalogs module matches core/i18n, the glossary terms are
+// used consistently, the JS renderer says exactly what the core's renderer says (a standardization
+// result from the wasm module: its summary.messages rendered in English equal its English text, and
+// render in zh-CN and id with no missing key), and no renderer builds a student-facing English sentence
+// outside the catalogs.
+//
+//   node --test tests/web/i18n.test.mjs   (needs the wasm build)
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { catalogsModule, LANGS, OUT } from '../../web/tools/catalogs.mjs';
+import { LANGUAGES, MISSING, chooseLang, comparisonMessage, localizeDescribe, render, t } from '../../web/util/i18n.js';
+import { loadModule, runToEnd } from '../../wasm/test/load.mjs';
+import { ROOT } from './harness.mjs';
+
+const catalog = (lang) => JSON.parse(readFileSync(join(ROOT, 'core', 'i18n', `${lang}.json`), 'utf8'));
+
+test('web/util/catalogs.js is generated from core/i18n (node web/tools/catalogs.mjs)', () => {
+  assert.deepEqual(LANGUAGES, LANGS);
+  assert.equal(readFileSync(OUT, 'utf8'), catalogsModule(), 'stale: run node web/tools/catalogs.mjs');
+});
+
+test('each language uses its glossary term wherever the English uses the term', () => {
+  const en = catalog('en');
+  for (const lang of ['zh-CN', 'id']) {
+    const glossary = JSON.parse(readFileSync(join(ROOT, 'core', 'i18n', `glossary.${lang}.json`), 'utf8'));
+    const c = catalog(lang);
+    const misses = [];
+    for (const [term, translation] of Object.entries(glossary)) {
+      // Not inside code such as map(standardize), and not in a thread's own words (…original).
+      const re = new RegExp(`(?<![(.\\w])${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'i');
+      for (const [key, text] of Object.entries(en)) {
+        if (key.endsWith('.original') || !re.test(text.replace(/\{[a-z0-9_:]+\}/g, ''))) continue;
+        if (!c[key].toLowerCase().includes(translation.toLowerCase())) misses.push(`${key}: "${term}" is not "${translation}"`);
+      }
+    }
+    assert.deepEqual(misses, [], lang);
+  }
+});
+
+test('language choice: ?lang=, then the element or page, then the browser; anything else is English', () => {
+  assert.equal(chooseLang('zh', 'id'), 'zh-CN');
+  assert.equal(chooseLang(null, 'id-ID'), 'id');
+  assert.equal(chooseLang('fr', undefined, 'zh-Hans-CN'), 'zh-CN');
+  assert.equal(chooseLang('fr'), 'en');
+  assert.equal(t('no.such.key', {}, 'id'), `${MISSING}no.such.key⟧`);
+});
+
+test('the JS renderer says what the core says, and every language has every key a result uses', async () => {
+  const m = await loadModule();
+  const config = { experiment: 'standardization', data: 'synthetic', n: 300, max_iterations: 3000 };
+  const r = runToEnd(m, config);
+  const s = r.summary;
+  assert.ok(s.messages, 'standardization gives its sentences as messages');
+  assert.equal(render(s.messages.answer, 'en'), s.answer);
+  assert.equal(render(s.messages.reading, 'en'), s.reading);
+  s.messages.headline.forEach((h, i) => {
+    for (const k of Object.keys(h)) assert.equal(render(h[k], 'en'), s.headline[i][k], `headline[${i}].${k}`);
+  });
+  for (const lang of ['zh-CN', 'id']) {
+    const said = [render(s.messages.answer, lang), render(s.messages.reading, lang),
+      ...s.comparisons.map((c) => render(comparisonMessage(c), lang))];
+    for (const text of said) {
+      assert.ok(!text.includes(MISSING) && !/\{[a-z_]+(:[a-z0-9_]+)?\}/.test(text), `${lang}: ${text}`);
+      assert.notEqual(text, render(s.messages.answer, 'en'));
+    }
+  }
+  // The same numbers, formatted per language: Indonesian groups with '.', Chinese with ','.
+  assert.equal(render({ key: 'std.iter', args: { n: 132956 } }, 'id'), '132.956');
+  assert.equal(render({ key: 'std.iter', args: { n: 132956 } }, 'zh-CN'), '132,956');
+  assert.equal(render({ key: 'cmp.value', args: { v: 0.8124 } }, 'id'), '0,812');
+  const gap = s.comparisons.find((c) => c.id === 'final_gap');
+  assert.match(render(comparisonMessage(gap), 'zh-CN'), /标准化的 x 的最终损失低于 原始 x/);
+  const d = localizeDescribe(JSON.parse(m.describe('standardization')), 'id');
+  assert.equal(d.title, 'Standardisasi');
+  assert.ok(d.parameters.find((p) => p.name === 'lr_raw').help.includes('laju pembelajaran'));
+  assert.equal(d.quoted[0].original, 'waktu eksekusi sekitar 40 detik @CPU hingga 80 detik @GPU');
+  // A bad value: the error carries its message, named by the CLI name in every language.
+  const err = m.validateConfig(JSON.stringify({ experiment: 'standardization', lr_raw: -1 }));
+  assert.ok(err instanceof Error && typeof err.i18n === 'string');
+  for (const lang of LANGUAGES) assert.match(render(JSON.parse(err.i18n), lang), /^lr_raw: .*-1$/, lang);
+  assert.match(render(JSON.parse(err.i18n), 'id'), /harus bilangan dalam \(0, 10\]/);
+});
+
+test('the English catalog holds describe()\'s texts as the core says them (a changed text needs its translations redone)', async () => {
+  const m = await loadModule();
+  const en = catalog('en');
+  const stale = [];
+  const same = (key, text) => { if (en[key] !== text) stale.push(`${key}: the catalog has ${JSON.stringify(en[key])}`); };
+  for (const { id } of JSON.parse(m.listExperiments())) {
+    const d = JSON.parse(m.describe(id));
+    for (const k of ['title', 'question']) same(`exp.${id}.${k}`, d[k]);
+    for (const [k, v] of Object.entries(d.explanation)) same(`exp.${id}.${k}`, v);
+    for (const p of d.parameters) same(`param.${id}.${p.name}`, p.help);
+    for (const p of d.plots) for (const k of ['title', 'x_label', 'y_label', 'unit']) if (typeof p[k] === 'string' && p[k]) same(`plot.${id}.${p.id}.${k}`, p[k]);
+    d.tensorflow.forEach((term, i) => { same(`tf.${id}.${i}.looplab`, term.looplab); same(`tf.${id}.${i}.tensorflow`, term.tensorflow); });
+    d.quoted.forEach((q, i) => { same(`quoted.${id}.${i}.label`, q.label); same(`quoted.${id}.${i}.value`, q.value); });
+  }
+  assert.deepEqual(stale, []);
+});
+
+// A string literal of three or more words in a renderer is an English sentence built outside the
+// catalogs. Lines marked "// i18n: …" say why theirs is not for students (a host's API, a status id).
+test('no student-facing English sentence is built outside the catalogs in web/', () => {
+  const STRING = /(['"`])((?:\\.|(?!\1)[^\\\n])*)\1/g;
+  const found = [];
+  const files = ['panel', 'plots', 'widgets'].flatMap((d) => readdirSync(join(ROOT, 'web', d)).map((f) => join('web', d, f)))
+    .concat(['web/app/page.js', 'web/app/embed.js', 'web/app/environment.js'])
+    .filter((f) => f.endsWith('.js'));
+  for (const file of files) {
+    readFileSync(join(ROOT, file), 'utf8').split('\n').forEach((line, i) => {
+      if (/\/\/ i18n: /.test(line)) return;
+      const code = line.replace(/^\s*(\/\/|\*|\/\*).*$/, '').replace(/\s\/\/ .*$/, '');
+      for (const m of code.matchAll(STRING)) {
+        const text = m[2].replace(/\$\{[^}]*\}/g, 'X');
+        if (/[A-Za-z]+[,:;]? [a-z]+ [a-z]+/.test(text) && !/^[.#[]/.test(text)) found.push(`${file}:${i + 1}: ${m[0]}`);
+      }
+    });
+  }
+  assert.ok(files.length > 15, 'the renderers were read');
+  assert.deepEqual(found, []);
+});

@@ -1,0 +1,241 @@
+// The student's language: the catalogs (core/i18n/<lang>.json, the same files the CLI embeds, as
+// the module catalogs.js) and the one renderer of the web side, the twin of core's base/i18n.cpp.
+//
+//   t('ui.run', {}, 'zh-CN')                         -> "运行"
+//   render({ key: 'err.must_be', args: {...} }, 'id') -> "lr_raw: harus ..."
+//   renderComparison(result.summary.comparisons[0], 'zh-CN')
+//
+// A template holds {name} or {name:format} placeholders. An argument is a number (formats: int,
+// sig1..sig9, num, spread, rho, plain; grouped and with the decimal sign of the language, by
+// Intl.NumberFormat), a string (format label or unit looks it up as label.<s> / unit.<s>), a
+// message {key, args}, or an array of those. A key missing in a language falls back to English;
+// one missing in English renders as ⟦key⟧, which the tests look for. Renderers return plain text:
+// it goes into the DOM with textContent, never as HTML.
+import { CATALOGS } from './catalogs.js';
+
+export const LANGUAGES = Object.freeze(['en', 'zh-CN', 'id']);
+/** Each language's name in itself, for the picker. */
+export const LANGUAGE_NAMES = Object.freeze({ en: 'English', 'zh-CN': '简体中文', id: 'Bahasa Indonesia' });
+export const MISSING = '⟦';
+
+/** "zh", "zh-Hans-CN", "zh_CN.UTF-8" -> "zh-CN"; "id-ID", "in" -> "id"; anything else (or nothing) -> null. */
+export function normalizeLang(tag) {
+  if (typeof tag !== 'string' || !tag) return null;
+  const primary = tag.toLowerCase().split(/[-_.@]/)[0];
+  if (primary === 'zh') return 'zh-CN';
+  if (primary === 'id' || primary === 'in') return 'id';
+  if (primary === 'en') return 'en';
+  return null;
+}
+
+/** The first of `tags` that names a catalog language, else 'en'. */
+export function chooseLang(...tags) {
+  for (const tag of tags) {
+    const lang = normalizeLang(tag);
+    if (lang) return lang;
+  }
+  return 'en';
+}
+
+/** The browser's own preference: navigator.languages in order, then navigator.language. */
+export function browserLang() {
+  const nav = globalThis.navigator;
+  if (!nav) return null;
+  for (const tag of [...(nav.languages || []), nav.language]) {
+    const lang = normalizeLang(tag);
+    if (lang) return lang;
+  }
+  return null;
+}
+
+function lookup(key, lang) {
+  const own = CATALOGS[lang]?.[key];
+  if (typeof own === 'string') return own;
+  const en = CATALOGS.en[key];
+  return typeof en === 'string' ? en : null;
+}
+
+/** True when `lang`'s catalog (or English) has `key`. */
+export function has(key, lang = 'en') {
+  return lookup(key, lang) !== null;
+}
+
+/** A describe() text in `lang`: its catalog entry under `key` when there is one, else `fallback` (the core's English). */
+export function text(key, fallback, lang = 'en') {
+  const own = CATALOGS[lang]?.[key];
+  if (typeof own === 'string') return own;
+  return fallback;
+}
+
+const formatters = new Map();
+function numberFormat(lang, options) {
+  const id = `${lang}|${JSON.stringify(options)}`;
+  if (!formatters.has(id)) formatters.set(id, new Intl.NumberFormat(lang, options));
+  return formatters.get(id);
+}
+
+/** `v` to `digits` significant digits the way the core's format_sig does, in the language's digits and signs. */
+function sig(v, digits, lang) {
+  if (!Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : (v > 0 ? 'inf' : '-inf');
+  const a = Math.abs(v);
+  if (a >= 1000 && a < 1e15) return numberFormat(lang, { maximumFractionDigits: 0 }).format(Math.round(v));
+  if (a !== 0 && a < 1e-3) {
+    const [mantissa, exponent] = v.toExponential(digits - 1).split('e');
+    const decimal = numberFormat(lang, {}).formatToParts(1.5).find((p) => p.type === 'decimal')?.value || '.';
+    const e = Number(exponent);
+    return `${mantissa.replace('.', decimal)}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  }
+  return numberFormat(lang, { maximumSignificantDigits: digits }).format(v);
+}
+
+function rho(v, lang) {
+  if (!Number.isFinite(v)) return sig(v, 3, lang);
+  const d = Math.abs(1 - v);
+  if (v < 1e-6) return '0';
+  if (v < 0.99 || d === 0) return sig(v, 3, lang);
+  return sig(v, 2 + Math.ceil(-Math.log10(d)), lang);
+}
+
+function formatNumberAs(v, format, lang) {
+  switch (format) {
+    case 'int': return Number.isFinite(v) ? numberFormat(lang, { maximumFractionDigits: 0 }).format(Math.round(v)) : sig(v, 3, lang);
+    case 'num': return sig(v, 3, lang);
+    case 'spread': return v >= 100 ? sig(Math.round(v), 3, lang) : sig(v, 2, lang);
+    case 'rho': return rho(v, lang);
+    default: {
+      const m = /^sig([1-9])$/.exec(format || '');
+      if (m) return sig(v, Number(m[1]), lang);
+      return Number.isInteger(v) ? String(v) : numberFormat(lang, { maximumSignificantDigits: 6, useGrouping: false }).format(v);
+    }
+  }
+}
+
+function renderArg(v, format, lang) {
+  if (v === null || v === undefined) return '';
+  if (Array.isArray(v)) return v.map((item) => renderArg(item, format, lang)).join('');
+  if (typeof v === 'object') return render(v, lang);
+  if (typeof v === 'boolean') return t(v ? 'word.yes' : 'word.no', {}, lang);
+  if (typeof v === 'number') return formatNumberAs(v, format, lang);
+  const s = String(v);
+  if ((format === 'label' || format === 'unit') && s) {
+    const found = lookup(`${format}.${s}`, lang);
+    if (found !== null) return found;
+    // A unit that ends in a count, "µs per step at N = 1,000": unit.µs per step at N = #, the count as {n}.
+    const m = /^(.*[^\d,])([\d,]+)$/.exec(s);
+    if (format === 'unit' && m && lookup(`unit.${m[1]}#`, 'en') !== null) return t(`unit.${m[1]}#`, { n: Number(m[2].replace(/,/g, '')) }, lang);
+    return s;
+  }
+  return s;
+}
+
+/** The template of `key` in `lang` with `args` filled in. */
+export function t(key, args = {}, lang = 'en') {
+  const template = lookup(key, lang);
+  if (template === null) return `⟦${key}⟧`;
+  return template.replace(/\{([a-z0-9_]+)(?::([a-z0-9_]+))?\}/g,
+    (whole, name, format) => (Object.hasOwn(args, name) ? renderArg(args[name], format, lang) : whole));
+}
+
+/** A message {key, args} from the core, in `lang`. Anything else (an English string) is returned as text. */
+export function render(message, lang = 'en') {
+  if (message && typeof message === 'object' && typeof message.key === 'string') return t(message.key, message.args || {}, lang);
+  return message === null || message === undefined ? '' : String(message);
+}
+
+/** A table's number in `lang` the way util/format.js formatNumber writes it in English: 132.955 · 0,96818 · 9,9e-7. */
+export function formatNumberIn(v, lang = 'en') {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return String(v);
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (Number.isInteger(v) && a < 1e9) return numberFormat(lang, {}).format(v);
+  if (a >= 1e-3 && a < 1e9) return numberFormat(lang, { maximumSignificantDigits: 7 }).format(v);
+  const decimal = numberFormat(lang, {}).formatToParts(1.5).find((p) => p.type === 'decimal')?.value || '.';
+  return v.toExponential(3).replace(/\.?0+e/, 'e').replace('e+', 'e').replace('.', decimal);
+}
+
+// ---- comparisons: summary.comparisons records rendered as core's comparison_message does ----
+
+function factorOf(c) {
+  if (c.verdict === 'same') return 1;
+  const [win, lose] = c.verdict === 'a' ? [c.a, c.b] : [c.b, c.a];
+  const [num, den] = c.better === 'higher' ? [win.value, lose.value] : [lose.value, win.value];
+  return den > 0 && num > 0 ? num / den : 1;
+}
+
+function sideMessage(side, withSpread) {
+  const s = withSpread ? side.spread : 0;    // 0: not shown
+  return { key: s > 0 ? 'cmp.value_spread' : 'cmp.value', args: { v: side.value, s } };
+}
+
+/** The comparison as one clause, e.g. "traced was 1.73× faster than eager (18.8 vs 32.6 µs per step)"; side a is the winner. */
+export function comparisonMessage(c) {
+  const unit = c.unit ? { key: 'cmp.unit', args: { unit: c.unit } } : null;
+  const same = c.verdict === 'same';
+  const [first, second] = c.verdict === 'b' ? [c.b, c.a] : [c.a, c.b];
+  const values = { key: 'cmp.values', args: { a: sideMessage(first, same), b: sideMessage(second, same), unit } };
+  return { key: `cmp.${same ? 'same' : 'win'}.${c.quantity}`, args: { a: first.label, b: second.label, factor: factorOf(c), unit: c.unit, values } };
+}
+
+/** The verdict in a few words: "traced 1.73× faster", "no measurable difference". */
+export function comparisonShortMessage(c) {
+  const key = c.verdict !== 'same' ? `cmp.short.${c.quantity}` : (c.quantity === 'loss' ? 'cmp.short.same_loss' : 'cmp.short.same');
+  return { key, args: { a: (c.verdict === 'b' ? c.b : c.a).label, factor: factorOf(c), unit: c.unit } };
+}
+
+export const renderComparison = (c, lang = 'en') => render(comparisonMessage(c), lang);
+
+/** An Error from the worker in `lang`: its message {key, args} when the core gave one, else its English text. */
+export function errorText(err, lang = 'en') {
+  if (err?.i18n) return render(err.i18n, lang);
+  return err instanceof Error ? err.message : String(err);
+}
+
+// ---- describe() and a result's summary in a language ----
+
+/** A copy of describe(id) with its texts in `lang` (the core's English where the catalog has none). */
+export function localizeDescribe(d, lang = 'en') {
+  if (!d || lang === 'en') return d;
+  const id = d.id;
+  const e = `exp.${id}.`;
+  const explanation = {};
+  for (const [k, v] of Object.entries(d.explanation || {})) explanation[k] = text(e + k, v, lang);
+  return {
+    ...d,
+    title: text(`${e}title`, d.title, lang),
+    question: text(`${e}question`, d.question, lang),
+    explanation,
+    parameters: (d.parameters || []).map((p) => ({ ...p, help: text(`param.${id}.${p.name}`, p.help, lang) })),
+    plots: (d.plots || []).map((p) => {
+      const out = { ...p, lang };
+      for (const k of ['title', 'x_label', 'y_label', 'unit']) if (typeof p[k] === 'string') out[k] = text(`plot.${id}.${p.id}.${k}`, p[k], lang);
+      if (Array.isArray(p.panels)) out.panels = p.panels.map((panel) => ({ ...panel, name: renderArg(panel.name, 'label', lang) }));
+      return out;
+    }),
+    tensorflow: (d.tensorflow || []).map((x, i) => ({
+      looplab: text(`tf.${id}.${i}.looplab`, x.looplab, lang), tensorflow: text(`tf.${id}.${i}.tensorflow`, x.tensorflow, lang),
+    })),
+    quoted: (d.quoted || []).map((q, i) => ({
+      ...q, label: text(`quoted.${id}.${i}.label`, q.label, lang), value: text(`quoted.${id}.${i}.value`, q.value, lang),
+      source: q.source && text(`source.${q.source}`, q.source, lang),
+      original: text(`quoted.${id}.${i}.original`, '', lang),
+    })),
+  };
+}
+
+/**
+ * A copy of a result's summary whose sentences are in `lang`: rendered from summary.messages where
+ * the experiment gives them; the comparisons are always rendered here, from their numbers.
+ */
+export function localizeSummary(summary, lang = 'en') {
+  if (!summary) return summary;
+  const m = summary.messages;
+  const out = { ...summary };
+  if (m && lang !== 'en') {
+    const records = (rows) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, render(v, lang)])));
+    out.headline = records(m.headline || []);
+    out.reading = render(m.reading, lang);
+    if (m.answer) out.answer = render(m.answer, lang);
+    if (m.beside_quoted) out.beside_quoted = records(m.beside_quoted);
+  }
+  return out;
+}
