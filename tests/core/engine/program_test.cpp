@@ -131,11 +131,13 @@ TEST(Traced, FusedMlpStepsAllocateNothing) {
 }
 
 // Compiled mode: the generated step and the kernels it calls allocate nothing either (a new batch
-// shape generates code again, like a retrace, so the shape stays fixed here).
+// shape generates code again, like a retrace, so the shape stays fixed here). The network is
+// compiled_test.cpp's NewBatchShapesGenerateTheCodeAgain's at 100 rows, so its generated code is
+// built once for both (the disk cache).
 TEST(Compiled, StepsAllocateNothing) {
   Rng init(3);
-  Mlp mlp(1, {20}, 1, Activation::Tanh, init);
-  Adam adam(1e-3, mlp.parameters());
+  Mlp mlp(1, {8}, 1, Activation::Tanh, init);
+  Adam adam(1e-2, mlp.parameters());
   GraphTrainer t(Mode::Compiled, mlp, adam, {100, 1}, {100, 1});
   Tensor x({100, 1}, 0.3f), y({100, 1}, -0.2f), x2({100, 1}, -0.1f);
   const float* xs[] = {x.data()};
