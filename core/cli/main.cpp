@@ -248,8 +248,9 @@ std::string series_csv(const json& result) {
 void print_result(const json& r) {
   std::vector<std::string> keys;
   for (const auto& run : r["runs"])
-    for (const auto& [k, v] : run.items())
-      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+    for (const auto& [k, v] : run.items())  // generated code is printed by --show-code
+      if (k != "generated_code" && std::find(keys.begin(), keys.end(), k) == keys.end())
+        keys.push_back(k);
   // One row per field, one column per run: runs have many fields and few variants.
   std::vector<std::vector<std::string>> rows;
   for (const auto& k : keys) {
@@ -282,6 +283,19 @@ void print_result(const json& r) {
             << "\n";
 }
 
+// --show-code: the code compiled mode generated for the step (C natively), per run that has it.
+void print_generated_code(const json& r) {
+  bool any = false;
+  for (const auto& run : r.value("runs", json::array()))
+    if (run.contains("generated_code")) {
+      std::cout << "\n"
+                << tr("cli.generated_code", {{"mode", run.value("mode", "compiled")}}) << "\n"
+                << run["generated_code"].get<std::string>();
+      any = true;
+    }
+  if (!any) std::cout << "\n" << tr("cli.no_generated_code") << "\n";
+}
+
 int cmd_run(const std::vector<std::string>& args) {
   if (args.empty()) throw UsageError(msg("cli.err_which"));
   // `run --config file.json` alone: the file's text goes to the core unchanged, so its messages
@@ -290,6 +304,7 @@ int cmd_run(const std::vector<std::string>& args) {
   const std::string id = id_in_file ? "" : args[0];
   std::string config_path, json_path, csv_path, data_path;
   std::vector<std::string> sets;
+  bool show_code = false;
   for (std::size_t i = id_in_file ? 0 : 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string {
@@ -306,6 +321,8 @@ int cmd_run(const std::vector<std::string>& args) {
       csv_path = value();
     else if (a == "--data")
       data_path = value();
+    else if (a == "--show-code")
+      show_code = true;
     else
       throw UsageError(msg("cli.err_unknown_option", {{"option", a}}));
   }
@@ -326,6 +343,7 @@ int cmd_run(const std::vector<std::string>& args) {
   const std::string text = run->result_json();
   const json result = json::parse(text);
   print_result(result);
+  if (show_code) print_generated_code(result);
   if (!json_path.empty()) write_file(json_path, result.dump(1) + "\n", "--json");
   if (!csv_path.empty()) write_file(csv_path, series_csv(result), "--csv");
   return 0;

@@ -7,7 +7,13 @@
 //
 //   build/native/looplab_bench [repeats]
 //   node build/wasm/looplab_bench.js [repeats]
-//   build/native/looplab_bench 1 w1-traced    one case alone (w1|w2 - reference|traced|unfused)
+//   build/native/looplab_bench 1 w1-traced    one case alone
+//                                 (w1|w2 - hand|reference|traced|unfused|compiled)
+//   build/native/looplab_bench 3 rounds 5     5 interleaved rounds of the hand, reference, traced
+//                                             and compiled cases, every round printed
+// The "hand" cases are the yardstick: what a careful engineer writes by hand (float32, 16 partial
+// sums, the rational tanh), compiled with the same flags as the core.
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #ifdef __EMSCRIPTEN__
@@ -20,6 +26,7 @@
 #include <vector>
 
 #include "looplab/api/api.hpp"
+#include "looplab/engine/ops.hpp"
 #include "looplab/experiments/results.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/linear.hpp"
@@ -73,6 +80,94 @@ double w1_ms(Mode mode) {
   return w.elapsed_ms();
 }
 
+// W1 by hand: one pass per step, r = w·x + b − y in registers, float32 sums in 16 lanes.
+double w1_hand_ms() {
+  const LinearData d = sine_trend_data();
+  const float* x = d.x.data();
+  const float* y = d.y.data();
+  const int n = static_cast<int>(d.x.size());
+  constexpr int kL = 16;
+  float w = 0.0f, b = 0.0f, loss = 0.0f;
+  const Stopwatch watch;
+  for (int it = 0; it < 100000; ++it) {
+    float sr[kL] = {}, srx[kL] = {}, srr[kL] = {};
+    int i = 0;
+    for (; i + kL <= n; i += kL)
+      for (int l = 0; l < kL; ++l) {
+        const float r = w * x[i + l] + b - y[i + l];
+        sr[l] += r;
+        srx[l] += r * x[i + l];
+        srr[l] += r * r;
+      }
+    float tr = 0.0f, trx = 0.0f, trr = 0.0f;
+    for (; i < n; ++i) {
+      const float r = w * x[i] + b - y[i];
+      tr += r, trx += r * x[i], trr += r * r;
+    }
+    for (int l = 0; l < kL; ++l) tr += sr[l], trx += srx[l], trr += srr[l];
+    const float scale = 2.0f / static_cast<float>(n);
+    w -= 1e-4f * scale * trx;
+    b -= 1e-4f * scale * tr;
+    loss = trr / static_cast<float>(n);
+  }
+  const double ms = watch.elapsed_ms();
+  if (!(loss >= 0.0f)) std::printf("w1-hand: loss %g\n", static_cast<double>(loss));
+  return ms;
+}
+
+// W2 by hand: Dense(20, tanh) → Dense(1), mse, Adam, float32 with 16-lane sums over the batch.
+struct HandMlp {
+  static constexpr int kH = 20, kB = 100;
+  float w1[kH], b1[kH], w2[kH], b2 = 0.0f;
+  float m[3 * kH + 1] = {}, v[3 * kH + 1] = {};
+  float h[kB][kH], dout[kB];
+  explicit HandMlp(Mlp& mlp) {
+    const std::vector<Tensor*> p = mlp.parameters();
+    for (int j = 0; j < kH; ++j)
+      w1[j] = (*p[0])[static_cast<std::size_t>(j)], b1[j] = (*p[1])[static_cast<std::size_t>(j)],
+      w2[j] = (*p[2])[static_cast<std::size_t>(j)];
+    b2 = (*p[3])[0];
+  }
+  float step(const float* x, const float* y, int t) {
+    float out[kB];
+    for (int i = 0; i < kB; ++i) {
+      float o = b2;
+      for (int j = 0; j < kH; ++j) {
+        h[i][j] = fast_tanh(x[i] * w1[j] + b1[j]);
+        o += h[i][j] * w2[j];
+      }
+      out[i] = o;
+    }
+    float loss = 0.0f, gb2 = 0.0f, g[3 * kH + 1] = {};
+    for (int i = 0; i < kB; ++i) {
+      const float r = out[i] - y[i];
+      loss += r * r;
+      dout[i] = 2.0f * r / kB;
+      gb2 += dout[i];
+    }
+    for (int i = 0; i < kB; ++i)
+      for (int j = 0; j < kH; ++j) {
+        const float dh = dout[i] * w2[j] * (1.0f - h[i][j] * h[i][j]);
+        g[2 * kH + j] += h[i][j] * dout[i];  // w2
+        g[j] += x[i] * dh;                   // w1
+        g[kH + j] += dh;                     // b1
+      }
+    g[3 * kH] = gb2;
+    float* params[3 * kH + 1];
+    for (int j = 0; j < kH; ++j)
+      params[j] = &w1[j], params[kH + j] = &b1[j], params[2 * kH + j] = &w2[j];
+    params[3 * kH] = &b2;
+    const float lr_t = 1e-3f * std::sqrt(1.0f - std::pow(0.999f, static_cast<float>(t))) /
+                       (1.0f - std::pow(0.9f, static_cast<float>(t)));
+    for (int k = 0; k < 3 * kH + 1; ++k) {
+      m[k] = 0.9f * m[k] + 0.1f * g[k];
+      v[k] = 0.999f * v[k] + 0.001f * g[k] * g[k];
+      *params[k] -= lr_t * m[k] / (std::sqrt(v[k]) + 1e-7f);
+    }
+    return loss / kB;
+  }
+};
+
 // W1 traced with fusion on or off: what make_linear_trainer(Mode::Traced) does, with the option.
 double w1_traced_ms(bool fuse) {
   const LinearData d = sine_trend_data();
@@ -101,11 +196,21 @@ struct MlpData {
   }
 };
 
-// W2 steps over the first 100 batches; unroll k for traced programs, 0 = reference loop.
+// W2 steps over the first 100 batches; unroll k for traced programs (0: the hand loop).
 double w2_ms(const MlpData& d, Mode mode, int unroll, bool fuse = true) {
   Rng init(2);
   Mlp mlp(1, {20}, 1, Activation::Tanh, init);
   const int steps = 10000;
+  if (unroll == 0) {  // the hand loop
+    HandMlp hand(mlp);
+    float loss = 0.0f;
+    const Stopwatch w;
+    for (int s = 0; s < steps; ++s)
+      loss += hand.step(d.x.data() + (s % 100) * 100, d.y.data() + (s % 100) * 100, s + 1);
+    const double ms = w.elapsed_ms();
+    if (!(loss >= 0.0f)) std::printf("w2-hand: loss %g\n", static_cast<double>(loss));
+    return ms;
+  }
   if (mode == Mode::Reference) {
     ReferenceMlp ref(mlp, 100, 1e-3);
     const Stopwatch w;
@@ -202,14 +307,24 @@ int main(int argc, char** argv) {
     const std::string only = argv[2];
     const MlpData d;
     const std::vector<std::pair<std::string, std::function<double()>>> cases = {
+        {"w1-hand", [] { return w1_hand_ms(); }},
         {"w1-reference", [] { return w1_ms(Mode::Reference); }},
         {"w1-traced", [] { return w1_traced_ms(true); }},
+        {"w1-compiled", [] { return w1_ms(Mode::Compiled); }},
         {"w1-unfused", [] { return w1_traced_ms(false); }},
+        {"w2-hand", [&] { return w2_ms(d, Mode::Reference, 0); }},
         {"w2-reference", [&] { return w2_ms(d, Mode::Reference, 1); }},
         {"w2-traced", [&] { return w2_ms(d, Mode::Traced, 1); }},
+        {"w2-compiled", [&] { return w2_ms(d, Mode::Compiled, 1); }},
         {"w2-unfused", [&] { return w2_ms(d, Mode::Traced, 1, false); }}};
-    for (const auto& [name, run] : cases)
-      if (name == only) std::printf("%s: %.1f ms\n", name.c_str(), best_of(repeats, run));
+    const bool rounds = only == "rounds";
+    const int n_rounds = rounds && argc > 3 ? std::atoi(argv[3]) : 1;
+    for (int round = 1; round <= n_rounds; ++round) {  // interleaved: drift hits every case alike
+      if (rounds) std::printf("round %d\n", round);
+      for (const auto& [name, run] : cases)
+        if (name == only || (rounds && name.find("unfused") == std::string::npos))
+          std::printf("%s: %.1f ms\n", name.c_str(), best_of(repeats, run));
+    }
     return 0;
   }
   const double w1_ref = best_of(repeats, [] { return w1_ms(Mode::Reference); });

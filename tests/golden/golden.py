@@ -11,8 +11,15 @@ sentences quoting them), which differ from run to run. Rather than listing those
 leaf paths. `check` then requires the same paths and the same values for the stored leaves. So a
 refactoring that changes a loss, an iteration count, a key or a fixed sentence fails, while a new
 timing does not.
+
+The goldens must not depend on the CPU they were captured on: the native build follows the machine
+(LOOPLAB_NATIVE, -march=native), so `simd_kind` names its vector unit and is not compared, and a
+float is compared to 1e-9 relative or 1e-12 absolute (Eigen's double reductions change their order
+with the vector width: ~1e-14 relative between SSE2 and AVX2), never exactly. Integers, strings
+and booleans are compared exactly.
 """
 import json
+import math
 import os
 import re
 import subprocess
@@ -54,6 +61,13 @@ CONFIGS = [
 # the summary (they quote times).
 TIMING_KEYS = {"clock_resolution_ns", "steps", "steps_per_chunk", "chunks", "fastest", "wins_every_cell",
                "wins_every_cell_eager_vs_traced", "cells_without_a_measurable_winner"}
+# Leaves that follow the CPU the native build was compiled for (-march=native): "SSE2", "AVX2", ...
+CPU_KEYS = {"simd_kind"}
+# How far a float may move: the order of a vectorized double reduction follows the vector width
+# (~1e-14 relative); a number near 0 made by cancellation (standardization's best_rho = (κ − 1)/(κ + 1)
+# ≈ 7e-10 on standardized data) keeps that error in absolute terms (~1e-16), hence ABS_TOL.
+REL_TOL = 1e-9
+ABS_TOL = 1e-12
 # Every experiment but standardization states verdicts about times, so its sentences follow the
 # clock even where three runs agreed ("on this run tracing did not make a step measurably faster").
 TIMED_EXPERIMENTS = {"overhead", "matrix", "pipelines", "call-granularity", "execution-modes", "unroll",
@@ -62,7 +76,7 @@ TIMED_EXPERIMENTS = {"overhead", "matrix", "pipelines", "call-granularity", "exe
 
 def compared(experiment, path, value):
     key = path.rsplit("/", 1)[-1]
-    if key in TIMING_KEYS or "/cells_won/" in path:
+    if key in TIMING_KEYS or key in CPU_KEYS or "/cells_won/" in path:
         return False
     # A key or series column named with a time unit (steady_step_us, us_spread, ms) is a timing,
     # even where three captures happened to agree (a spread of 0 with one chunk).
@@ -122,6 +136,14 @@ def without_timed_messages(m):
     return m
 
 
+def same(a, b):
+    """Equal: floats to REL_TOL relative (or ABS_TOL absolute); integers, strings and booleans exactly."""
+    if isinstance(a, float) and isinstance(b, (int, float)) and not isinstance(b, bool) or \
+            isinstance(b, float) and isinstance(a, (int, float)) and not isinstance(a, bool):
+        return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+    return a == b and type(a) is type(b)
+
+
 def leaves(value, path=""):
     """{path: leaf} for every leaf; arrays index by position."""
     if isinstance(value, dict):
@@ -144,7 +166,7 @@ def capture(cli, folder, only=()):
             continue
         a, b, c = (leaves(run(cli, experiment, sets)) for _ in range(3))
         stable = {p: v for p, v in a.items()
-                  if b.get(p, None) == v and c.get(p, None) == v and compared(experiment, p, v)}
+                  if p in b and p in c and same(b[p], v) and same(c[p], v) and compared(experiment, p, v)}
         golden = {"experiment": experiment, "set": sets, "paths": sorted(set(a) & set(b) & set(c)), "stable": stable}
         with open(os.path.join(folder, name_of(experiment, sets) + ".json"), "w") as f:
             json.dump(golden, f, indent=0, sort_keys=True, ensure_ascii=False)
@@ -167,7 +189,7 @@ def check(cli, folder):
         extra = [p for p in now if p not in known and not any(p.startswith(k.rsplit("#", 1)[0] + "/") for k in known if k.endswith("#len") and k not in golden["stable"])]
         problems += [f"new {p}" for p in extra[:5]]
         for p, v in golden["stable"].items():
-            if p in now and now[p] != v and compared(experiment, p, v):
+            if p in now and not same(now[p], v) and compared(experiment, p, v):
                 problems.append(f"{p}: was {json.dumps(v, ensure_ascii=False)[:120]}, now {json.dumps(now[p], ensure_ascii=False)[:120]}")
         status = "ok" if not problems else "DIFFERS"
         print(f"{name_of(experiment, sets)}: {status} ({len(golden['stable'])} stable leaves)")

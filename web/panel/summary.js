@@ -112,6 +112,18 @@ function cellText(key, v, lang) {
 /** Summary keys drawn in their own place, not in the "other numbers" list. */
 const SHOWN_APART = new Set(['headline', 'reading', 'answer', 'comparisons', 'beside_quoted', 'messages']);
 
+/** A run's generated code (compiled mode): shown as text under the table, not as a column. */
+const CODE_KEY = 'generated_code';
+
+/** The code compiled mode generated for a run's step (WebAssembly text in the browser), folded. */
+function generatedCode(run, lang) {
+  const details = el('details', 'generated-code');
+  details.dataset.mode = run.mode ?? '';
+  details.append(el('summary', null, t('ui.generated_code', { mode: run.mode ?? 'compiled' }, lang)),
+    el('pre', 'code', run[CODE_KEY]));
+  return details;
+}
+
 /** Keys of a result that are not extra tables. */
 const RESULT_KEYS = new Set(['experiment', 'config', 'environment', 'series', 'runs', 'summary']);
 
@@ -145,6 +157,7 @@ export function renderResult(parts, result, colorOf = () => undefined, lang = 'e
   parts.runs.replaceChildren();
   const runs = result.runs || [];
   if (runs.length) parts.runs.append(runsTable(runs, colorOf, lang));
+  for (const r of runs) if (r[CODE_KEY]) parts.runs.append(generatedCode(r, lang));
   for (const [key, rows] of Object.entries(result)) {
     if (RESULT_KEYS.has(key) || !isRecords(rows)) continue;
     const details = el('details', 'more-table');
@@ -169,7 +182,7 @@ const isRecords = (v) => Array.isArray(v) && v.length > 0 && v.every((r) => r &&
 /** Every key of the records, in first-seen order. */
 function keysOf(rows) {
   const keys = [];
-  for (const r of rows) for (const k of Object.keys(r)) if (!keys.includes(k)) keys.push(k);
+  for (const r of rows) for (const k of Object.keys(r)) if (k !== CODE_KEY && !keys.includes(k)) keys.push(k);
   return keys;
 }
 

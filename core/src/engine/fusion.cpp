@@ -7,12 +7,6 @@ namespace looplab {
 namespace {
 
 constexpr std::size_t kMaxLoopMembers = 32;  // bounds the scratch tiles a loop needs (lowering)
-// NOTE: a loop pays per run for its set-up and per step for a kernel call built on the fly; below
-// this length there is no memory traffic worth saving (a few cache lines), so short vectors such
-// as the optimizer's updates of small parameters stay one instruction per op. Measured: W2's
-// 20-element Adam updates were slower fused.
-constexpr std::size_t kMinLoopLength = 64;
-
 bool is_scalar(Shape s) { return s == Shape{1, 1}; }
 const FusionRole& role_of(const OpNode& n) { return op_def(n.op).fusion; }
 
@@ -27,6 +21,7 @@ struct Pass {
   std::vector<bool> closed;
   std::vector<std::size_t> length;  // per group: the loop's vector length
   std::vector<int> readers;         // per node: how many input slots of other nodes read it
+  std::size_t min_loop_length = kMinLoopLength;
 
   explicit Pass(const std::vector<OpNode>& g) : nodes(g), readers(g.size(), 0) {
     plan.group_of.assign(g.size(), -1);
@@ -72,7 +67,7 @@ struct Pass {
     const LoopRole r = loop_role(v);
     if (!r.fusible) return false;
     const std::size_t n = loop_length(v, r);
-    if (n < kMinLoopLength) return false;
+    if (n < min_loop_length) return false;
     for (int i = 0; i < kMaxArity; ++i) {  // join through an input that is a member
       const int p = v.in[static_cast<std::size_t>(i)];
       if (p >= 0 && r.operand[static_cast<std::size_t>(i)] != LoopOperand::None &&
@@ -229,8 +224,9 @@ LoopRole loop_role(const OpNode& n) {
   return {};
 }
 
-FusionPlan plan_fusion(const std::vector<OpNode>& nodes) {
+FusionPlan plan_fusion(const std::vector<OpNode>& nodes, std::size_t min_loop_length) {
   Pass pass(nodes);
+  pass.min_loop_length = min_loop_length;
   pass.run();
   return std::move(pass.plan);
 }

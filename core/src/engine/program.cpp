@@ -6,21 +6,40 @@
 #include <string>
 
 #include "looplab/engine/detail/code.hpp"
+#include "looplab/engine/detail/generated.hpp"
 
 namespace looplab {
 
-Program::Program(std::unique_ptr<detail::Code> code)
-    : code_(std::move(code)), outputs_(code_->outputs) {}
+Program::Program(std::unique_ptr<detail::Code> code, std::unique_ptr<detail::Generated> generated)
+    : code_(std::move(code)), generated_(std::move(generated)), outputs_(code_->outputs) {}
 Program::Program(Program&&) noexcept = default;
 Program& Program::operator=(Program&&) noexcept = default;
 Program::~Program() = default;
 
-void Program::run(int steps) { code_->run(steps); }
-void Program::bind_input(Value input, const float* data) { code_->bind_input(input.id, data); }
+void Program::run(int steps) {
+  if (!generated_) return code_->run(steps);
+  if (code_->shapes_dirty) regenerate();
+  generated_->run(steps);
+}
+// NOTE: a loop's length is a constant of its generated code, so new shapes mean new code (found
+// in the cache when these shapes were seen before).
+void Program::regenerate() {
+  code_->derive_shapes();
+  generated_ = detail::generate(*code_);
+}
+void Program::bind_input(Value input, const float* data) {
+  code_->bind_input(input.id, data);
+  if (generated_) generated_->slots_dirty = true;
+}
 void Program::bind_input(Value input, const float* data, Shape shape) {
   code_->bind_input(input.id, data, shape);
+  if (generated_) generated_->slots_dirty = true;
 }
 const CompileStats& Program::stats() const { return code_->stats; }
+const std::string& Program::generated_code() const {
+  static const std::string kNone;
+  return generated_ ? generated_->code : kNone;
+}
 
 namespace detail {
 

@@ -26,7 +26,8 @@
 namespace looplab {
 namespace {
 
-const char* const kModes[] = {"eager", "traced", "unrolled", "reference"};
+const char* const kModes[] = {"eager", "traced", "unrolled", "compiled", "reference"};
+constexpr double kModeCount = sizeof(kModes) / sizeof(kModes[0]);
 
 // The rules between sizes, for the n of the parameters or of the user's CSV.
 void check_sizes(long long n, long long batch, long long unroll, long long hidden,
@@ -106,7 +107,7 @@ class ExecutionModesRun final : public ChunkedRun {
   double fraction() const override {
     long long done_steps = 0;
     for (auto& r : runs_) done_steps += r->steps;
-    return static_cast<double>(done_steps) / (4.0 * total_steps_);
+    return static_cast<double>(done_steps) / (kModeCount * total_steps_);
   }
 
   json progress_message() const override {
@@ -144,7 +145,9 @@ class ExecutionModesRun final : public ChunkedRun {
       r.reference = std::make_unique<ReferenceMlp>(*r.model, batch_, lr, loss_);
     } else {
       r.optimizer = std::make_unique<Adam>(lr, r.model->parameters());
-      const Mode mode = r.name == "eager" ? Mode::Eager : Mode::Traced;
+      const Mode mode = r.name == "eager"      ? Mode::Eager
+                        : r.name == "compiled" ? Mode::Compiled
+                                               : Mode::Traced;
       r.steps_per_call = r.name == "unrolled" ? static_cast<int>(params().integer("unroll")) : 1;
       r.graph = std::make_unique<GraphTrainer>(mode, *r.model, *r.optimizer, Shape{batch_, 1},
                                                Shape{batch_, 1}, r.steps_per_call, true, loss_);
@@ -236,8 +239,15 @@ class ExecutionModesRun final : public ChunkedRun {
   }
   static Measure loss_of(const ModeRun& r) { return loss_measure(r.name, r.last_loss); }
 
+  const ModeRun& run(const std::string& name) const {
+    for (const auto& r : runs_)
+      if (r->name == name) return *r;
+    throw std::logic_error("execution-modes: no mode " + name);
+  }
+
   std::vector<Comparison> comparisons() const {
-    const ModeRun &eager = *runs_[0], &traced = *runs_[1], &unrolled = *runs_[2], &ref = *runs_[3];
+    const ModeRun &eager = run("eager"), &traced = run("traced"), &unrolled = run("unrolled"),
+                  &compiled = run("compiled"), &ref = run("reference");
     const std::string unrolled_label = "unrolled(" + std::to_string(unrolled.steps_per_call) + ")";
     std::vector<Comparison> c = {
         compare("traced_vs_eager", step_of(traced, "traced"), step_of(eager, "eager"),
@@ -247,7 +257,13 @@ class ExecutionModesRun final : public ChunkedRun {
         compare("traced_vs_reference", step_of(traced, "traced"),
                 step_of(ref, "the hand-written loop"), Quantity::Time, "µs per step"),
         compare("first_call_traced_vs_eager", {"traced", traced.first_call_ms, 0.0},
-                {"eager", eager.first_call_ms, 0.0}, Quantity::Time, "ms on the first call")};
+                {"eager", eager.first_call_ms, 0.0}, Quantity::Time, "ms on the first call"),
+        compare("compiled_vs_traced", step_of(compiled, "compiled"), step_of(traced, "traced"),
+                Quantity::Time, "µs per step"),
+        compare("compiled_vs_reference", step_of(compiled, "compiled"),
+                step_of(ref, "the hand-written loop"), Quantity::Time, "µs per step"),
+        compare("first_call_compiled_vs_traced", {"compiled", compiled.first_call_ms, 0.0},
+                {"traced", traced.first_call_ms, 0.0}, Quantity::Time, "ms on the first call")};
     for (const auto& r : runs_)
       if (r.get() != &ref && !r->diverged_at && !ref.diverged_at)
         c.push_back(compare("final_loss_" + r->name + "_vs_reference", loss_of(*r), loss_of(ref),
@@ -276,9 +292,11 @@ class ExecutionModesRun final : public ChunkedRun {
   }
 
   json summary() const override {
-    const ModeRun &eager = *runs_[0], &traced = *runs_[1], &unrolled = *runs_[2], &ref = *runs_[3];
+    const ModeRun &eager = run("eager"), &traced = run("traced"), &unrolled = run("unrolled"),
+                  &compiled = run("compiled"), &ref = run("reference");
     const double e = median(eager.chunk_us_per_step), t = median(traced.chunk_us_per_step),
-                 u = median(unrolled.chunk_us_per_step), f = median(ref.chunk_us_per_step);
+                 u = median(unrolled.chunk_us_per_step), c = median(compiled.chunk_us_per_step),
+                 f = median(ref.chunk_us_per_step);
     const std::vector<Comparison> cmp = comparisons();
     double max_gap = 0.0;  // how far the final losses are apart, relative
     for (const auto& r : runs_)
@@ -288,17 +306,20 @@ class ExecutionModesRun final : public ChunkedRun {
     for (const Comparison& c : cmp)
       if (c.quantity == Quantity::Loss) same_loss = same_loss && c.verdict == Verdict::Same;
     json s;
-    s["steady_step_us"] = {{"eager", e}, {"traced", t}, {"unrolled", u}, {"reference", f}};
+    s["steady_step_us"] = {
+        {"eager", e}, {"traced", t}, {"unrolled", u}, {"compiled", c}, {"reference", f}};
     s["final_loss_spread"] = max_gap;
     s["comparisons"] = comparisons_json(cmp);
     json headline = json::array();
-    headline.push_back({{"label", msg("em.h_step")},
-                        {"value", msg("em.h_step_value", {{"e", e}, {"t", t}, {"u", u}, {"f", f}})},
-                        {"note", msg("em.h_step_note", {{"k", unrolled.steps_per_call}})}});
+    headline.push_back(
+        {{"label", msg("em.h_step")},
+         {"value", msg("em.h_step_value", {{"e", e}, {"t", t}, {"u", u}, {"c", c}, {"f", f}})},
+         {"note", msg("em.h_step_note", {{"k", unrolled.steps_per_call}})}});
     headline.push_back({{"label", msg("em.h_first")},
                         {"value", msg("em.h_first_value", {{"e", eager.first_call_ms},
                                                            {"t", traced.first_call_ms},
-                                                           {"u", unrolled.first_call_ms}})},
+                                                           {"u", unrolled.first_call_ms},
+                                                           {"c", compiled.first_call_ms}})},
                         {"note", msg("em.h_first_note")}});
     headline.push_back({{"label", msg("em.h_traced")},
                         {"value", comparison_short_message(cmp[0].to_json())},
@@ -319,8 +340,11 @@ class ExecutionModesRun final : public ChunkedRun {
     const json reading = msg("em.reading", {{"c0", comparison_message(cmp[0].to_json())},
                                             {"c1", comparison_message(cmp[1].to_json())},
                                             {"c2", comparison_message(cmp[2].to_json())},
+                                            {"c4", comparison_message(cmp[4].to_json())},
+                                            {"c5", comparison_message(cmp[5].to_json())},
                                             {"t", traced.first_call_ms},
                                             {"u", unrolled.first_call_ms},
+                                            {"c", compiled.first_call_ms},
                                             {"end", end}});
     const json quoted =
         json::array({{{"label", msg("em.q_label")},
@@ -352,9 +376,10 @@ Experiment make_execution_modes_experiment() {
   e.explanation = {
       {"intro",
        "A small network, Dense(hidden) → Dense(1) trained by Adam on random points (or your own "
-       "CSV), run four ways from the same initial weights: eager (every op dispatched and "
+       "CSV), run five ways from the same initial weights: eager (every op dispatched and "
        "allocated as it runs), traced (the step recorded once, compiled, then replayed), unrolled "
-       "(k steps compiled into one program) and a hand-written loop."},
+       "(k steps compiled into one program), compiled (the traced program generated as code: "
+       "WebAssembly in the browser, C natively) and a hand-written loop."},
       {"try",
        "Compare the first call with the steady step; raise unroll and watch the compile time grow "
        "while the step time stops improving; make the model bigger (hidden) so the arithmetic, "
@@ -377,6 +402,8 @@ Experiment make_execution_modes_experiment() {
         {"tensorflow",
          "a Python for-loop over k batches inside the tf.function, which autograph "
          "unrolls into one graph"}},
+       {{"looplab", "compiled"},
+        {"tensorflow", "XLA (jit_compile=True): code generated for the whole fused step"}},
        {{"looplab", "reference"}, {"tensorflow", "none: the same arithmetic written by hand"}}});
   e.params = {
       common::samples(10000, 100,
@@ -394,7 +421,7 @@ Experiment make_execution_modes_experiment() {
   };
   e.plots = json::array(
       {line_plot("loss", "Training loss, mean per epoch, every mode", {"epoch", "epoch"},
-                 {"loss", "mean loss"}, {"eager", "traced", "unrolled", "reference"}),
+                 {"loss", "mean loss"}, {"eager", "traced", "unrolled", "compiled", "reference"}),
        bars_plot("first_call", "First call: trace + compile + first step", "mode",
                  {"first_call_ms", "ms", Scale::Log}),
        bars_plot_with_spread("steady",
@@ -423,13 +450,13 @@ Experiment make_execution_modes_experiment() {
                  batch = static_cast<double>(p.integer("batch"));
     const double hidden = static_cast<double>(p.integer("hidden")),
                  unroll = static_cast<double>(p.integer("unroll"));
-    // All four modes stay alive to the end, each with one step's buffers; the unrolled program
+    // All five modes stay alive to the end, each with one step's buffers; the unrolled program
     // also grows with k.
     const double step_bytes =
         batch * (hidden + 1.0) * 4.0 * kStepFloatsPerUnit + hidden * 4.0 * 64.0 + 64e3;
     return Estimate{
-        2e6 + n * 4.0 * 3.0 + step_bytes * 4.0 + unroll * (kBytesPerUnrolledStep + hidden * 32.0),
-        4.0 * std::floor(n / batch) * static_cast<double>(p.integer("epochs")),
+        2e6 + n * 4.0 * 3.0 + step_bytes * 5.0 + unroll * (kBytesPerUnrolledStep + hidden * 32.0),
+        kModeCount * std::floor(n / batch) * static_cast<double>(p.integer("epochs")),
         "n, batch, hidden, epochs and unroll"};
   };
   e.start = start_run_of<ExecutionModesRun>;

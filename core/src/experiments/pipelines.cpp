@@ -202,7 +202,7 @@ class PipelinesRun final : public ChunkedRun {
     Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
     r.model = std::make_unique<Mlp>(1, std::vector<int>{20}, 1, Activation::Tanh, init);
     r.optimizer = std::make_unique<Adam>(1e-3, r.model->parameters());
-    r.steps_per_call = r.spec->repeat_inside && mode_ == Mode::Traced
+    r.steps_per_call = r.spec->repeat_inside && is_program(mode_)
                            ? static_cast<int>(params().integer("unroll"))
                            : 1;
     r.stage_x.resize(static_cast<std::size_t>(r.steps_per_call) * batch_);
@@ -481,8 +481,9 @@ Experiment make_pipelines_experiment() {
       common::batch("batch size (must divide n)"),
       integer("epochs", 10, 1, 1000,
               "passes over the data (the first is reported apart: trace and cache fill)"),
-      choice("mode", "traced", {"traced", "eager"},
-             "how the training step runs: compiled once and replayed, or op by op"),
+      choice("mode", "traced", {"traced", "eager", "compiled"},
+             "how the training step runs: compiled once and replayed, op by op, or as code "
+             "generated for the whole step"),
       integer("unroll", 5, 1, 100, "batches per call for repeat_inside (traced mode)"),
       common::seed(),
   };
@@ -514,7 +515,7 @@ Experiment make_pipelines_experiment() {
       throw ConfigError(
           msg("err.at_most", {{"name", "batch"}, {"other", "n"}, {"limit", n}, {"got", batch}}));
     if (n % batch != 0) throw ConfigError(msg("err.divide_n", {{"n", n}, {"got", batch}}));
-    if (p.choice("mode") == "traced" && (n / batch) % unroll != 0)
+    if (p.choice("mode") != "eager" && (n / batch) % unroll != 0)
       throw ConfigError(msg("err.divide_batches", {{"k", n / batch}, {"got", unroll}}));
   };
   e.estimate = [](const Params& p) {

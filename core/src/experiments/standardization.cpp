@@ -513,9 +513,10 @@ json StandardizationRun::beside_quoted() const {
        {"why", msg("std.q_iter_why", {{"not_seed", seed ? json() : msg("std.q_not_seed")}})}});
   const double us =
       raw.iteration > 0 ? raw.wall_ms * 1000.0 / static_cast<double>(raw.iteration) : 0.0;
-  const char* loop = mode_ == Mode::Eager    ? "std.q_loop_eager"
-                     : mode_ == Mode::Traced ? "std.q_loop_traced"
-                                             : "std.q_loop_reference";
+  const char* loop = mode_ == Mode::Eager      ? "std.q_loop_eager"
+                     : mode_ == Mode::Traced   ? "std.q_loop_traced"
+                     : mode_ == Mode::Compiled ? "std.q_loop_compiled"
+                                               : "std.q_loop_reference";
   out.push_back(
       {{"label", msg("std.q_wall_label")},
        {"quoted", msg("std.q_wall_quoted")},
@@ -699,9 +700,9 @@ Experiment make_standardization_experiment() {
       number("tolerance", 1e-6, 1e-12, 1.0, "stop when (L − L*)/L* is at most this").log_scale(),
       integer("max_iterations", 200000, 1, 10'000'000,
               "give up after this many iterations per run"),
-      choice("mode", "eager", {"eager", "traced", "reference"},
-             "eager: op by op with fresh buffers; traced: compiled once, replayed; reference: a "
-             "hand-written loop"),
+      choice("mode", "eager", {"eager", "traced", "compiled", "reference"},
+             "eager: op by op with fresh buffers; traced: compiled once, replayed; compiled: the "
+             "traced step generated as code; reference: a hand-written loop"),
   };
   e.takes_csv = true;
   e.plots = json::array(

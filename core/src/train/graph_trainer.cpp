@@ -25,10 +25,11 @@ GraphTrainer::GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape 
       options_(options) {
   if (mode == Mode::Reference)
     throw ShapeError("GraphTrainer: the reference loop is hand-written, not a graph");
-  if (unroll < 1 || (unroll > 1 && mode != Mode::Traced))
-    throw ShapeError("GraphTrainer: unroll needs traced mode");
+  if (unroll < 1 || (unroll > 1 && !is_program(mode)))
+    throw ShapeError("GraphTrainer: unroll needs traced or compiled mode");
   opt_.reserve_steps(unroll_);
-  if (mode_ == Mode::Traced) trace();
+  options_.generate = mode == Mode::Compiled;
+  if (is_program(mode_)) trace();
 }
 
 void GraphTrainer::trace() {
@@ -94,20 +95,30 @@ void GraphTrainer::run(const float* const* xs, const float* const* ys, float* lo
   if (training_) opt_.count_steps(unroll_);
 }
 
+const std::string& GraphTrainer::generated_code() const {
+  static const std::string kNone;
+  return program_ ? program_->generated_code() : kNone;
+}
+
 json GraphTrainer::setup_info() const {
   if (!program_) return json::object();
   const CompileStats& s = program_->stats();
-  return {{"trace_ms", trace_ms_},
-          {"compile_ms", s.compile_ms},
-          {"nodes_traced", s.nodes_traced},
-          {"nodes_live", s.nodes_live},
-          {"nodes_before_fusion", s.nodes_before_fusion},
-          {"nodes_after_fusion", s.nodes_after_fusion},
-          {"fused_groups", s.fused_groups},
-          {"instructions", s.instructions},
-          {"arena_bytes", s.arena_bytes},
-          {"unplanned_bytes", s.unplanned_bytes},
-          {"flops_per_step", s.flops_per_step / unroll_}};
+  json info = {{"trace_ms", trace_ms_},
+               {"compile_ms", s.compile_ms},
+               {"nodes_traced", s.nodes_traced},
+               {"nodes_live", s.nodes_live},
+               {"nodes_before_fusion", s.nodes_before_fusion},
+               {"nodes_after_fusion", s.nodes_after_fusion},
+               {"fused_groups", s.fused_groups},
+               {"instructions", s.instructions},
+               {"arena_bytes", s.arena_bytes},
+               {"unplanned_bytes", s.unplanned_bytes},
+               {"flops_per_step", s.flops_per_step / unroll_}};
+  if (options_.generate) {
+    info["codegen_ms"] = s.codegen_ms;  // included in compile_ms
+    info["generated_code"] = program_->generated_code();
+  }
+  return info;
 }
 
 void warm_up_engines() {

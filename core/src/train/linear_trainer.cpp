@@ -11,8 +11,10 @@ namespace looplab {
 Mode parse_mode(const std::string& name) {
   if (name == "eager") return Mode::Eager;
   if (name == "traced") return Mode::Traced;
+  if (name == "compiled") return Mode::Compiled;
   if (name == "reference") return Mode::Reference;
-  throw ConfigError("mode: must be one of eager | traced | reference, got \"" + name + "\"");
+  throw ConfigError("mode: must be one of eager | traced | compiled | reference, got \"" + name +
+                    "\"");
 }
 
 std::string mode_name(Mode mode) {
@@ -21,6 +23,8 @@ std::string mode_name(Mode mode) {
       return "eager";
     case Mode::Traced:
       return "traced";
+    case Mode::Compiled:
+      return "compiled";
     case Mode::Reference:
       return "reference";
   }
@@ -116,6 +120,7 @@ std::unique_ptr<LinearTrainer> make_linear_trainer(Mode mode, const Tensor& x, c
   switch (mode) {
     case Mode::Eager:
     case Mode::Traced:
+    case Mode::Compiled:
       return std::make_unique<GraphLinearTrainer>(mode, x, y);
     case Mode::Reference:
       return std::make_unique<ReferenceLinearTrainer>(x, y);

@@ -130,6 +130,28 @@ TEST(Traced, FusedMlpStepsAllocateNothing) {
   EXPECT_EQ(g_allocations.load() - before, 0) << "a fused traced step allocated";
 }
 
+// Compiled mode: the generated step and the kernels it calls allocate nothing either (a new batch
+// shape generates code again, like a retrace, so the shape stays fixed here). The network is
+// compiled_test.cpp's NewBatchShapesGenerateTheCodeAgain's at 100 rows, so its generated code is
+// built once for both (the disk cache).
+TEST(Compiled, StepsAllocateNothing) {
+  Rng init(3);
+  Mlp mlp(1, {8}, 1, Activation::Tanh, init);
+  Adam adam(1e-2, mlp.parameters());
+  GraphTrainer t(Mode::Compiled, mlp, adam, {100, 1}, {100, 1});
+  Tensor x({100, 1}, 0.3f), y({100, 1}, -0.2f), x2({100, 1}, -0.1f);
+  const float* xs[] = {x.data()};
+  const float* ys[] = {y.data()};
+  float loss = 0.0f;
+  t.run(xs, ys, &loss);
+  const long before = g_allocations.load();
+  for (int i = 0; i < 200; ++i) {
+    xs[0] = i % 2 ? x.data() : x2.data();  // rebinding the batch: no allocation either
+    t.run(xs, ys, &loss);
+  }
+  EXPECT_EQ(g_allocations.load() - before, 0) << "a compiled step allocated";
+}
+
 TEST(Traced, BindInputSwitchesDataWithoutRetracing) {
   Tensor a({4, 1}, 1.0f), b2({4, 1}, 3.0f), w({1, 1}, 2.0f);
   Tracer t;

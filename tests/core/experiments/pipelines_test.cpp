@@ -110,7 +110,8 @@ TEST(Pipelines, ParametersAreValidated) {
             "unroll: must divide the number of batches per epoch (10), got 3");
   c = tiny("traced");
   c["mode"] = "unrolled";
-  EXPECT_EQ(pipelines_error_of(c), "mode: must be one of traced | eager, got \"unrolled\"");
+  EXPECT_EQ(pipelines_error_of(c),
+            "mode: must be one of traced | eager | compiled, got \"unrolled\"");
   c = tiny("traced");
   c["epochs"] = 0;
   EXPECT_EQ(pipelines_error_of(c), "epochs: must be an integer in [1, 1000], got 0");

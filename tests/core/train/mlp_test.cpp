@@ -115,7 +115,7 @@ TEST(ExecutionModes, ExperimentResultsAndCoincidingCurves) {
   while (!run->advance(50.0)) {
   }
   const json r = json::parse(run->result_json());
-  ASSERT_EQ(r["runs"].size(), 4u);
+  ASSERT_EQ(r["runs"].size(), 5u);
   for (const auto& m : r["runs"]) {
     EXPECT_EQ(m["steps"], 30);
     EXPECT_GT(m["first_call_ms"].get<double>(), 0.0);
@@ -125,7 +125,9 @@ TEST(ExecutionModes, ExperimentResultsAndCoincidingCurves) {
   EXPECT_EQ(r["runs"][2]["steps_per_call"], 5);
   EXPECT_GT(r["runs"][2]["instructions"].get<int>(), 4 * r["runs"][1]["instructions"].get<int>());
   const json& ref = r["series"]["reference"]["loss"];
-  for (const char* mode : {"eager", "traced", "unrolled"}) {
+  EXPECT_EQ(r["runs"][3]["mode"], "compiled");
+  EXPECT_NE(r["runs"][3]["generated_code"].get<std::string>().find("step"), std::string::npos);
+  for (const char* mode : {"eager", "traced", "unrolled", "compiled"}) {
     const json& l = r["series"][mode]["loss"];
     ASSERT_EQ(l.size(), ref.size()) << mode;
     for (std::size_t i = 0; i < l.size(); ++i)

@@ -27,8 +27,9 @@
 //     the scratch tile;
 //   - a Dense group takes the bias and the activation only when the previous member has that one
 //     reader and is not a root;
-//   - a Loop needs vectors of at least 64 elements: below that there is no traffic to save and the
-//     loop's set-up costs more than it buys (the optimizer's updates of small parameters).
+//   - a Loop needs vectors of at least 64 elements (kMinLoopLength): below that there is no
+//     traffic to save and the loop's set-up costs more than it buys (the optimizer's updates of
+//     small parameters); compiled mode's generated loops have no set-up, so it asks for 1.
 // Peepholes inside a loop, decided here and applied by the lowering (intermediates without a
 // buffer, so every reader is in the loop):
 //   - a Square read only by a Reduction sink is folded into it (the sink sums squares);
@@ -68,7 +69,14 @@ struct FusionPlan {
   int fused_groups = 0;             // groups with more than one member
 };
 
-FusionPlan plan_fusion(const std::vector<OpNode>& nodes);
+// NOTE: an interpreted loop pays per run for its set-up and per step for a kernel call built on
+// the fly; below this length there is no memory traffic worth saving (a few cache lines), so short
+// vectors such as the optimizer's updates of small parameters stay one instruction per op.
+// Measured: W2's 20-element Adam updates were slower fused. Generated code (compiled mode) has no
+// such cost and fuses loops of any length (min_loop_length 1).
+constexpr std::size_t kMinLoopLength = 64;
+FusionPlan plan_fusion(const std::vector<OpNode>& nodes,
+                       std::size_t min_loop_length = kMinLoopLength);
 
 // Fusion off: every op a Single group of its own, with a buffer (to measure what fusion buys).
 FusionPlan unfused_plan(std::size_t nodes);

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "looplab/engine/builder.hpp"
@@ -31,7 +32,8 @@ namespace looplab {
 class Tracer;
 namespace detail {
 struct Code;
-}
+struct Generated;
+}  // namespace detail
 
 struct CapacityError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -54,10 +56,15 @@ struct CompileStats {
   std::size_t unplanned_bytes = 0;  // what one buffer per node would have taken
   double flops_per_step = 0.0;
   double compile_ms = 0.0;
+  double codegen_ms = 0.0;  // compiled mode: generating and building the code (in compile_ms)
 };
 
 struct CompileOptions {
   bool fuse = true;  // false: one instruction per op (to measure what fusion buys, and to test it)
+  // Compiled mode: the planned program is lowered once more and generated as code (C built by the
+  // system compiler natively, a WebAssembly module in the browser; kernel_ir.hpp). Throws
+  // ConfigError when no C compiler is found.
+  bool generate = false;
 };
 
 class Program {
@@ -80,13 +87,17 @@ class Program {
   void bind_input(Value input, const float* data, Shape shape);
   // What compiling found and built: node counts per pass, instructions, arena bytes, FLOPs.
   const CompileStats& stats() const;
+  // Compiled mode: the generated code (C natively, WebAssembly text in wasm); else empty.
+  const std::string& generated_code() const;
 
  private:
   friend Program compile(const Tracer&, const std::vector<Value>&, const std::vector<Assign>&,
                          const CompileOptions&);
-  explicit Program(std::unique_ptr<detail::Code> code);
+  Program(std::unique_ptr<detail::Code> code, std::unique_ptr<detail::Generated> generated);
+  void regenerate();
   std::unique_ptr<detail::Code> code_;
-  std::vector<const float*> outputs_;  // where each output is (in the code's buffers)
+  std::unique_ptr<detail::Generated> generated_;  // compiled mode, else null
+  std::vector<const float*> outputs_;             // where each output is (in the code's buffers)
 };
 
 Program compile(const Tracer& tracer, const std::vector<Value>& outputs,

@@ -27,8 +27,9 @@ namespace looplab {
 
 class GraphTrainer {
  public:
-  // mode is Eager or Traced; unroll > 1 needs Traced. training = false: the loss only, no update
-  // (an evaluation step: a different program, as a static argument makes it in a framework).
+  // mode is Eager, Traced or Compiled (traced, then generated as code); unroll > 1 needs a program.
+  // training = false: the loss only, no update (an evaluation step: a different program, as a
+  // static argument makes it in a framework).
   GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape x_batch, Shape y_batch,
                int unroll = 1, bool training = true, Loss loss = Loss::Mse,
                CompileOptions options = {});
@@ -37,8 +38,11 @@ class GraphTrainer {
   // update. rows: the batch rows of this call; a traced program re-derives its shapes for it (at
   // most the rows it was traced with). -1: the rows it was built for.
   void run(const float* const* xs, const float* const* ys, float* losses, int rows = -1);
-  // Traced: trace_ms, compile_ms and the program's size; eager: empty.
+  // Traced: trace_ms, compile_ms and the program's size; compiled also codegen_ms and the
+  // generated_code; eager: empty.
   json setup_info() const;
+  // Compiled mode: the generated code of the step (C natively, WebAssembly text in wasm).
+  const std::string& generated_code() const;
 
  private:
   void trace();

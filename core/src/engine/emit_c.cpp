@@ -1,0 +1,219 @@
+// emit_c.cpp — the lowering IR as C (emit_c.hpp).
+#include "looplab/engine/emit_c.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+namespace looplab {
+namespace {
+
+using kir::Ref;
+
+// The C spelling of a float, exact: hexadecimal.
+std::string c_float(float v) {
+  if (std::isnan(v)) return "__builtin_nanf(\"\")";
+  if (std::isinf(v)) return v > 0 ? "__builtin_inff()" : "(-__builtin_inff())";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%af", static_cast<double>(v));
+  return v < 0 ? "(" + std::string(buf) + ")" : std::string(buf);
+}
+
+// The same rational tanh as fast_tanh (ops.hpp), operation for operation.
+constexpr const char* kPrelude = R"(#include <math.h>
+
+typedef struct {
+  void (*fn)(const void*);
+  const void* args;
+} looplab_call;
+
+static inline float looplab_tanh(float a) {
+  const float c = 7.99881172180175781f;
+  float x = a > c ? c : a;
+  x = x < -c ? -c : x;
+  const float x2 = x * x;
+  float p = -2.76076847742355e-16f;
+  p = p * x2 + 2.00018790482477e-13f;
+  p = p * x2 - 8.60467152213735e-11f;
+  p = p * x2 + 5.12229709037114e-08f;
+  p = p * x2 + 1.48572235717979e-05f;
+  p = p * x2 + 6.37261928875436e-04f;
+  p = p * x2 + 4.89352455891786e-03f;
+  p = p * x;
+  float q = 1.19825839466702e-06f;
+  q = q * x2 + 1.18534705686654e-04f;
+  q = q * x2 + 2.26843463243900e-03f;
+  q = q * x2 + 4.89352518554385e-03f;
+  const float r = p / q;
+  const float magnitude = a < 0.0f ? -a : a;
+  return magnitude < 0.0004f ? a : r;
+}
+
+)";
+
+struct LoopWriter {
+  const kir::Loop& L;
+  std::ostringstream& o;
+
+  std::string ref(const Ref& r, const char* index) const {
+    switch (r.kind) {
+      case Ref::Kind::Vector:
+        return "v" + std::to_string(r.index) + "[" + index + "]";
+      case Ref::Kind::Scalar:
+        return "r" + std::to_string(r.index);
+      case Ref::Kind::Temp:
+        return "t" + std::to_string(r.index);
+      case Ref::Kind::Const:
+        return c_float(r.value);
+    }
+    return "0";
+  }
+
+  std::string expr(const kir::Expr& e, const char* index) const {
+    const std::string a = ref(e.in[0], index), b = ref(e.in[1], index);
+    const std::string lo = c_float(e.lo), hi = c_float(e.hi);
+    switch (e.op) {
+      case kir::Op::Add:
+        return a + " + " + b;
+      case kir::Op::Sub:
+        return a + " - " + b;
+      case kir::Op::Mul:
+        return a + " * " + b;
+      case kir::Op::Div:
+        return a + " / " + b;
+      case kir::Op::Sqrt:
+        return "sqrtf(" + a + ")";
+      case kir::Op::Log:
+        return "logf(" + a + ")";
+      case kir::Op::Tanh:
+        return "looplab_tanh(" + a + ")";
+      case kir::Op::TanhGrad:
+        return b + " * (1.0f - " + a + " * " + a + ")";
+      case kir::Op::Sigmoid:
+        return "0.5f + 0.5f * looplab_tanh(0.5f * " + a + ")";
+      case kir::Op::SigmoidGrad:
+        return b + " * " + a + " * (1.0f - " + a + ")";
+      case kir::Op::Relu:
+        return a + " > 0.0f ? " + a + " : 0.0f";
+      case kir::Op::ReluGrad:
+        return a + " > 0.0f ? " + b + " : 0.0f";
+      case kir::Op::Clip:
+        return a + " < " + lo + " ? " + lo + " : (" + a + " > " + hi + " ? " + hi + " : " + a + ")";
+      case kir::Op::ClipGrad:
+        return "(" + a + " > " + lo + " && " + a + " < " + hi + ") ? " + b + " : 0.0f";
+      case kir::Op::Copy:
+        return a;
+    }
+    return a;
+  }
+
+  std::string sink_term(const kir::Sink& s, const char* index) const {
+    const std::string a = ref(s.a, index);
+    switch (s.kind) {
+      case kir::Sink::Kind::Sum:
+        return a;
+      case kir::Sink::Kind::SumSquares:
+        return a + " * " + a;
+      case kir::Sink::Kind::Dot:
+        return a + " * " + ref(s.b, index);
+    }
+    return a;
+  }
+
+  // One element's body: the expressions, their stores, the partial sums.
+  void body(const char* index, const char* indent, bool block) const {
+    for (std::size_t j = 0; j < L.body.size(); ++j) {
+      const kir::Expr& e = L.body[j];
+      o << indent << "const float t" << j << " = " << expr(e, index) << ";\n";
+      if (e.store >= 0) o << indent << "o" << e.store << "[" << index << "] = t" << j << ";\n";
+    }
+    for (std::size_t k = 0; k < L.sinks.size(); ++k)
+      o << indent << (block ? "a" : "b") << k << (block ? "[l]" : "")
+        << " += " << sink_term(L.sinks[k], index) << ";\n";
+  }
+
+  void declarations() const {
+    std::set<int> vectors, stores;
+    auto note = [&](const Ref& r) {
+      if (r.kind == Ref::Kind::Vector) vectors.insert(r.index);
+    };
+    for (const kir::Expr& e : L.body) {
+      note(e.in[0]);
+      if (kir::arity(e.op) > 1) note(e.in[1]);
+      if (e.store >= 0) stores.insert(e.store);
+    }
+    for (const kir::Sink& s : L.sinks) {
+      note(s.a);
+      if (s.kind == kir::Sink::Kind::Dot) note(s.b);
+    }
+    for (int v : vectors) o << "    const float* restrict v" << v << " = s[" << v << "];\n";
+    for (int v : stores) o << "    float* restrict o" << v << " = s[" << v << "];\n";
+    for (std::size_t r = 0; r < L.scalar_loads.size(); ++r)
+      o << "    const float r" << r << " = s[" << L.scalar_loads[r] << "][0];\n";
+    for (std::size_t j = 0; j < L.scalar_exprs.size(); ++j)
+      o << "    const float r" << L.scalar_loads.size() + j << " = " << expr(L.scalar_exprs[j], "0")
+        << ";\n";
+    for (std::size_t k = 0; k < L.sinks.size(); ++k)
+      o << "    float a" << k << "[" << kir::kLanes << "] = {0.0f};\n    float b" << k
+        << " = 0.0f;\n";
+  }
+
+  void write() const {
+    const std::size_t n = L.n, blocks = n - n % kir::kLanes;
+    declarations();
+    o << "    long i = 0;\n";
+    if (blocks > 0) {  // (a parameter of a few elements has only a tail)
+      o << "    for (; i < " << blocks << "; i += " << kir::kLanes << ") {\n";
+      o << "      for (int l = 0; l < " << kir::kLanes << "; ++l) {\n";
+      body("i + l", "        ", true);
+      o << "      }\n    }\n";
+    }
+    o << "    for (; i < " << n << "; ++i) {\n";
+    body("i", "      ", false);
+    o << "    }\n";
+    for (std::size_t k = 0; k < L.sinks.size(); ++k) {
+      o << "    float sum" << k << " = a" << k << "[0];\n";
+      o << "    for (int l = 1; l < " << kir::kLanes << "; ++l) sum" << k << " += a" << k
+        << "[l];\n";
+      o << "    sum" << k << " += b" << k << ";\n";
+      o << "    s[" << L.sinks[k].out << "][0] = sum" << k;
+      if (L.sinks[k].mean) o << " / " << c_float(static_cast<float>(n));
+      o << ";\n";
+    }
+  }
+};
+
+}  // namespace
+
+std::string emit_c(const kir::Program& ir) {
+  std::ostringstream o;
+  o << "/* generated by looplab: one training step, " << ir.stmts.size() << " statements */\n"
+    << kPrelude;
+  o << "void looplab_step(float* const* s, const looplab_call* k, int steps) {\n";
+  o << "  (void)s;\n  (void)k;\n";
+  o << "  for (int step = 0; step < steps; ++step) {\n";
+  for (const kir::Stmt& st : ir.stmts) {
+    switch (st.kind) {
+      case kir::Stmt::Kind::Loop: {
+        const kir::Loop& L = ir.loops[static_cast<std::size_t>(st.index)];
+        o << "  { /* fused loop over " << L.n << " elements: " << st.note << " */\n";
+        LoopWriter{L, o}.write();
+        o << "  }\n";
+        break;
+      }
+      case kir::Stmt::Kind::Call:
+        o << "  k[" << st.index << "].fn(k[" << st.index << "].args); /* " << st.note
+          << " kernel */\n";
+        break;
+      case kir::Stmt::Kind::Copy:
+        o << "  for (long i = 0; i < " << st.n << "; ++i) s[" << st.dst << "][i] = s[" << st.src
+          << "][i]; /* " << st.note << " */\n";
+        break;
+    }
+  }
+  o << "  }\n}\n";
+  return o.str();
+}
+
+}  // namespace looplab

@@ -1,0 +1,527 @@
+// emit_wasm.cpp — the lowering IR as a WebAssembly module (emit_wasm.hpp): a small binary writer
+// that writes every instruction's bytes and its line of text format together.
+#include "looplab/engine/emit_wasm.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+namespace looplab {
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+using kir::Ref;
+
+void uleb(Bytes& b, unsigned long long v) {
+  do {
+    unsigned char byte = v & 0x7f;
+    v >>= 7;
+    if (v) byte |= 0x80;
+    b.push_back(byte);
+  } while (v);
+}
+void sleb(Bytes& b, long long v) {
+  bool more = true;
+  while (more) {
+    unsigned char byte = v & 0x7f;
+    v >>= 7;
+    more = !((v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40)));
+    if (more) byte |= 0x80;
+    b.push_back(byte);
+  }
+}
+void name(Bytes& b, const std::string& s) {
+  uleb(b, s.size());
+  b.insert(b.end(), s.begin(), s.end());
+}
+void section(Bytes& module, unsigned char id, const Bytes& content) {
+  module.push_back(id);
+  uleb(module, content.size());
+  module.insert(module.end(), content.begin(), content.end());
+}
+
+std::string text_float(float v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%a", static_cast<double>(v));
+  return buf;
+}
+
+constexpr unsigned char kI32 = 0x7f, kF32 = 0x7d, kV128 = 0x7b;
+enum Type : int { kStepType = 0, kKernelType = 1, kLogType = 2 };
+
+// Instruction writer: bytes and a text line per instruction, indented by block depth.
+struct Asm {
+  Bytes code;
+  std::string text;
+  int depth = 2;
+
+  void line(const std::string& s) {
+    text += std::string(static_cast<std::size_t>(depth) * 2, ' ') + s + "\n";
+  }
+  void op(unsigned char b, const std::string& s) {
+    code.push_back(b);
+    line(s);
+  }
+  void simd(unsigned op, const std::string& s) {
+    code.push_back(0xfd);
+    uleb(code, op);
+    line(s);
+  }
+  void local(unsigned char b, int i, const char* s) {
+    code.push_back(b);
+    uleb(code, static_cast<unsigned>(i));
+    line(std::string(s) + " " + std::to_string(i));
+  }
+  void get(int i) { local(0x20, i, "local.get"); }
+  void set(int i) { local(0x21, i, "local.set"); }
+  void i32(long long v) {
+    code.push_back(0x41);
+    sleb(code, v);
+    line("i32.const " + std::to_string(v));
+  }
+  void f32(float v) {
+    code.push_back(0x43);
+    unsigned char raw[4];
+    std::memcpy(raw, &v, 4);
+    code.insert(code.end(), raw, raw + 4);
+    line("f32.const " + text_float(v));
+  }
+  void v128_splat(float v) {
+    code.push_back(0xfd);
+    uleb(code, 12);
+    unsigned char raw[4];
+    std::memcpy(raw, &v, 4);
+    for (int l = 0; l < 4; ++l) code.insert(code.end(), raw, raw + 4);
+    const std::string t = text_float(v);
+    line("v128.const f32x4 " + t + " " + t + " " + t + " " + t);
+  }
+  void memarg(unsigned align, unsigned offset) {
+    uleb(code, align);
+    uleb(code, offset);
+  }
+  void load_i32(unsigned offset) {
+    code.push_back(0x28);
+    memarg(2, offset);
+    line("i32.load offset=" + std::to_string(offset));
+  }
+  void load_f32(unsigned offset) {
+    code.push_back(0x2a);
+    memarg(2, offset);
+    line("f32.load offset=" + std::to_string(offset));
+  }
+  void store_f32(unsigned offset) {
+    code.push_back(0x38);
+    memarg(2, offset);
+    line("f32.store offset=" + std::to_string(offset));
+  }
+  void load_v128(unsigned offset) {
+    code.push_back(0xfd);
+    uleb(code, 0);
+    memarg(2, offset);
+    line("v128.load offset=" + std::to_string(offset) + " align=4");
+  }
+  void store_v128(unsigned offset) {
+    code.push_back(0xfd);
+    uleb(code, 11);
+    memarg(2, offset);
+    line("v128.store offset=" + std::to_string(offset) + " align=4");
+  }
+  void lane(unsigned op, int l, const char* s) {
+    code.push_back(0xfd);
+    uleb(code, op);
+    code.push_back(static_cast<unsigned char>(l));
+    line(std::string(s) + " " + std::to_string(l));
+  }
+  void call_indirect(int type) {
+    code.push_back(0x11);
+    uleb(code, static_cast<unsigned>(type));
+    code.push_back(0x00);
+    line("call_indirect (type " + std::to_string(type) + ")");
+  }
+  void block() {
+    code.push_back(0x02);
+    code.push_back(0x40);
+    line("block");
+    ++depth;
+  }
+  void loop() {
+    code.push_back(0x03);
+    code.push_back(0x40);
+    line("loop");
+    ++depth;
+  }
+  void end() {
+    --depth;
+    op(0x0b, "end");
+  }
+  void br(int d) {
+    code.push_back(0x0c);
+    uleb(code, static_cast<unsigned>(d));
+    line("br " + std::to_string(d));
+  }
+  void br_if(int d) {
+    code.push_back(0x0d);
+    uleb(code, static_cast<unsigned>(d));
+    line("br_if " + std::to_string(d));
+  }
+};
+
+// One lane type's instructions: f32 (the tail) or f32x4 (the blocks).
+struct Lanes {
+  Asm& a;
+  bool vec;
+  void add() { vec ? a.simd(228, "f32x4.add") : a.op(0x92, "f32.add"); }
+  void sub() { vec ? a.simd(229, "f32x4.sub") : a.op(0x93, "f32.sub"); }
+  void mul() { vec ? a.simd(230, "f32x4.mul") : a.op(0x94, "f32.mul"); }
+  void div() { vec ? a.simd(231, "f32x4.div") : a.op(0x95, "f32.div"); }
+  void sqrt() { vec ? a.simd(227, "f32x4.sqrt") : a.op(0x91, "f32.sqrt"); }
+  void abs() { vec ? a.simd(224, "f32x4.abs") : a.op(0x8b, "f32.abs"); }
+  void lt() { vec ? a.simd(67, "f32x4.lt") : a.op(0x5d, "f32.lt"); }
+  void gt() { vec ? a.simd(68, "f32x4.gt") : a.op(0x5e, "f32.gt"); }
+  void both() { vec ? a.simd(78, "v128.and") : a.op(0x71, "i32.and"); }
+  // (v1, v2, condition) -> condition ? v1 : v2, lane by lane
+  void select() { vec ? a.simd(82, "v128.bitselect") : a.op(0x1b, "select"); }
+  void constant(float v) { vec ? a.v128_splat(v) : a.f32(v); }
+};
+
+// Local indices. Parameters: 0 s, 1 k, 2 steps. Then i32 off and the loop's pointers; f32 and
+// v128 pools of the same layout: scalars, temps, accumulators, scratch.
+struct Locals {
+  int pointers = 0, scalars = 0, temps = 0, sinks = 0;
+  static constexpr int kScratch = 6;  // A, B, X, X2, P, Q
+  int off() const { return 3; }
+  int pointer(int j) const { return 4 + j; }
+  int f32_base() const { return 4 + pointers; }
+  int f32_count() const { return scalars + temps + sinks + kScratch; }
+  int v128_base() const { return f32_base() + f32_count(); }
+  int v128_count() const { return scalars + temps + 4 * sinks + kScratch; }
+  int base(bool vec) const { return vec ? v128_base() : f32_base(); }
+  int scalar(bool vec, int r) const { return base(vec) + r; }
+  int temp(bool vec, int j) const { return base(vec) + scalars + j; }
+  int acc(bool vec, int s, int k) const {
+    return base(vec) + scalars + temps + (vec ? 4 * s + k : s);
+  }
+  int scratch(bool vec, int i) const {
+    return base(vec) + scalars + temps + (vec ? 4 : 1) * sinks + i;
+  }
+};
+enum Scratch { kA = 0, kB, kX, kX2, kP, kQ };
+
+struct Emitter {
+  const kir::Program& ir;
+  WasmImports imports;
+  Asm a;
+  Locals locals;
+  std::map<int, int> pointer_of;  // slot -> pointer local (the current loop)
+
+  void size_locals() {
+    for (const kir::Loop& L : ir.loops) {
+      std::map<int, int> slots;
+      for (const kir::Expr& e : L.body) {
+        for (const Ref& r : e.in)
+          if (r.kind == Ref::Kind::Vector) slots[r.index];
+        if (e.store >= 0) slots[e.store];
+      }
+      for (const kir::Sink& s : L.sinks)
+        for (const Ref& r : {s.a, s.b})
+          if (r.kind == Ref::Kind::Vector) slots[r.index];
+      locals.pointers = std::max(locals.pointers, static_cast<int>(slots.size()));
+      locals.scalars = std::max(locals.scalars, L.scalars());
+      locals.temps = std::max(locals.temps, static_cast<int>(L.body.size()));
+      locals.sinks = std::max(locals.sinks, static_cast<int>(L.sinks.size()));
+    }
+  }
+
+  void slot_pointer(int slot) {  // s[slot]
+    a.get(0);
+    a.load_i32(4u * static_cast<unsigned>(slot));
+  }
+
+  // Pushes an operand: for the vector body, sub-block k (elements off/4 + 4k ..).
+  void push(const Ref& r, bool vec, int k) {
+    switch (r.kind) {
+      case Ref::Kind::Vector:
+        a.get(locals.pointer(pointer_of.at(r.index)));
+        a.get(locals.off());
+        a.op(0x6a, "i32.add");
+        vec ? a.load_v128(16u * static_cast<unsigned>(k)) : a.load_f32(0);
+        return;
+      case Ref::Kind::Scalar:
+        a.get(locals.scalar(vec, r.index));
+        return;
+      case Ref::Kind::Temp:
+        a.get(locals.temp(vec, r.index));
+        return;
+      case Ref::Kind::Const:
+        Lanes{a, vec}.constant(r.value);
+        return;
+    }
+  }
+
+  // fast_tanh (ops.hpp) of scratch A, operation for operation; leaves the result on the stack.
+  void tanh(bool vec) {
+    Lanes f{a, vec};
+    const auto s = [&](int i) { return locals.scratch(vec, i); };
+    const float c = 7.99881172180175781f;
+    f.constant(c), a.get(s(kA)), a.get(s(kA)), f.constant(c), f.gt(), f.select(), a.set(s(kX));
+    f.constant(-c), a.get(s(kX)), a.get(s(kX)), f.constant(-c), f.lt(), f.select(), a.set(s(kX));
+    a.get(s(kX)), a.get(s(kX)), f.mul(), a.set(s(kX2));
+    f.constant(-2.76076847742355e-16f);
+    const float p[] = {2.00018790482477e-13f, -8.60467152213735e-11f, 5.12229709037114e-08f,
+                       1.48572235717979e-05f, 6.37261928875436e-04f,  4.89352455891786e-03f};
+    for (float pc : p) {
+      a.get(s(kX2)), f.mul();
+      if (pc < 0) {
+        f.constant(-pc), f.sub();  // p * x2 - 8.6e-11, as written in ops.hpp
+      } else {
+        f.constant(pc), f.add();
+      }
+    }
+    a.get(s(kX)), f.mul(), a.set(s(kP));
+    f.constant(1.19825839466702e-06f);
+    for (float qc : {1.18534705686654e-04f, 2.26843463243900e-03f, 4.89352518554385e-03f})
+      a.get(s(kX2)), f.mul(), f.constant(qc), f.add();
+    a.set(s(kQ));
+    a.get(s(kP)), a.get(s(kQ)), f.div(), a.set(s(kP));  // r
+    a.get(s(kA)), a.get(s(kP)), a.get(s(kA)), f.abs(), f.constant(0.0004f), f.lt(), f.select();
+  }
+
+  void log(bool vec) {
+    if (imports.log_function < 0) throw std::logic_error("emit_wasm: no log function to call");
+    const int A = locals.scratch(vec, kA);
+    if (!vec) {
+      a.get(A), a.i32(imports.log_function), a.call_indirect(kLogType);
+      return;
+    }
+    a.get(A);
+    for (int l = 0; l < 4; ++l) {
+      a.get(A), a.lane(31, l, "f32x4.extract_lane");
+      a.i32(imports.log_function), a.call_indirect(kLogType);
+      a.lane(32, l, "f32x4.replace_lane");
+    }
+  }
+
+  // The expression's value on the stack, its operands in scratch A and B.
+  void expr(const kir::Expr& e, bool vec, int k) {
+    Lanes f{a, vec};
+    const int A = locals.scratch(vec, kA), B = locals.scratch(vec, kB);
+    push(e.in[0], vec, k), a.set(A);
+    if (kir::arity(e.op) > 1) push(e.in[1], vec, k), a.set(B);
+    switch (e.op) {
+      case kir::Op::Add:
+        return a.get(A), a.get(B), f.add();
+      case kir::Op::Sub:
+        return a.get(A), a.get(B), f.sub();
+      case kir::Op::Mul:
+        return a.get(A), a.get(B), f.mul();
+      case kir::Op::Div:
+        return a.get(A), a.get(B), f.div();
+      case kir::Op::Sqrt:
+        return a.get(A), f.sqrt();
+      case kir::Op::Log:
+        return log(vec);
+      case kir::Op::Tanh:
+        return tanh(vec);
+      case kir::Op::TanhGrad:  // b * (1 - a * a)
+        return a.get(B), f.constant(1.0f), a.get(A), a.get(A), f.mul(), f.sub(), f.mul();
+      case kir::Op::Sigmoid:  // 0.5 + 0.5 * tanh(0.5 * a)
+        f.constant(0.5f), a.get(A), f.mul(), a.set(A);
+        f.constant(0.5f), f.constant(0.5f), tanh(vec), f.mul(), f.add();
+        return;
+      case kir::Op::SigmoidGrad:  // b * a * (1 - a)
+        return a.get(B), a.get(A), f.mul(), f.constant(1.0f), a.get(A), f.sub(), f.mul();
+      case kir::Op::Relu:
+        return a.get(A), f.constant(0.0f), a.get(A), f.constant(0.0f), f.gt(), f.select();
+      case kir::Op::ReluGrad:
+        return a.get(B), f.constant(0.0f), a.get(A), f.constant(0.0f), f.gt(), f.select();
+      case kir::Op::Clip:  // a < lo ? lo : (a > hi ? hi : a)
+        f.constant(e.lo), f.constant(e.hi), a.get(A), a.get(A), f.constant(e.hi), f.gt();
+        f.select(), a.get(A), f.constant(e.lo), f.lt(), f.select();
+        return;
+      case kir::Op::ClipGrad:  // lo < a < hi ? b : 0
+        a.get(B), f.constant(0.0f), a.get(A), f.constant(e.lo), f.gt();
+        a.get(A), f.constant(e.hi), f.lt(), f.both(), f.select();
+        return;
+      case kir::Op::Copy:
+        return a.get(A);
+    }
+  }
+
+  // One element (tail) or one sub-block k of four (vector) of the loop body.
+  void body(const kir::Loop& L, bool vec, int k) {
+    Lanes f{a, vec};
+    for (std::size_t j = 0; j < L.body.size(); ++j) {
+      const kir::Expr& e = L.body[j];
+      const int t = locals.temp(vec, static_cast<int>(j));
+      expr(e, vec, k);
+      a.set(t);
+      if (e.store < 0) continue;
+      a.get(locals.pointer(pointer_of.at(e.store))), a.get(locals.off()), a.op(0x6a, "i32.add");
+      a.get(t);
+      vec ? a.store_v128(16u * static_cast<unsigned>(k)) : a.store_f32(0);
+    }
+    for (std::size_t s = 0; s < L.sinks.size(); ++s) {
+      const kir::Sink& sk = L.sinks[s];
+      const int acc = locals.acc(vec, static_cast<int>(s), k);
+      a.get(acc);
+      push(sk.a, vec, k);
+      if (sk.kind == kir::Sink::Kind::SumSquares) push(sk.a, vec, k), f.mul();
+      if (sk.kind == kir::Sink::Kind::Dot) push(sk.b, vec, k), f.mul();
+      f.add(), a.set(acc);
+    }
+  }
+
+  // for (; off < end; off += stride) { ... }
+  template <class Body>
+  void counted(unsigned end, int stride, Body each) {
+    a.block(), a.loop();
+    a.get(locals.off()), a.i32(end), a.op(0x4f, "i32.ge_u"), a.br_if(1);
+    each();
+    a.get(locals.off()), a.i32(stride), a.op(0x6a, "i32.add"), a.set(locals.off());
+    a.br(0), a.end(), a.end();
+  }
+
+  void loop(const kir::Loop& L) {
+    pointer_of.clear();
+    for (const kir::Expr& e : L.body) {
+      for (const Ref& r : e.in)
+        if (r.kind == Ref::Kind::Vector)
+          pointer_of.emplace(r.index, static_cast<int>(pointer_of.size()));
+      if (e.store >= 0) pointer_of.emplace(e.store, static_cast<int>(pointer_of.size()));
+    }
+    for (const kir::Sink& s : L.sinks)
+      for (const Ref& r : {s.a, s.b})
+        if (r.kind == Ref::Kind::Vector)
+          pointer_of.emplace(r.index, static_cast<int>(pointer_of.size()));
+    for (const auto& [slot, p] : pointer_of) slot_pointer(slot), a.set(locals.pointer(p));
+    for (std::size_t r = 0; r < L.scalar_loads.size(); ++r) {
+      slot_pointer(L.scalar_loads[r]), a.load_f32(0),
+          a.set(locals.scalar(false, static_cast<int>(r)));
+    }
+    for (std::size_t j = 0; j < L.scalar_exprs.size(); ++j) {
+      expr(L.scalar_exprs[j], false, 0);
+      a.set(locals.scalar(false, static_cast<int>(L.scalar_loads.size() + j)));
+    }
+    for (int r = 0; r < L.scalars(); ++r)
+      a.get(locals.scalar(false, r)), a.simd(19, "f32x4.splat"), a.set(locals.scalar(true, r));
+    for (std::size_t s = 0; s < L.sinks.size(); ++s) {
+      for (int k = 0; k < 4; ++k)
+        a.v128_splat(0.0f), a.set(locals.acc(true, static_cast<int>(s), k));
+      a.f32(0.0f), a.set(locals.acc(false, static_cast<int>(s), 0));
+    }
+    const std::size_t blocks = L.n - L.n % kir::kLanes;
+    a.i32(0), a.set(locals.off());
+    counted(static_cast<unsigned>(4 * blocks), 4 * kir::kLanes, [&] {
+      for (int k = 0; k < kir::kLanes / 4; ++k) body(L, true, k);
+    });
+    counted(static_cast<unsigned>(4 * L.n), 4, [&] { body(L, false, 0); });
+    for (std::size_t s = 0; s < L.sinks.size(); ++s) finish(L, static_cast<int>(s));
+  }
+
+  // The partial sums in lane order, then the tail; ÷ n for a mean; to element 0 of the out slot.
+  void finish(const kir::Loop& L, int s) {
+    slot_pointer(L.sinks[static_cast<std::size_t>(s)].out);
+    for (int l = 0; l < kir::kLanes; ++l) {
+      a.get(locals.acc(true, s, l / 4)), a.lane(31, l % 4, "f32x4.extract_lane");
+      if (l > 0) a.op(0x92, "f32.add");
+    }
+    a.get(locals.acc(false, s, 0)), a.op(0x92, "f32.add");
+    if (L.sinks[static_cast<std::size_t>(s)].mean)
+      a.f32(static_cast<float>(L.n)), a.op(0x95, "f32.div");
+    a.store_f32(0);
+  }
+
+  void stmt(const kir::Stmt& st) {
+    a.line(";; " + st.note);
+    switch (st.kind) {
+      case kir::Stmt::Kind::Loop:
+        return loop(ir.loops[static_cast<std::size_t>(st.index)]);
+      case kir::Stmt::Kind::Call:  // k[index].fn(k[index].args)
+        a.get(1), a.load_i32(8u * static_cast<unsigned>(st.index) + 4);
+        a.get(1), a.load_i32(8u * static_cast<unsigned>(st.index));
+        return a.call_indirect(kKernelType);
+      case kir::Stmt::Kind::Copy:  // memory.copy(dst, src, bytes)
+        slot_pointer(st.dst), slot_pointer(st.src), a.i32(static_cast<long long>(4 * st.n));
+        a.code.insert(a.code.end(), {0xfc, 10, 0, 0});
+        a.line("memory.copy");
+        return;
+    }
+  }
+
+  Bytes function_body() {
+    a.block(), a.loop();
+    a.get(2), a.i32(0), a.op(0x4c, "i32.le_s"), a.br_if(1);
+    for (const kir::Stmt& st : ir.stmts) stmt(st);
+    a.get(2), a.i32(1), a.op(0x6b, "i32.sub"), a.set(2);
+    a.br(0), a.end(), a.end();
+    a.code.push_back(0x0b);
+    Bytes body;
+    uleb(body, 3);  // local groups
+    uleb(body, static_cast<unsigned>(1 + locals.pointers)), body.push_back(kI32);
+    uleb(body, static_cast<unsigned>(locals.f32_count())), body.push_back(kF32);
+    uleb(body, static_cast<unsigned>(locals.v128_count())), body.push_back(kV128);
+    body.insert(body.end(), a.code.begin(), a.code.end());
+    return body;
+  }
+};
+
+Bytes functype(std::initializer_list<unsigned char> params,
+               std::initializer_list<unsigned char> results) {
+  Bytes t{0x60};
+  uleb(t, params.size());
+  t.insert(t.end(), params);
+  uleb(t, results.size());
+  t.insert(t.end(), results);
+  return t;
+}
+
+}  // namespace
+
+WasmModule emit_wasm(const kir::Program& ir, const WasmImports& imports) {
+  Emitter e{ir, imports, {}, {}, {}};
+  e.size_locals();
+  const Bytes body = e.function_body();
+
+  Bytes m{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00};
+  Bytes types;
+  uleb(types, 3);
+  for (const Bytes& t :
+       {functype({kI32, kI32, kI32}, {}), functype({kI32}, {}), functype({kF32}, {kF32})})
+    types.insert(types.end(), t.begin(), t.end());
+  section(m, 1, types);
+  Bytes imp;
+  uleb(imp, 2);
+  name(imp, "env"), name(imp, "memory"), imp.insert(imp.end(), {0x02, 0x00, 0x00});
+  name(imp, "env"), name(imp, "table"), imp.insert(imp.end(), {0x01, 0x70, 0x00, 0x00});
+  section(m, 2, imp);
+  section(m, 3, {0x01, 0x00});
+  Bytes exp;
+  uleb(exp, 1);
+  name(exp, "step"), exp.insert(exp.end(), {0x00, 0x00});
+  section(m, 7, exp);
+  Bytes code;
+  uleb(code, 1);
+  uleb(code, body.size());
+  code.insert(code.end(), body.begin(), body.end());
+  section(m, 10, code);
+
+  WasmModule out;
+  out.bytes = std::move(m);
+  const Locals& l = e.locals;
+  out.text =
+      "(module\n"
+      "  (type (;0;) (func (param i32 i32 i32)))  ;; step(s, k, steps)\n"
+      "  (type (;1;) (func (param i32)))          ;; a kernel(args)\n"
+      "  (type (;2;) (func (param f32) (result f32)))  ;; log\n"
+      "  (import \"env\" \"memory\" (memory 0))\n"
+      "  (import \"env\" \"table\" (table 0 funcref))\n"
+      "  (func (export \"step\") (type 0)\n" +
+      ("    (local i32 x" + std::to_string(1 + l.pointers) + ") (local f32 x" +
+       std::to_string(l.f32_count()) + ") (local v128 x" + std::to_string(l.v128_count()) + ")\n") +
+      e.a.text + "  )\n)\n";
+  return out;
+}
+
+}  // namespace looplab

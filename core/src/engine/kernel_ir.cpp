@@ -1,0 +1,258 @@
+// kernel_ir.cpp — a lowered Code to the lowering IR of compiled mode (kernel_ir.hpp,
+// detail/generated.hpp), and generate(), which emits and builds it.
+#include "looplab/engine/kernel_ir.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "looplab/base/clock.hpp"
+#include "looplab/engine/detail/generated.hpp"
+
+namespace looplab::kir {
+
+const char* op_name(Op op) {
+  static const char* const kNames[] = {
+      "add",     "sub",          "mul",  "div",       "sqrt", "log",       "tanh", "tanh_grad",
+      "sigmoid", "sigmoid_grad", "relu", "relu_grad", "clip", "clip_grad", "copy"};
+  return kNames[static_cast<int>(op)];
+}
+
+int arity(Op op) {
+  switch (op) {
+    case Op::Add:
+    case Op::Sub:
+    case Op::Mul:
+    case Op::Div:
+    case Op::TanhGrad:
+    case Op::SigmoidGrad:
+    case Op::ReluGrad:
+    case Op::ClipGrad:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+bool Program::uses_log() const {
+  for (const Loop& L : loops) {
+    for (const Expr& e : L.body)
+      if (e.op == Op::Log) return true;
+    for (const Expr& e : L.scalar_exprs)
+      if (e.op == Op::Log) return true;
+  }
+  return false;
+}
+
+}  // namespace looplab::kir
+
+namespace looplab::detail {
+namespace {
+
+using kir::Op;
+using kir::Ref;
+
+struct KirBuilder {
+  const Code& c;
+  Lowered out;
+
+  int slot(const float* const* field) {
+    out.slot_fields.push_back(field);
+    return static_cast<int>(out.slot_fields.size()) - 1;
+  }
+  int call(const Kernel& k) {
+    out.calls.push_back({k.forward, &k.args});
+    return static_cast<int>(out.calls.size()) - 1;
+  }
+
+  // One loop step as an expression: the op normalized to the IR's vocabulary.
+  static kir::Expr expr_of(const LoopStep& st, const std::array<Ref, 2>& in, std::size_t n) {
+    kir::Expr e;
+    e.in = in;
+    const Ref k{Ref::Kind::Const, 0, st.attrs->scale};
+    switch (st.op) {
+      case OpKind::Add:
+      case OpKind::AddRow:
+        e.op = Op::Add;
+        break;
+      case OpKind::AddConst:
+        e.op = Op::Add, e.in[1] = k;
+        break;
+      case OpKind::Sub:
+        e.op = Op::Sub;
+        break;
+      case OpKind::Mul:
+      case OpKind::MulScalar:
+      case OpKind::MatMul:  // a column times a [1 x 1]: elementwise in a loop
+        e.op = Op::Mul;
+        break;
+      case OpKind::Scale:  // s · x, in that order
+        e.op = Op::Mul, e.in = {k, in[0]};
+        break;
+      case OpKind::Square:
+        e.op = Op::Mul, e.in = {in[0], in[0]};
+        break;
+      case OpKind::MeanGrad:  // d / N, N the length of its shape operand: the loop's
+        e.op = Op::Div, e.in[1] = {Ref::Kind::Const, 0, static_cast<float>(n)};
+        break;
+      case OpKind::Fill:
+      case OpKind::RepeatRows:  // a [1 x 1] row repeated: its value
+        e.op = Op::Copy;
+        break;
+      case OpKind::Div:
+        e.op = Op::Div;
+        break;
+      case OpKind::Sqrt:
+        e.op = Op::Sqrt;
+        break;
+      case OpKind::Log:
+        e.op = Op::Log;
+        break;
+      case OpKind::Tanh:
+        e.op = Op::Tanh;
+        break;
+      case OpKind::TanhGrad:
+        e.op = Op::TanhGrad;
+        break;
+      case OpKind::Sigmoid:
+        e.op = Op::Sigmoid;
+        break;
+      case OpKind::SigmoidGrad:
+        e.op = Op::SigmoidGrad;
+        break;
+      case OpKind::Relu:
+        e.op = Op::Relu;
+        break;
+      case OpKind::ReluGrad:
+        e.op = Op::ReluGrad;
+        break;
+      case OpKind::Clip:
+        e.op = Op::Clip, e.lo = st.attrs->lo, e.hi = st.attrs->hi;
+        break;
+      case OpKind::ClipGrad:
+        e.op = Op::ClipGrad, e.lo = st.attrs->lo, e.hi = st.attrs->hi;
+        break;
+      default:
+        throw std::logic_error("compiled mode: no loop code for " + std::string(st.def->name));
+    }
+    return e;
+  }
+
+  // A fused loop: outside vectors become slots, scalars registers loaded (or, for the values
+  // computed once per run, computed) before the loop, members' results temps.
+  kir::Loop loop(const Loop& L) {
+    kir::Loop k;
+    k.n = L.n;
+    std::vector<Ref> ref(L.values.size());
+    std::vector<bool> known(L.values.size(), false);
+    auto operand = [&](int v, LoopOperand how) -> Ref {
+      const auto i = static_cast<std::size_t>(v);
+      if (how == LoopOperand::ShapeOnly) return {};
+      if (known[i]) return ref[i];
+      const LoopValue& val = L.values[i];
+      if (how == LoopOperand::Vector) {
+        ref[i] = {Ref::Kind::Vector, slot(&val.data), 0.0f};
+      } else {
+        ref[i] = {Ref::Kind::Scalar, static_cast<int>(k.scalar_loads.size()), 0.0f};
+        k.scalar_loads.push_back(slot(&val.data));
+      }
+      known[i] = true;
+      return ref[i];
+    };
+    for (const LoopStep& st : L.steps) {
+      std::array<Ref, 2> in{};
+      for (int j = 0; j < st.def->arity; ++j)
+        in[static_cast<std::size_t>(j)] =
+            operand(st.in[static_cast<std::size_t>(j)], st.how[static_cast<std::size_t>(j)]);
+      k.note += (k.note.empty() ? "" : " ") +
+                std::string(c.defs[static_cast<std::size_t>(st.node)]->name);
+      if (st.sink >= 0) {
+        const Sink& s = L.sinks[static_cast<std::size_t>(st.sink)];
+        kir::Sink ks;
+        ks.kind = s.dot      ? kir::Sink::Kind::Dot
+                  : s.square ? kir::Sink::Kind::SumSquares
+                             : kir::Sink::Kind::Sum;
+        ks.a = in[0];
+        ks.b = in[1];
+        ks.mean = s.mean;
+        ks.out = slot(const_cast<const float* const*>(&s.out));
+        k.sinks.push_back(ks);
+        continue;
+      }
+      kir::Expr e = expr_of(st, in, L.n);
+      const auto o = static_cast<std::size_t>(st.out);
+      if (st.once) {  // scalar registers: the loads first, so they are numbered after emission
+        ref[o] = {Ref::Kind::Scalar, -1 - static_cast<int>(k.scalar_exprs.size()), 0.0f};
+        k.scalar_exprs.push_back(e);
+      } else {
+        if (L.values[o].tile < 0 && L.values[o].data) e.store = slot(&L.values[o].data);
+        ref[o] = {Ref::Kind::Temp, static_cast<int>(k.body.size()), 0.0f};
+        k.body.push_back(e);
+      }
+      known[o] = true;
+    }
+    renumber_scalars(k);
+    return k;
+  }
+
+  // Once-values got provisional numbers −1 − j: they become registers after the loads.
+  static void renumber_scalars(kir::Loop& k) {
+    const int loads = static_cast<int>(k.scalar_loads.size());
+    auto fix = [&](Ref& r) {
+      if (r.kind == Ref::Kind::Scalar && r.index < 0) r.index = loads + (-1 - r.index);
+    };
+    for (kir::Expr& e : k.scalar_exprs)
+      for (Ref& r : e.in) fix(r);
+    for (kir::Expr& e : k.body)
+      for (Ref& r : e.in) fix(r);
+    for (kir::Sink& s : k.sinks) fix(s.a), fix(s.b);
+  }
+
+  void build() {
+    for (const Instruction& ins : c.instructions) {
+      kir::Stmt s;
+      if (ins.loop >= 0) {
+        s.kind = kir::Stmt::Kind::Loop;
+        s.index = static_cast<int>(out.ir.loops.size());
+        out.ir.loops.push_back(loop(c.loops[static_cast<std::size_t>(ins.loop)]));
+        s.note = out.ir.loops.back().note;
+        out.ir.stmts.push_back(s);
+        continue;
+      }
+      for (std::size_t m = 0; m < ins.nodes.size(); ++m) {
+        s.kind = kir::Stmt::Kind::Call;
+        s.index = call(m == 0 ? ins.op : ins.epilogue[m - 1]);
+        s.note = std::string(c.defs[static_cast<std::size_t>(ins.nodes[m])]->name);
+        out.ir.stmts.push_back(s);
+      }
+    }
+    for (const Update& u : c.updates) {
+      kir::Stmt s;
+      s.kind = kir::Stmt::Kind::Copy;
+      s.dst = slot(const_cast<const float* const*>(&u.dst));
+      s.src = slot(&u.src);
+      s.n = u.n;
+      s.note = "parameter update";
+      out.ir.stmts.push_back(s);
+    }
+    out.ir.slots = static_cast<int>(out.slot_fields.size());
+    out.ir.calls = static_cast<int>(out.calls.size());
+  }
+};
+
+}  // namespace
+
+Lowered lower_to_kir(const Code& c) {
+  KirBuilder b{c, {}};
+  b.build();
+  return std::move(b.out);
+}
+
+std::unique_ptr<Generated> generate(const Code& c) {
+  auto g = std::make_unique<Generated>();
+  g->low = lower_to_kir(c);
+  g->slots.assign(g->low.slot_fields.size(), nullptr);
+  g->fn = build_step(g->low.ir, g->code);
+  return g;
+}
+
+}  // namespace looplab::detail
