@@ -250,19 +250,28 @@ void print_result(const json& r) {
   for (const auto& run : r["runs"])
     for (const auto& [k, v] : run.items())
       if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  // The summary's messages in the student's language when the experiment gives them, else its
+  // English text; so are the runs' text cells (summary.messages.cells, results.hpp).
+  const json& sm = r["summary"];
+  const json& m = sm.contains("messages") ? sm["messages"] : sm;
+  const json texts =
+      m.contains("cells") && m["cells"].contains("runs") ? m["cells"]["runs"] : json();
   // One row per field, one column per run: runs have many fields and few variants.
   std::vector<std::vector<std::string>> rows;
   for (const auto& k : keys) {
     std::vector<std::string> row = {localized("field." + k, json(k))};
-    for (const auto& run : r["runs"]) row.push_back(run.contains(k) ? cell(run[k]) : "");
+    for (std::size_t i = 0; i < r["runs"].size(); ++i) {
+      const json& run = r["runs"][i];
+      const std::string at = std::to_string(i);
+      if (texts.contains(at) && texts[at].contains(k))
+        row.push_back(render(texts[at][k], g_lang));
+      else
+        row.push_back(run.contains(k) ? cell(run[k]) : "");
+    }
     rows.push_back(row);
   }
   print_table(rows);
   std::cout << "\n";
-  // The summary's messages in the student's language when the experiment gives them, else its
-  // English text.
-  const json& sm = r["summary"];
-  const json& m = sm.contains("messages") ? sm["messages"] : sm;
   const auto say = [](const json& v) { return v.is_object() ? render(v, g_lang) : cell(v); };
   for (const auto& h : m["headline"])
     std::cout << say(h["label"]) << ": " << say(h["value"]) << "  (" << say(h["note"]) << ")\n";
