@@ -195,20 +195,20 @@ json build_config(const std::string& id, const std::string& config_path,
     try {
       config = json::parse(read_file(config_path));
     } catch (const json::exception& e) {  // parse_error, or out_of_range for a literal like 1e400
-      throw ConfigError("--config: " + config_path + " is not valid JSON (" + e.what() + ")");
+      throw ConfigError(msg("cli.err_config_json", {{"path", config_path}, {"what", e.what()}}));
     }
     if (!config.is_object())
-      throw ConfigError("--config: " + config_path + " must hold a JSON object");
+      throw ConfigError(msg("cli.err_config_object", {{"path", config_path}}));
     if (config.contains("experiment") && config["experiment"] != id)
-      throw ConfigError("--config: the file is for experiment " +
-                        shown_value(config["experiment"]) + ", not " + id);
+      throw ConfigError(
+          msg("cli.err_config_other", {{"got", shown_value(config["experiment"])}, {"id", id}}));
   }
   config["experiment"] = id;
   const Experiment& e = find_experiment(id);
   for (const auto& s : attach_data(config, e, data_path, all_sets)) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw ConfigError("--set: expected name=value, got " + shown_value(json(s)));
+      throw ConfigError(msg("cli.err_set_form", {{"got", shown_value(json(s))}}));
     const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
     const ParamSpec* spec = nullptr;
     for (const auto& p : e.params)

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "looplab/base/error.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/train/graph_trainer.hpp"
 
 namespace looplab {
@@ -12,7 +13,11 @@ Mode parse_mode(const std::string& name) {
   if (name == "eager") return Mode::Eager;
   if (name == "traced") return Mode::Traced;
   if (name == "reference") return Mode::Reference;
-  throw ConfigError("mode: must be one of eager | traced | reference, got \"" + name + "\"");
+  throw ConfigError(
+      msg("err.must_be",
+          {{"name", "mode"},
+           {"allowed", msg("allowed.one_of", {{"choices", "eager | traced | reference"}})},
+           {"got", "\"" + name + "\""}}));
 }
 
 std::string mode_name(Mode mode) {
