@@ -134,7 +134,7 @@ test('no student-facing English sentence is built outside the catalogs in web/',
   const STRING = /(['"`])((?:\\.|(?!\1)[^\\\n])*)\1/g;
   const found = [];
   const files = ['panel', 'plots', 'widgets'].flatMap((d) => readdirSync(join(ROOT, 'web', d)).map((f) => join('web', d, f)))
-    .concat(['web/app/page.js', 'web/app/embed.js', 'web/app/environment.js'])
+    .concat(['web/app/page.js', 'web/app/embed.js', 'web/app/environment.js', 'web/app/author.js'])
     .filter((f) => f.endsWith('.js'));
   for (const file of files) {
     readFileSync(join(ROOT, file), 'utf8').split('\n').forEach((line, i) => {
