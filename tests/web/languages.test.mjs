@@ -232,6 +232,19 @@ test('the authoring page and the embed\'s messages to the host in 简体中文',
   await assertClean(host, hostProblems);
 });
 
+test('the page in 简体中文: a worker that stops responding is reported in Chinese', { timeout: 120_000 }, async () => {
+  const { page } = await browser.open('/web/?lang=zh-CN&experiment=standardization&max_iterations=10000000&tolerance=1e-12&mode=eager');
+  await waitForStatus(page, 'ready');
+  await page.click('#run');
+  await waitForStatus(page, 'running');
+  await page.waitForFunction(() => /[1-9]/.test(document.getElementById('progress-message').textContent), null, { timeout: 30_000, polling: 20 });
+  await page.workers()[0].evaluate(() => { setTimeout(() => self.close(), 0); });
+  await page.waitForFunction(() => window.__looplab.status.startsWith('error'), null, { timeout: 10_000, polling: 20 });
+  assert.equal(await page.evaluate(() => window.__looplab.status),
+    'error: 后台 worker 没有响应了（它已关闭、被终止或卡住）；已启动一个新的 worker，你可以再运行一次');
+  assert.match(await page.textContent('#status'), /^错误：后台 worker 没有响应了/);
+});
+
 // English: page.test.mjs runs it and writes test-results/page.png.
 for (const lang of ['id']) {
   test(`the page in ${lang}: standardization after a run (screenshot)`, { timeout: 120_000 }, async () => {
