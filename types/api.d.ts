@@ -47,8 +47,15 @@ export interface Result {
   runs: Array<Record<string, unknown>>;
   summary: {
     headline: Array<{ label: string; value: string; note?: string }>; reading: string;
-    /** The same sentences as messages, for other languages (core/i18n): every experiment. */
-    messages?: { headline: Array<Record<string, Message>>; reading: Message; answer: Message; beside_quoted?: Array<Record<string, Message>> };
+    /**
+     * The same sentences as messages, for other languages (core/i18n): every experiment. `values`: the
+     * summary's text values (overhead's `fit`, `measured_where`); `cells`: the text cells of `runs` and
+     * the extra tables by table and row index (retracing's `reason`, matrix's `cell`, `model`, `data`).
+     */
+    messages?: {
+      headline: Array<Record<string, Message>>; reading: Message; answer: Message; beside_quoted?: Array<Record<string, Message>>;
+      values?: Record<string, Message>; cells?: Record<string, Record<string, Record<string, Message>>>;
+    };
     [key: string]: unknown;
   };
 }

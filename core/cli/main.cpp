@@ -195,20 +195,20 @@ json build_config(const std::string& id, const std::string& config_path,
     try {
       config = json::parse(read_file(config_path));
     } catch (const json::exception& e) {  // parse_error, or out_of_range for a literal like 1e400
-      throw ConfigError("--config: " + config_path + " is not valid JSON (" + e.what() + ")");
+      throw ConfigError(msg("cli.err_config_json", {{"path", config_path}, {"what", e.what()}}));
     }
     if (!config.is_object())
-      throw ConfigError("--config: " + config_path + " must hold a JSON object");
+      throw ConfigError(msg("cli.err_config_object", {{"path", config_path}}));
     if (config.contains("experiment") && config["experiment"] != id)
-      throw ConfigError("--config: the file is for experiment " +
-                        shown_value(config["experiment"]) + ", not " + id);
+      throw ConfigError(
+          msg("cli.err_config_other", {{"got", shown_value(config["experiment"])}, {"id", id}}));
   }
   config["experiment"] = id;
   const Experiment& e = find_experiment(id);
   for (const auto& s : attach_data(config, e, data_path, all_sets)) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw ConfigError("--set: expected name=value, got " + shown_value(json(s)));
+      throw ConfigError(msg("cli.err_set_form", {{"got", shown_value(json(s))}}));
     const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
     const ParamSpec* spec = nullptr;
     for (const auto& p : e.params)
@@ -251,19 +251,28 @@ void print_result(const json& r) {
     for (const auto& [k, v] : run.items())  // generated code is printed by --show-code
       if (k != "generated_code" && std::find(keys.begin(), keys.end(), k) == keys.end())
         keys.push_back(k);
+  // The summary's messages in the student's language when the experiment gives them, else its
+  // English text; so are the runs' text cells (summary.messages.cells, results.hpp).
+  const json& sm = r["summary"];
+  const json& m = sm.contains("messages") ? sm["messages"] : sm;
+  const json texts =
+      m.contains("cells") && m["cells"].contains("runs") ? m["cells"]["runs"] : json();
   // One row per field, one column per run: runs have many fields and few variants.
   std::vector<std::vector<std::string>> rows;
   for (const auto& k : keys) {
     std::vector<std::string> row = {localized("field." + k, json(k))};
-    for (const auto& run : r["runs"]) row.push_back(run.contains(k) ? cell(run[k]) : "");
+    for (std::size_t i = 0; i < r["runs"].size(); ++i) {
+      const json& run = r["runs"][i];
+      const std::string at = std::to_string(i);
+      if (texts.contains(at) && texts[at].contains(k))
+        row.push_back(render(texts[at][k], g_lang));
+      else
+        row.push_back(run.contains(k) ? cell(run[k]) : "");
+    }
     rows.push_back(row);
   }
   print_table(rows);
   std::cout << "\n";
-  // The summary's messages in the student's language when the experiment gives them, else its
-  // English text.
-  const json& sm = r["summary"];
-  const json& m = sm.contains("messages") ? sm["messages"] : sm;
   const auto say = [](const json& v) { return v.is_object() ? render(v, g_lang) : cell(v); };
   for (const auto& h : m["headline"])
     std::cout << say(h["label"]) << ": " << say(h["value"]) << "  (" << say(h["note"]) << ")\n";

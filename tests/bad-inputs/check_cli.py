@@ -6,11 +6,14 @@
 A config case ("config", "config_hex" or "config_fill") is written to a file and run as
 `looplab run --config <file>`, which hands the text to the core unchanged; an "args" case runs
 those arguments ({"hex": ...} = raw bytes). Each must exit with code 2, print nothing to stdout,
-and print "looplab: <message>" as the first line of stderr, with no sanitizer report. --print shows
-what the CLI says for each case instead of checking (for writing new cases).
+and print "looplab: <message>" as the first line of stderr, with no sanitizer report. Run again with
+--lang zh-CN and --lang id, each must say its message in that language (Chinese characters; not the
+English line), naming the parameter by its CLI name as the English does. --print shows what the CLI
+says for each case instead of checking (for writing new cases).
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -29,16 +32,38 @@ def arg_bytes(a):
     return bytes.fromhex(a["hex"]) if isinstance(a, dict) else a.encode("utf-8")
 
 
-def run_case(binary, case, tmp):
+def run_case(binary, case, tmp, lang=None):
+    options = ["--lang", lang] if lang else []
     if "args" in case:
-        argv = [binary.encode()] + [arg_bytes(a) for a in case["args"]]
+        argv = [binary.encode()] + [o.encode() for o in options] + [arg_bytes(a) for a in case["args"]]
     else:
         path = os.path.join(tmp, "config.json")
         with open(path, "wb") as f:
             f.write(config_bytes(case))
-        argv = [binary, "run", "--config", path]
+        argv = [binary] + options + ["run", "--config", path]
     p = subprocess.run(argv, capture_output=True, timeout=60)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+# "lr_raw: ..." or "--set: ...": the CLI name a message starts with, which every language keeps.
+NAMED = re.compile(r"^(--)?[a-z_.-]+: ")
+
+
+def translated(binary, case, tmp):
+    """The problems of the case's message in Chinese and Indonesian (none when each is said in its language)."""
+    problems = []
+    english = "looplab: " + case["message"]
+    named = NAMED.match(case["message"])
+    for lang in ("zh-CN", "id"):
+        code, _, err = run_case(binary, case, tmp, lang)
+        first = err.split("\n", 1)[0]
+        if code != 2 or not first.startswith("looplab: ") or first == english or "\u27e6" in first:
+            problems.append(f"--lang {lang}: exit {code}, {first!r} (English: {english!r})")
+        elif lang == "zh-CN" and not re.search(r"[\u4e00-\u9fff]", first):
+            problems.append(f"--lang zh-CN: not Chinese: {first!r}")
+        elif named and not first.startswith("looplab: " + named.group(0)):
+            problems.append(f"--lang {lang}: does not start with {named.group(0)!r}: {first!r}")
+    return problems
 
 
 def main():
@@ -65,6 +90,7 @@ def main():
                 problems.append(f"message\n      got:      {first!r}\n      expected: {('looplab: ' + case['message'])!r}")
             if "Sanitizer" in err or "runtime error:" in err:
                 problems.append("sanitizer report:\n" + err[:2000])
+            problems += translated(binary, case, tmp)
             if problems:
                 failures.append(f"  {case['name']}: " + "; ".join(problems))
     if show:

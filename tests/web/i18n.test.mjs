@@ -28,8 +28,9 @@ test('each language uses its glossary term wherever the English uses the term', 
     const c = catalog(lang);
     const misses = [];
     for (const [term, translation] of Object.entries(glossary)) {
-      // Not inside code such as map(standardize), and not in a thread's own words (…original).
-      const re = new RegExp(`(?<![(.\\w])${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'i');
+      // Not inside code such as map(standardize) or an id in quotes ("standardization"), and not in a
+      // thread's own words (…original).
+      const re = new RegExp(`(?<![(.\\w"])${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'i');
       for (const [key, text] of Object.entries(en)) {
         if (key.endsWith('.original') || !re.test(text.replace(/\{[a-z0-9_:]+\}/g, ''))) continue;
         if (!c[key].toLowerCase().includes(translation.toLowerCase())) misses.push(`${key}: "${term}" is not "${translation}"`);
@@ -83,6 +84,33 @@ test('the JS renderer says what the core says, and every language has every key 
   assert.match(render(JSON.parse(err.i18n), 'id'), /harus bilangan dalam \(0, 10\]/);
 });
 
+test('every bad input of tests/bad-inputs is said in every language: the JS renderer gives the module\'s English, Chinese and Indonesian name the same parameter', async () => {
+  const m = await loadModule();
+  const cases = JSON.parse(readFileSync(join(ROOT, 'tests', 'bad-inputs', 'cases.json'), 'utf8')).cases;
+  let checked = 0;
+  for (const c of cases) {
+    if (c.args || c.cli_only) continue;
+    const f = c.config_fill;
+    const err = m.validateConfig('config' in c ? c.config : f.prefix + f.fill.repeat(f.count) + f.suffix);
+    assert.ok(err instanceof Error && typeof err.i18n === 'string', c.name);
+    const message = JSON.parse(err.i18n);
+    assert.notEqual(message.key, 'err.text', `${c.name}: English only`);
+    assert.equal(render(message, 'en'), err.message, `${c.name}: the JS renderer, in English`);
+    const named = /^[a-z_.-]+: /.exec(err.message)?.[0];
+    for (const lang of ['zh-CN', 'id']) {
+      const said = render(message, lang);
+      assert.notEqual(said, err.message, `${c.name} in ${lang}`);
+      assert.ok(!said.includes(MISSING), said);
+      if (named) assert.ok(said.startsWith(named), `${c.name} in ${lang}: ${said}`);
+    }
+    checked++;
+  }
+  assert.ok(checked >= 50, `checked ${checked}`);
+  // The JSON syntax error, its place and what was wrong, in Chinese.
+  const syntax = JSON.parse(m.validateConfig('{"experiment": "standardization",}').i18n);
+  assert.equal(render(syntax, 'zh-CN'), 'config: 不是有效的 JSON（第 1 行第 34 列）：意外的 \'}\'；应为 字符串');
+});
+
 test('the English catalog holds describe()\'s texts as the core says them (a changed text needs its translations redone)', async () => {
   const m = await loadModule();
   const en = catalog('en');
@@ -106,7 +134,7 @@ test('no student-facing English sentence is built outside the catalogs in web/',
   const STRING = /(['"`])((?:\\.|(?!\1)[^\\\n])*)\1/g;
   const found = [];
   const files = ['panel', 'plots', 'widgets'].flatMap((d) => readdirSync(join(ROOT, 'web', d)).map((f) => join('web', d, f)))
-    .concat(['web/app/page.js', 'web/app/embed.js', 'web/app/environment.js'])
+    .concat(['web/app/page.js', 'web/app/embed.js', 'web/app/environment.js', 'web/app/author.js'])
     .filter((f) => f.endsWith('.js'));
   for (const file of files) {
     readFileSync(join(ROOT, file), 'utf8').split('\n').forEach((line, i) => {

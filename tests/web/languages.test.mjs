@@ -1,5 +1,7 @@
 // Browser tests of the languages (issue 14): the page in zh-CN runs every experiment (small configs)
-// with no missing catalog key (⟦key⟧) and no console error; the page in id runs standardization; a
+// with no missing catalog key (⟦key⟧), no console error and no English sentence left in what a
+// finished run shows (tables, other numbers, verdicts, errors); the page in id runs standardization
+// and retracing; the authoring page and the embed's postMessage errors in zh-CN; a
 // screenshot of standardization after a run per language (test-results/lang-<lang>-standardization.png
 // and -summary.png; English: page.test.mjs's page.png); <looplab-experiment lang="id"> inside a Chinese host
 // page speaks Indonesian and the widget without lang follows the host (zh-CN), both usable at 360 px.
@@ -54,7 +56,16 @@ function headingKeys(result) {
   return [...keys];
 }
 
-/** English left in a finished run's summary fails here: the verdicts, explanations, headings and comparison names are Chinese. */
+// Three Latin-script words in a row: an English phrase ("first call", "native C++ in …"). Ids and
+// code ("train_on_batch", "k = all", "[100 x 1]") are one word or none.
+const LATIN_SENTENCE = /[A-Za-z]+[,;:]? [A-Za-z]+[,;:]? [A-Za-z]+/;
+
+/** The texts of a finished run's tables (runs, the extra tables, the other numbers) and comparisons. */
+const tableTexts = (page) => page.evaluate(() => [...document.querySelectorAll(
+  '#runs caption, #runs summary, #runs th, #runs td, #summary-extra h3, #summary-extra dt, #summary-extra dd, #summary-extra th, #summary-extra td, #comparisons caption, #comparisons th, #comparisons td')]
+  .map((n) => n.textContent.trim()).filter(Boolean));
+
+/** English left in a finished run's summary fails here: the verdicts, explanations, headings, comparison names and table cells are Chinese. */
 async function assertChinese(page, id) {
   for (const sel of ['#answer', '#reading']) assert.match(await page.textContent(sel), CJK, `${id}: ${sel} is not Chinese`);
   for (const label of await page.locator('#headline .card-label').allTextContents()) assert.match(label, CJK, `${id}: headline "${label}" is not Chinese`);
@@ -64,7 +75,13 @@ async function assertChinese(page, id) {
   const zh = CATALOGS['zh-CN'];
   for (const key of headingKeys(result)) assert.ok(zh[`field.${key}`], `${id}: no Chinese heading for "${key}"`);
   // unroll's comparison names follow its k values (step_k<k>_vs_k1): only the default ones are named.
-  for (const c of result.summary.comparisons) assert.ok(id === 'unroll' || zh[`cmp_id.${c.id}`], `${id}: no Chinese name for comparison "${c.id}"`);
+  for (const c of result.summary.comparisons) assert.ok(zh[`cmp_id.${c.id}`] || zh[`cmp_id.${c.id.replace(/\d+/, '#')}`], `${id}: no Chinese name for comparison "${c.id}"`);
+  // Every text cell and text value of the tables and the other numbers, every comparison's name and verdict.
+  await page.evaluate(() => { document.querySelector('#summary details.more').open = true; });
+  const english = (await tableTexts(page)).filter((text) => LATIN_SENTENCE.test(text));
+  assert.deepEqual(english, [], `${id}: English in the tables`);
+  const dumped = (await tableTexts(page)).filter((text) => /^[[{]"/.test(text));
+  assert.deepEqual(dumped, [], `${id}: raw JSON in the tables`);
 }
 
 async function runAndCheck(page, id, lang) {
@@ -117,6 +134,115 @@ test('the page in 简体中文 runs every experiment: every text from the catalo
     assert.match(await page.textContent('#summary-title'), /本次运行测得的结果/);
   }
   await assertClean(page, problems);
+});
+
+test('the page in 简体中文: the text cells and values a student reads in a finished run', { timeout: 120_000 }, async () => {
+  const { page, problems } = await browser.open(`/web/?lang=zh-CN&experiment=retracing&${new URLSearchParams(SMALL.retracing)}`);
+  await waitForStatus(page, 'ready');
+  await runAndCheck(page, 'retracing', 'zh-CN');
+  const result = await page.evaluate(() => window.__looplab.lastResult);
+  assert.equal(result.runs[0].reason, 'first call', 'the result keeps its English text');
+  assert.equal(await page.textContent('#runs table tbody tr:first-child td:nth-of-type(3)'), '首次调用', 'the reason column in Chinese');
+  // standardization's theory: a table per variant, with headings, not a line of JSON.
+  await page.selectOption('#experiment', 'standardization');
+  await waitForStatus(page, 'ready');
+  await setValues(page, SMALL.standardization);
+  await runAndCheck(page, 'standardization', 'zh-CN');
+  const theory = page.locator('#summary-extra .value-table').filter({ hasText: '理论' });
+  assert.equal(await theory.count(), 1, 'the theory as a table');
+  assert.match(await theory.textContent(), /原始 x.*缩放后的 x.*条件数/s);
+  const box = await theory.boundingBox();
+  const panel = await page.locator('#summary').boundingBox();
+  assert.ok(box.x + box.width <= panel.x + panel.width + 1, `the theory table fits the summary (${box.x + box.width} > ${panel.x + panel.width})`);
+  await assertClean(page, problems);
+});
+
+test('the page in 简体中文: matrix\'s heatmap rows and columns, the unroll comparison of any k', { timeout: 120_000 }, async () => {
+  const { page, problems } = await browser.open(`/web/?lang=zh-CN&experiment=matrix&${new URLSearchParams(SMALL.matrix)}`);
+  await waitForStatus(page, 'ready');
+  await runAndCheck(page, 'matrix', 'zh-CN');
+  const labels = await page.evaluate(() => [...document.querySelectorAll('.plot-box svg text')].map((n) => n.textContent));
+  assert.ok(labels.some((l) => /^小（8→16→1）$/.test(l)), `the heatmap's model names in Chinese: ${labels.join(' | ')}`);
+  assert.ok(labels.some((l) => /^大（8 行）$/.test(l)), `the heatmap's data names in Chinese: ${labels.join(' | ')}`);
+  assert.ok(!labels.some((l) => LATIN_SENTENCE.test(l) || / rows\)$/.test(l)), labels.join(' | '));
+  await page.selectOption('#experiment', 'unroll');
+  await waitForStatus(page, 'ready');
+  await setValues(page, { n: '1000', batch: '25', epochs: '1' });   // 40 batches: k = 2, 4, 8, 20, 40 or so
+  await runAndCheck(page, 'unroll', 'zh-CN');
+  await assertChinese(page, 'unroll');
+  const names = await page.locator('#comparisons tbody th').allTextContents();
+  assert.ok(names.length > 1 && names.every((n) => CJK.test(n)), names.join(' | '));
+  await assertClean(page, problems);
+});
+
+test('the page in 简体中文: a bad CSV file is refused in Chinese, naming its line and column', { timeout: 60_000 }, async () => {
+  const { page, problems } = await browser.open('/web/?lang=zh-CN&experiment=standardization');
+  await waitForStatus(page, 'ready');
+  await page.setInputFiles('#data-file', { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from('x,y\n1,2\n3,abc\n') });
+  await page.waitForSelector('#data-error:not([hidden])');
+  assert.equal(await page.textContent('#data-error'), 'csv 第 3 行（第 2 个数据行），列 "y"："abc" 不是数');
+  await waitForStatus(page, 'error');
+  await assertClean(page, problems);
+});
+
+test('the page in Bahasa Indonesia: retracing\'s reasons and the other numbers', { timeout: 120_000 }, async () => {
+  const { page, problems } = await browser.open(`/web/?lang=id&experiment=retracing&${new URLSearchParams(SMALL.retracing)}`);
+  await waitForStatus(page, 'ready');
+  await runAndCheck(page, 'retracing', 'id');
+  const result = await page.evaluate(() => window.__looplab.lastResult);
+  const reasons = await page.locator('#runs table').first().locator('tbody tr td:nth-of-type(3)').allTextContents();
+  assert.equal(reasons.length, result.runs.length);
+  assert.equal(reasons[0], 'panggilan pertama');
+  reasons.forEach((r, i) => assert.notEqual(r, result.runs[i].reason, `row ${i}: the core's English`));
+  await assertClean(page, problems);
+});
+
+test('the authoring page and the embed\'s messages to the host in 简体中文', { timeout: 120_000 }, async () => {
+  const { page, problems } = await browser.open('/web/author.html?lang=zh-CN');
+  await page.waitForFunction(() => document.querySelector('#preview-widget')?.status === 'ready', null, { timeout: 30_000 });
+  assert.equal(await page.evaluate(() => document.title), 'looplab · 把实验嵌入你的课程');
+  const texts = await page.evaluate(() => [...document.querySelectorAll('.hint, .options label, #opt-theme option, .snippet .hint, .snippet button, .standalone p')]
+    .map((n) => n.textContent.replace(/\s+/g, ' ').trim()).filter(Boolean));
+  assert.ok(texts.length > 10, texts.join(' | '));
+  assert.deepEqual(texts.filter((t) => LATIN_SENTENCE.test(t.replace(/https?:\S+|\S+\.(js|yml|html)\b|extra_javascript:.*|myst-parser|Python-Markdown|Jupyter Book|MkDocs 1\.5\+/g, ''))), [], 'English left on the authoring page');
+  assert.ok(await page.locator('#opt-autorun').isVisible(), 'the checkbox is kept inside its translated label');
+  assert.equal(await page.textContent('.hint strong'), '读者可修改');
+  assert.match(await page.textContent('[data-snippet=reveal] code'), /<h2>为什么缩放输入能让训练更快？<\/h2>/, 'the sample slide asks the experiment\'s question in the lesson\'s language');
+  await assertClean(page, problems);
+  await page.close();
+
+  const { page: probe } = await browser.open('/tests/web/fixtures/blank.html');
+  const origin = new URL(probe.url()).origin;
+  await probe.close();
+  const embed = new URLSearchParams({ experiment: 'standardization', lang: 'zh-CN', 'parent-origin': origin });
+  const { page: host, problems: hostProblems } = await browser.open(`/tests/web/fixtures/iframe-host.html?embed=${encodeURIComponent(embed)}`);
+  await host.waitForFunction(() => window.__messages.some((m) => m.data?.type === 'looplab:ready'), null, { timeout: 30_000 });
+  await host.evaluate(() => {
+    window.__send({ type: 'looplab:set', params: 'lr_scaled=0.2' });
+    window.__send({ type: 'looplab:set', params: { lr_scaled: { valueOf: 1 } } });
+    window.__send({ type: 'looplab:launch' });
+    window.__send({ type: 'looplab:set', params: { lr_raw: -1 } });
+  });
+  await host.waitForFunction(() => window.__messages.filter((m) => m.data?.type === 'looplab:error').length >= 4, null, { timeout: 10_000 });
+  const errors = await host.evaluate(() => window.__messages.filter((m) => m.data?.type === 'looplab:error').map((m) => m.data.message));
+  assert.deepEqual(errors.slice(0, 3), ['已忽略消息：looplab:set 需要 params: {name: value}',
+    '已忽略消息：looplab:set：lr_scaled 必须是字符串、数字或布尔值',
+    '已忽略消息：未知的 type（应为 looplab:run、looplab:stop 或 looplab:set）']);
+  assert.match(errors[3], /^lr_raw: 必须是区间/, 'the widget\'s own error in the same language');
+  await assertClean(host, hostProblems);
+});
+
+test('the page in 简体中文: a worker that stops responding is reported in Chinese', { timeout: 120_000 }, async () => {
+  const { page } = await browser.open('/web/?lang=zh-CN&experiment=standardization&max_iterations=10000000&tolerance=1e-12&mode=eager');
+  await waitForStatus(page, 'ready');
+  await page.click('#run');
+  await waitForStatus(page, 'running');
+  await page.waitForFunction(() => /[1-9]/.test(document.getElementById('progress-message').textContent), null, { timeout: 30_000, polling: 20 });
+  await page.workers()[0].evaluate(() => { setTimeout(() => self.close(), 0); });
+  await page.waitForFunction(() => window.__looplab.status.startsWith('error'), null, { timeout: 10_000, polling: 20 });
+  assert.equal(await page.evaluate(() => window.__looplab.status),
+    'error: 后台 worker 没有响应了（它已关闭、被终止或卡住）；已启动一个新的 worker，你可以再运行一次');
+  assert.match(await page.textContent('#status'), /^错误：后台 worker 没有响应了/);
 });
 
 // English: page.test.mjs runs it and writes test-results/page.png.

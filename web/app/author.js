@@ -12,6 +12,7 @@ import { relabel } from '../panel/shell.js';
 // the preview and gallery widgets. A lesson's own language is the widget's lang option above.
 const pageLang = chooseLang(new URLSearchParams(location.search).get('lang'), browserLang());
 document.documentElement.lang = pageLang;
+document.title = tr('author.title', {}, pageLang);
 relabel(document, pageLang);
 
 define();
@@ -52,8 +53,13 @@ function baseUrl() {
   try { return new URL(ui.base.value || '.', location.href).href.replace(/\/?$/, '/'); } catch { return new URL('.', location.href).href; }
 }
 
-/** Every platform's snippet for these attributes: [{id, title, text, note}]. */
-export function snippets(attrs, base) {
+/**
+ * Every platform's snippet for these attributes: [{id, title, text, note}], the titles and notes in
+ * `lang` (the page's); the sample slide's heading is the experiment's question in the lesson's language.
+ */
+export function snippets(attrs, base, lang = 'en') {
+  const lesson = attrs.lang || lang;
+  const note = (id) => tr(`author.note_${id}`, {}, lang);
   const script = `<script type="module" src="${escapeHtml(`${base}looplab-widgets.js`)}"></script>`;
   const element = `<looplab-experiment${attrText(attrs)}></looplab-experiment>`;
   const html = `${script}\n${element}`;
@@ -62,22 +68,23 @@ export function snippets(attrs, base) {
   const origin = new URL(base).origin;
   const iframe = `<iframe src="${escapeHtml(embedUrl)}"\n        title="looplab: ${escapeHtml(attrs.experiment)}" width="100%" height="900" loading="lazy"\n        allow="clipboard-write" data-looplab></iframe>`;
   const resize = `<script>\n  // Optional: size the iframe to the widget (it posts {type: 'looplab:resize', height}).\n  addEventListener('message', (e) => {\n    if (e.origin !== '${origin}' || e.data?.type !== 'looplab:resize') return;\n    document.querySelector('iframe[data-looplab]').height = e.data.height;\n  });\n</script>`;
+  const heading = escapeHtml(tr(`exp.${attrs.experiment}.question`, {}, lesson));
   return [
-    { id: 'html', title: 'Plain HTML', text: html, note: 'Any page: the script once per page, then one element per widget.' },
-    { id: 'myst', title: 'Jupyter Book / MyST', text: `\`\`\`{raw} html\n${html}\n\`\`\``, note: 'In a MyST Markdown page (Jupyter Book, Sphinx with myst-parser).' },
-    { id: 'quarto', title: 'Quarto', text: `\`\`\`{=html}\n${html}\n\`\`\``, note: 'A raw HTML block in a .qmd page (HTML output formats).' },
-    { id: 'mkdocs', title: 'MkDocs', text: html, note: 'Paste into the Markdown page: Python-Markdown passes raw HTML through. With MkDocs 1.5+ the script may instead go in mkdocs.yml (extra_javascript: - path: …/looplab-widgets.js, type: module).' },
-    { id: 'reveal', title: 'reveal.js', text: `<!-- once, e.g. before </body> -->\n${script}\n\n<section>\n  <h2>Why does scaling help?</h2>\n  ${element}\n</section>`, note: 'A slide with the widget; it starts its worker when the slide comes into view. Add compact to fit a slide.' },
-    { id: 'lms-iframe', title: 'LMS (iframe)', text: `${iframe}\n\n${resize}`, note: 'Moodle, Canvas and others that allow only iframes: paste the iframe in the HTML editor. Add &parent-origin=https://your-lms.example to the URL to send messages to your LMS only. The script is optional.' },
+    { id: 'html', title: tr('author.plain_html', {}, lang), text: html, note: note('html') },
+    { id: 'myst', title: 'Jupyter Book / MyST', text: `\`\`\`{raw} html\n${html}\n\`\`\``, note: note('myst') },
+    { id: 'quarto', title: 'Quarto', text: `\`\`\`{=html}\n${html}\n\`\`\``, note: note('quarto') },
+    { id: 'mkdocs', title: 'MkDocs', text: html, note: note('mkdocs') },
+    { id: 'reveal', title: 'reveal.js', text: `<!-- once, e.g. before </body> -->\n${script}\n\n<section>\n  <h2>${heading}</h2>\n  ${element}\n</section>`, note: note('reveal') },
+    { id: 'lms-iframe', title: 'LMS (iframe)', text: `${iframe}\n\n${resize}`, note: note('lms') },
   ];
 }
 
 function renderSnippets() {
   const attrs = lessonAttributes();
-  const list = snippets(attrs, baseUrl());
+  const list = snippets(attrs, baseUrl(), pageLang);
   ui.snippets.replaceChildren(...list.map((s) => {
     const code = el('code', null, s.text);
-    const copy = el('button', 'copy', 'Copy');
+    const copy = el('button', 'copy', tr('author.copy', {}, pageLang));
     copy.type = 'button';
     copy.addEventListener('click', () => copyText(s.title, s.text, code));
     const box = el('div', 'snippet', null, el('div', 'snippet-head', null, el('h2', null, s.title), copy), el('p', 'hint', s.note), el('pre', null, null, code));
@@ -90,10 +97,10 @@ function renderSnippets() {
 async function copyText(title, text, node) {
   try {
     await navigator.clipboard.writeText(text);
-    ui.copyStatus.textContent = `${title} snippet copied`;
+    ui.copyStatus.textContent = tr('author.copied', { title }, pageLang);
   } catch {
     getSelection().selectAllChildren(node);   // no clipboard permission: select it for Ctrl+C
-    ui.copyStatus.textContent = `${title} snippet selected: press Ctrl+C to copy`;
+    ui.copyStatus.textContent = tr('author.selected', { title }, pageLang);
   }
 }
 
@@ -150,11 +157,11 @@ async function downloadStandalone() {
     const html = await res.text();
     const preset = JSON.stringify({ controls: 'all', ...lessonAttributes() }).replace(/</g, '\\u003c');
     const re = /(<script type="application\/json" id="looplab-preset">)[^<]*(<\/script>)/;
-    if (!re.test(html)) throw new Error('the file has no preset block');
+    if (!re.test(html)) throw new Error(tr('author.no_preset', {}, pageLang));
     download(`looplab-${lessonAttributes().experiment}.html`, html.replace(re, (_, a, b) => `${a}${preset}${b}`), 'text/html');
     ui.standaloneNote.hidden = true;
   } catch (e) {
-    ui.standaloneNote.textContent = `Could not read ${url} (${e.message}): it exists in the dist/ build (\`make dist\`), next to author.html there.`;
+    ui.standaloneNote.textContent = tr('author.standalone_missing', { url, error: e.message }, pageLang);
     ui.standaloneNote.hidden = false;
   }
 }

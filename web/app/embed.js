@@ -12,7 +12,8 @@
 //   result {experiment, config, summary}   error {message}
 // Host -> widget:
 //   {type: 'looplab:run'}   {type: 'looplab:stop'}   {type: 'looplab:set', params: {name: value, ...}}
-// A message of any other shape is ignored (the widget answers with a looplab:error saying why).
+// A message of any other shape is ignored (the widget answers with a looplab:error saying why, in the
+// embed's language like the widget's own errors: "ignored message: unknown type (…)").
 import '../looplab-widgets.js';
 import { browserLang, chooseLang, t } from '../util/i18n.js';
 
@@ -67,17 +68,20 @@ function createWidget() {
 const isPlainObject = (v) => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
 const isScalar = (v) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 
-/** The reason a host message is refused, or '' when its shape is right. */
+/**
+ * Why a host message is refused, as a message {key, args} (in the embed's language below: the host
+ * passes it on to its readers as it passes the widget's errors), or null when its shape is right.
+ */
 function shapeError(data) {
-  if (!isPlainObject(data) || typeof data.type !== 'string') return 'not an object with a string type';   // i18n: for the host's code
-  if (data.type === 'looplab:run' || data.type === 'looplab:stop') return '';
-  if (data.type !== 'looplab:set') return `unknown type (expected looplab:run, looplab:stop or looplab:set)`;   // i18n: for the host's code
-  if (!isPlainObject(data.params)) return 'looplab:set needs params: {name: value}';   // i18n: for the host's code
+  if (!isPlainObject(data) || typeof data.type !== 'string') return { key: 'embed.not_object' };
+  if (data.type === 'looplab:run' || data.type === 'looplab:stop') return null;
+  if (data.type !== 'looplab:set') return { key: 'embed.unknown_type' };
+  if (!isPlainObject(data.params)) return { key: 'embed.set_params' };
   for (const [k, v] of Object.entries(data.params)) {
-    if (!NAME_RE.test(k) || k === 'experiment') return 'looplab:set: a name is not a parameter name';   // i18n: for the host's code
-    if (!isScalar(v)) return `looplab:set: ${k} must be a string, number or boolean`;   // i18n: for the host's code
+    if (!NAME_RE.test(k) || k === 'experiment') return { key: 'embed.bad_name' };
+    if (!isScalar(v)) return { key: 'embed.bad_value', args: { name: k } };
   }
-  return '';
+  return null;
 }
 
 function listen(widget) {
@@ -86,7 +90,7 @@ function listen(widget) {
     if (origin && event.origin !== origin) return;           // not the host we were told about
     if (!isPlainObject(event.data) || !String(event.data.type).startsWith('looplab:')) return;   // not ours
     const why = shapeError(event.data);
-    if (why) { post('error', { message: `ignored message: ${why}` }); return; }
+    if (why) { post('error', { message: t('embed.ignored', { why }, lang) }); return; }
     if (event.data.type === 'looplab:run') widget.run();
     else if (event.data.type === 'looplab:stop') widget.stop();
     else for (const [k, v] of Object.entries(event.data.params)) setAttr(widget, k, v);

@@ -5,7 +5,7 @@
 //   renderEnvironment(section, await client.ready, pageClockNs);   // again with result.environment
 import { el } from '../util/dom.js';
 import { formatDuration, formatValue } from '../util/format.js';
-import { t as tr } from '../util/i18n.js';
+import { has, t as tr } from '../util/i18n.js';
 
 const SHOWN_FIRST = ['build', 'simd', 'compiler', 'clock_resolution_ns'];
 
@@ -33,7 +33,7 @@ export function renderEnvironment(section, env, pageClockNs, lang = 'en') {
   add(tr('env.isolated', {}, lang), tr(window.crossOriginIsolated ? 'word.yes' : 'word.no', {}, lang));
   for (const [k, v] of Object.entries(env)) {
     if (SHOWN_FIRST.includes(k) || (v !== null && typeof v === 'object')) continue;
-    add(k.replace(/_/g, ' '), formatValue(v));
+    add(has(`env.${k}`) ? tr(`env.${k}`, {}, lang) : k.replace(/_/g, ' '), typeof v === 'boolean' ? tr(v ? 'word.yes' : 'word.no', {}, lang) : formatValue(v));
   }
   section.append(dl, el('p', 'env-note', tr('env.note', {}, lang)));
 }

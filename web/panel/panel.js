@@ -22,7 +22,7 @@ import { createPlot } from '../plots/plots.js';
 import { seriesColors } from '../plots/colors.js';
 import { download, el } from '../util/dom.js';
 import { formatValue } from '../util/format.js';
-import { errorText, localizeDescribe, render, t } from '../util/i18n.js';
+import { errorText, localizeDescribe, localizeResult, render, t } from '../util/i18n.js';
 import { Controls } from './controls.js';
 import { DataPicker } from './data-picker.js';
 import { chartImage, dataTable } from './plot-data.js';
@@ -373,7 +373,8 @@ export class ExperimentPanel extends EventTarget {
   showResult(result) {
     const { ui } = this;
     this.state.result = result;
-    for (const { plot } of this.charts) plot.finish(result);
+    const shown = localizeResult(result, this.lang);   // a heatmap's row and column names, in the reader's language
+    for (const { plot } of this.charts) plot.finish(shown);
     renderResult({ headline: ui.headline, reading: ui.reading, answer: ui.answer, comparisons: ui.comparisons,
       measuredOn: ui.measuredOn, runs: ui.runs, extra: ui.extra, quoted: this.layout.quoted ? ui.quoted : null }, result, this.colorOf,
     this.lang);
@@ -395,7 +396,7 @@ export class ExperimentPanel extends EventTarget {
     const tableHolder = el('div', 'table-wrap');
     const data = el('details', 'plot-data', null, el('summary', null, t('ui.show_data', { title: spec.title }, this.lang)), tableHolder);
     data.addEventListener('toggle', () => {
-      if (data.open) tableHolder.replaceChildren(dataTable(plot, spec, this.state.result));
+      if (data.open) tableHolder.replaceChildren(dataTable(plot, spec, localizeResult(this.state.result, this.lang)));
     });
     const image = el('button', 'quiet small', t('ui.download_chart', {}, this.lang));
     image.type = 'button';

@@ -6,7 +6,7 @@
 //   const { name, blob } = await chartImage(plot, spec);  // PNG
 import { el } from '../util/dom.js';
 import { formatValue, humanize } from '../util/format.js';
-import { t as say } from '../util/i18n.js';
+import { formatNumberIn, t as say, text } from '../util/i18n.js';
 
 const MAX_ROWS = 500;   // a longer table helps nobody; the CSV export has every point
 
@@ -16,19 +16,20 @@ const MAX_ROWS = 500;   // a longer table helps nobody; the CSV export has every
  */
 function columnsOf(plot, spec, result) {
   if (typeof plot.table === 'function') return plot.table();   // a plot that says what it shows (contour.js)
-  const spreadHead = (what) => `${what}: ± half-IQR`;
+  const spreadHead = (what) => say('plot.spread_head', { what }, spec.lang);
+  const field = (key) => (spec.lang && spec.lang !== 'en' ? text(`field.${key}`, humanize(key), spec.lang) : humanize(key));
   if (typeof plot.bars === 'function') {
     const bars = plot.bars();
-    const value = spec.y_label || humanize(spec.value || 'value');
+    const value = spec.y_label || field(spec.value || 'value');
     const spread = Boolean(spec.spread);
-    return { head: [humanize(spec.category || 'category'), value, ...(spread ? [spreadHead(value)] : [])],
+    return { head: [field(spec.category || 'category'), value, ...(spread ? [spreadHead(value)] : [])],
       rows: bars.map((b) => [b.label, b.value, ...(spread ? [b.spread] : [])]) };
   }
   if (typeof plot.align === 'function') {
     const { x, ys, ss } = plot.align();
     const cols = [];
     plot.names.forEach((n, k) => {
-      const name = `${n}: ${spec.y_label || spec.y}`;
+      const name = `${spec.series_labels?.[spec.series.indexOf(n)] ?? n}: ${spec.y_label || spec.y}`;
       cols.push({ head: name, values: ys[k] });
       if (spec.spread && ss[k].some((v) => v !== null)) cols.push({ head: spreadHead(name), values: ss[k] });
     });
@@ -38,7 +39,15 @@ function columnsOf(plot, spec, result) {
   // Other chart kinds: the records the chart is drawn from, when the spec names them.
   const records = Array.isArray(result?.[spec.source]) ? result[spec.source] : [];
   const keys = records.length ? Object.keys(records[0]) : [];
-  return { head: keys.map(humanize), rows: records.map((r) => keys.map((k) => r[k])) };
+  return { head: keys.map(field), rows: records.map((r) => keys.map((k) => r[k])) };
+}
+
+/** A value as the table shows it: numbers in the language's digits and signs, names by their label. */
+function cell(v, lang) {
+  if (!lang || lang === 'en') return formatValue(v);
+  if (typeof v === 'number') return formatNumberIn(v, lang);
+  if (typeof v === 'string') return text(`label.${v}`, v, lang);
+  return typeof v === 'boolean' ? say(v ? 'word.yes' : 'word.no', {}, lang) : formatValue(v);
 }
 
 export function dataTable(plot, spec, result) {
@@ -52,7 +61,7 @@ export function dataTable(plot, spec, result) {
   const body = el('tbody');
   for (const r of shown) {
     const row = el('tr');
-    r.forEach((v, i) => row.append(el(i === 0 ? 'th' : 'td', typeof v === 'number' ? 'num' : null, formatValue(v))));
+    r.forEach((v, i) => row.append(el(i === 0 ? 'th' : 'td', typeof v === 'number' ? 'num' : null, cell(v, spec.lang))));
     body.append(row);
   }
   table.append(el('thead', null, null, tr), body);

@@ -35,9 +35,17 @@ function ariaLabel(node, key) {
   return node;
 }
 
-/** Every marked text and aria-label under `root` in `lang`. */
+/**
+ * Every marked text and aria-label under `root` in `lang`. A marked node keeps its children marked
+ * data-slot="name" (a checkbox, a <code> inside a sentence): its template says where, as {name}.
+ */
 export function relabel(root, lang) {
-  for (const node of root.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n, {}, lang);
+  for (const node of root.querySelectorAll('[data-i18n]')) {
+    const text = t(node.dataset.i18n, {}, lang);
+    const slots = new Map([...node.children].filter((c) => c.dataset.slot).map((c) => [c.dataset.slot, c]));
+    if (!slots.size) node.textContent = text;
+    else node.replaceChildren(...text.split(/\{([a-z0-9_]+)\}/).map((part, i) => (i % 2 ? slots.get(part) || `{${part}}` : part)));
+  }
   for (const node of root.querySelectorAll('[data-i18n-aria]')) node.setAttribute('aria-label', t(node.dataset.i18nAria, {}, lang));
 }
 

@@ -3,10 +3,14 @@
 // the series as CSV. Everything is built with textContent; nothing from data is parsed as HTML.
 import { el } from '../util/dom.js';
 import { humanize, formatValue, formatDuration } from '../util/format.js';
-import { comparisonMessage, comparisonShortMessage, formatNumberIn, has, localizeSummary, render, t, text } from '../util/i18n.js';
+import { comparisonMessage, comparisonName, comparisonShortMessage, formatNumberIn, has, localizeResult, render, t, text } from '../util/i18n.js';
 
-/** A record key as a heading: its catalog name (field.<key>) in `lang`, else the key made readable. */
-const fieldName = (key, lang) => (lang === 'en' ? humanize(key) : text(`field.${key}`, humanize(key), lang));
+/**
+ * A record key as a heading: in English the key made readable; in another language its catalog name
+ * (field.<key>), else its label (label.<key>), else the key itself: an id such as a variant's name
+ * (train_on_batch) reads the same in every language, where the readable form would be English.
+ */
+const fieldName = (key, lang) => (lang === 'en' ? humanize(key) : text(`field.${key}`, text(`label.${key}`, key, lang), lang));
 
 /**
  * describe.explanation {intro, try, mechanism, ...} -> titled blocks, then describe.tensorflow
@@ -45,7 +49,7 @@ function comparisonsTable(comparisons, lang) {
   const body = el('tbody');
   for (const c of comparisons) {
     const tr = el('tr', `verdict-${c.verdict}`);
-    const th = el('th', null, text(`cmp_id.${c.id}`, humanize(c.id), lang));
+    const th = el('th', null, comparisonName(c.id, lang) ?? humanize(c.id));
     th.scope = 'row';
     tr.append(th, el('td', null, sideText(c.a, c.unit, lang)), el('td', null, sideText(c.b, c.unit, lang)),
       el('td', 'verdict', render(comparisonShortMessage(c), lang)));
@@ -100,12 +104,17 @@ export function renderQuoted(container, quoted, lang = 'en') {
   container.append(list);
 }
 
-/** Cell text for a run value; a few keys have a clearer word for null. */
+/**
+ * Cell text for a run value; a few keys have a clearer word for null. A name (a run's variant, a mode)
+ * is shown by its catalog label where it has one (label.raw x: 原始 x); text cells come translated
+ * (localizeResult).
+ */
 const NULL_TEXT = { iterations_to_tolerance: 'ui.not_reached', diverged_at: 'word.no' };
 function cellText(key, v, lang) {
   if (v === null || v === undefined) return NULL_TEXT[key] ? t(NULL_TEXT[key], {}, lang) : '—';
   if (typeof v === 'boolean') return t(v ? 'word.yes' : 'word.no', {}, lang);
   if (typeof v === 'number' && lang !== 'en') return formatNumberIn(v, lang);
+  if (typeof v === 'string' && lang !== 'en') return text(`label.${v}`, v, lang);
   return formatValue(v);
 }
 
@@ -132,8 +141,9 @@ const RESULT_KEYS = new Set(['experiment', 'config', 'environment', 'series', 'r
  * the result (e.g. retracing's `calls`) becomes a table folded under a <details>.
  * colorOf(name) gives a run's plot colour, or undefined (for the table's swatches).
  */
-export function renderResult(parts, result, colorOf = () => undefined, lang = 'en') {
-  const summary = localizeSummary(result.summary || {}, lang);
+export function renderResult(parts, raw, colorOf = () => undefined, lang = 'en') {
+  const result = localizeResult(raw, lang);
+  const summary = result.summary || {};
   parts.headline.replaceChildren();
   for (const h of summary.headline || []) {
     const card = el('div', 'card');
@@ -171,13 +181,19 @@ export function renderResult(parts, result, colorOf = () => undefined, lang = 'e
   const scalars = [];
   for (const [key, value] of Object.entries(summary)) {
     if (SHOWN_APART.has(key)) continue;
-    if (value && typeof value === 'object' && !Array.isArray(value)) parts.extra.append(valueList(fieldName(key, lang), Object.entries(value), lang));
+    if (isTableOfRecords(value)) parts.extra.append(recordsByColumn(fieldName(key, lang), value, lang));
+    else if (value && typeof value === 'object' && !Array.isArray(value)) parts.extra.append(valueList(fieldName(key, lang), Object.entries(value), lang));
     else scalars.push([key, value]);
   }
   if (scalars.length) parts.extra.append(valueList(t('ui.other_numbers', {}, lang), scalars, lang));
 }
 
 const isRecords = (v) => Array.isArray(v) && v.length > 0 && v.every((r) => r && typeof r === 'object' && !Array.isArray(r));
+const isPlainRecord = (r) => r !== null && typeof r === 'object' && !Array.isArray(r)
+  && Object.values(r).every((v) => v === null || typeof v !== 'object');
+/** {name: {field: number or text}} with at least one entry, e.g. standardization's theory per variant. */
+const isTableOfRecords = (v) => v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0
+  && Object.values(v).every(isPlainRecord);
 
 /** Every key of the records, in first-seen order. */
 function keysOf(rows) {
@@ -281,12 +297,33 @@ function recordsTable(rows, colorOf, caption, lang = 'en') {
   return wrapTable(table);
 }
 
+/** {name: {field: value}} as a table titled `title`: one column per name, one row per field. */
+function recordsByColumn(title, records, lang) {
+  const box = el('div', 'value-list value-table');
+  box.append(el('h3', null, title));
+  const names = Object.keys(records);
+  const fields = keysOf(Object.values(records));
+  const table = el('table', 'runs-table runs-by-column');
+  const head = el('tr');
+  head.append(el('td', 'corner'), ...names.map((n) => Object.assign(el('th', null, fieldName(n, lang)), { scope: 'col' })));
+  const body = el('tbody');
+  for (const f of fields) {
+    const tr = el('tr');
+    tr.append(Object.assign(el('th', null, fieldName(f, lang)), { scope: 'row' }),
+      ...names.map((n) => valueCell(f, records[n][f], new Map(), lang)));
+    body.append(tr);
+  }
+  table.append(el('thead', null, null, head), body);
+  box.append(wrapTable(table));
+  return box;
+}
+
 function valueList(title, entries, lang) {
   const box = el('div', 'value-list');
   const unit = /^(.*) (\([^)]*\))$/.exec(title);   // "steady step (µs)": the unit is not uppercased
   box.append(unit ? el('h3', null, `${unit[1]} `, el('span', 'unit', unit[2])) : el('h3', null, title));
   const dl = el('dl');
-  for (const [k, v] of entries) dl.append(el('dt', null, fieldName(k, lang)), el('dd', null, cellText(k, v, lang)));
+  for (const [k, v] of entries) dl.append(el('dt', null, fieldName(k, lang)), el('dd', typeof v === 'string' && / /.test(v) ? 'text' : null, cellText(k, v, lang)));
   box.append(dl);
   return box;
 }

@@ -20,7 +20,7 @@
 import { formatShort, humanize, logTick } from '../util/format.js';
 import { plotFrame, renderOnResize } from './frame.js';
 import { svg } from './svg.js';
-import { t as tr } from '../util/i18n.js';
+import { t as tr, text } from '../util/i18n.js';
 
 const HEIGHT = 300;
 const MARGIN = { top: 30, right: 12, bottom: 40, left: 68 };
@@ -80,7 +80,7 @@ export class BarPlot {
     this.width = 0;
     Object.assign(this, plotFrame(container, spec, {
       kind: 'bars', bodyClass: 'bars-body', captionId: `plot-${spec.id}-title`,
-      empty: tr('plot.bars_empty', { per: humanize(spec.category || 'run') }, spec.lang),
+      empty: tr('plot.bars_empty', { per: text(`field.${spec.category || 'run'}`, humanize(spec.category || 'run'), spec.lang || 'en') }, spec.lang),
     }));
     this.resizer = renderOnResize(this);
   }
@@ -171,7 +171,7 @@ export class BarPlot {
       svg('line', { class: 'bars-baseline', x1: left, x2: right, y1: baseY, y2: baseY }),
       svg('text', {
         class: 'bars-axis-label', x: -(top + bottom) / 2, y: 16, transform: 'rotate(-90)', 'text-anchor': 'middle',
-      }, `${unit}${this.spec.log_y && !stacked ? ' (log)' : ''}`),
+      }, `${unit}${this.spec.log_y && !stacked ? tr('plot.log_axis', {}, this.spec.lang) : ''}`),
     );
     chart.append(axis);
     if (stacked) chart.append(this.legend(partNames, left));

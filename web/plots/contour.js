@@ -18,7 +18,7 @@
 //   plot.table();                   // {head, rows}: the paths, for "Show data"
 import { formatNumber, formatShort } from '../util/format.js';
 import { plotFrame } from './frame.js';
-import { t as tr } from '../util/i18n.js';
+import { t as tr, text } from '../util/i18n.js';
 
 const PANEL_H = 300;
 const WIDE = 720;                 // from this body width the panels stand side by side
@@ -137,8 +137,9 @@ export class ContourPlot {
   /** The paths as a table, for "Show data": one row per recorded iteration of each run. */
   table() {
     const { spec } = this;
-    const head = ['run', 'iteration', spec.x_label || spec.x, spec.y_label || spec.y, spec.z,
-      `line: ${spec.line_w}`, `line: ${spec.line_b}`];
+    const head = [tr('plot.col_run', {}, spec.lang), tr('plot.col_iteration', {}, spec.lang), spec.x_label || spec.x,
+      spec.y_label || spec.y, text(`field.${spec.z}`, spec.z, spec.lang),
+      tr('plot.col_line', { name: spec.line_w }, spec.lang), tr('plot.col_line', { name: spec.line_b }, spec.lang)];
     const rows = [];
     for (const panel of spec.panels) {
       const p = this.paths.get(panel.path);

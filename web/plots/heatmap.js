@@ -13,7 +13,7 @@
 import { formatShort, humanize } from '../util/format.js';
 import { plotFrame, renderOnResize } from './frame.js';
 import { svg } from './svg.js';
-import { t as tr } from '../util/i18n.js';
+import { t as tr, text } from '../util/i18n.js';
 
 const VIRIDIS = ['#440154', '#3b528b', '#21918c', '#5ec962', '#fde725'];
 const PUOR = ['#b35806', '#f1a340', '#f7f7f7', '#998ec3', '#542788'];   // − orange … 0 white … + purple
@@ -69,7 +69,7 @@ export class HeatmapPlot {
     this.width = 0;
     Object.assign(this, plotFrame(container, spec, {
       kind: 'heatmap', bodyClass: 'heatmap-body',
-      empty: tr('plot.heatmap_empty', { row: humanize(spec.row), col: humanize(spec.col) }, spec.lang),
+      empty: tr('plot.heatmap_empty', { row: text(`field.${spec.row}`, humanize(spec.row), spec.lang || 'en'), col: text(`field.${spec.col}`, humanize(spec.col), spec.lang || 'en') }, spec.lang),
     }));
     this.resizer = renderOnResize(this);
   }

@@ -254,7 +254,7 @@ function xRange(spec) {
  * ('<name>_fit') is dashed without markers; the series it fits is drawn as markers on a thin line.
  */
 function seriesOptions(spec, names, name, i, color, value) {
-  const common = { label: name, stroke: color, spanGaps: true, value };
+  const common = { label: spec.series_labels?.[spec.series.indexOf(name)] ?? name, stroke: color, spanGaps: true, value };
   if (fitOf(name, names)) return { ...common, width: 2, dash: FIT_DASH, points: { show: false } };
   // Markers, every other series hollow, so the series differ in more than colour.
   const hollow = i % 2 === 1;

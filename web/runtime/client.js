@@ -39,6 +39,12 @@ const BUSY_LIMIT_MS = 60_000;
 /** True for the rejection of a request that was pending when its client was terminated. */
 export const isTerminated = (err) => err?.name === TERMINATED;
 
+/**
+ * `err`, whose English message is for a host's code and the console, with the same said as a message
+ * {key, args} (core/i18n: status.*), which the page shows in the reader's language (util/i18n.js errorText).
+ */
+const said = (err, key, args = {}) => Object.assign(err, { i18n: { key, args } });
+
 function terminatedError(reason) {
   const err = new Error(reason);
   err.name = TERMINATED;
@@ -117,7 +123,11 @@ export class LooplabClient {
     this.worker.onmessage = ({ data }) => this.dispatch(data);
     this.worker.onerror = (e) => {
       e.preventDefault();
-      if (this.wasReady) { this.restart(`the worker failed (${e.message || 'uncaught error'})`); return; }
+      if (this.wasReady) {
+        const error = e.message || 'uncaught error';   // i18n: the browser's own words, in English or the browser's language
+        this.restart(`the worker failed (${error})`, { key: 'status.worker_failed', args: { error } });
+        return;
+      }
       clearInterval(this.heartbeat);
       // The violation event may come after the error event: decide on the next turn.
       setTimeout(() => this.failAll(new Error(startFailure(this.workerUrl, e.message, refusedBlob))), 0);
@@ -125,7 +135,7 @@ export class LooplabClient {
     const worker = this.worker;
     Promise.resolve(this.module?.()).then(
       (module) => { if (this.worker === worker) worker.postMessage({ type: REQUEST.INIT, module: module || null }); },
-      (e) => { if (this.worker === worker) this.failAll(new Error(`could not load the WebAssembly module: ${e.message}`)); },
+      (e) => { if (this.worker === worker) this.failAll(said(new Error(`could not load the WebAssembly module: ${e.message}`), 'status.wasm_failed', { error: e.message })); },
     );
     this.startHeartbeat();
   }
@@ -139,8 +149,8 @@ export class LooplabClient {
       if (this.heard && ++this.silentTicks >= SILENT_TICKS
           && (this.busySince === null || performance.now() - this.busySince > BUSY_LIMIT_MS)) {
         const what = 'the worker stopped responding (it closed, was killed or hangs)';
-        if (this.wasReady) this.restart(what);
-        else { this.stopWorker(); this.failAll(new Error(what)); }   // as for any worker that never became ready
+        if (this.wasReady) this.restart(what, { key: 'status.silent', args: {} });
+        else { this.stopWorker(); this.failAll(said(new Error(what), 'status.silent')); }   // as for any worker that never became ready
         return;
       }
       this.worker.postMessage({ type: REQUEST.PING });
@@ -163,9 +173,9 @@ export class LooplabClient {
     this.worker.terminate();
   }
 
-  /** Rejects everything pending with `what`, replaces the worker, then tells onRestart. */
-  restart(what) {
-    const err = new Error(`${what}; a fresh worker was started, so you can run again`);
+  /** Rejects everything pending with `what` (English; `message`: the same as {key, args}), replaces the worker, then tells onRestart. */
+  restart(what, message = null) {
+    const err = said(new Error(`${what}; a fresh worker was started, so you can run again`), 'status.restarted', { what: message || what });
     err.name = 'WorkerCrash';
     this.stopWorker();
     this.failAll(err);
@@ -181,8 +191,8 @@ export class LooplabClient {
     this.busySince = msg.type === ANSWER.BUSY ? performance.now() : null;
     if (msg.type === ANSWER.PONG || msg.type === ANSWER.BUSY) return;
     if (msg.type === ANSWER.READY) { this.wasReady = true; this.readyHandlers.resolve(msg.environment); return; }
-    if (msg.type === ANSWER.ERROR && msg.id === null) { this.failAll(new Error(msg.message)); return; }
-    if (msg.type === ANSWER.FATAL) { this.restart(msg.message); return; }
+    if (msg.type === ANSWER.ERROR && msg.id === null) { this.failAll(Object.assign(new Error(msg.message), msg.i18n ? { i18n: msg.i18n } : {})); return; }
+    if (msg.type === ANSWER.FATAL) { this.restart(msg.message, msg.i18n); return; }
     const p = this.pending.get(msg.id);
     if (!p) return;                                    // a late message for a settled request
     switch (msg.type) {

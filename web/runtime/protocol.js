@@ -16,7 +16,7 @@
 //                   {type: RESULT, id, result}          RUN finished
 //                   {type: CANCELLED, id}               RUN stopped by a CANCEL request
 //                   {type: ERROR, id, message, i18n?}   a request failed (id null: the module failed to load); i18n: the message as {key, args}
-//                   {type: FATAL, id, message}          the module trapped: this worker is unusable; the page
+//                   {type: FATAL, id, message, i18n}    the module trapped: this worker is unusable; the page
 //                                                       terminates it and starts a fresh one
 // A run advances in ~50 ms chunks and yields to the event loop between chunks, so CANCEL (and
 // VALIDATE) messages are handled while it runs.

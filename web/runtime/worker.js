@@ -39,7 +39,8 @@ const apiReady = initialized.then(async (module) => wrap(await instantiate(modul
 
 apiReady.then(
   (api) => post({ type: ANSWER.READY, environment: api.environment() }),
-  (e) => post({ type: ANSWER.ERROR, id: null, message: `could not load the WebAssembly module (looplab.mjs): ${e.message}` }),
+  (e) => post({ type: ANSWER.ERROR, id: null, message: `could not load the WebAssembly module (looplab.mjs): ${e.message}`,
+    i18n: { key: 'status.wasm_failed_worker', args: { error: e.message } } }),
 );
 
 /** Resolves on the next turn of the event loop; a MessageChannel avoids setTimeout's 4 ms clamping. */
@@ -115,7 +116,10 @@ self.onmessage = async ({ data: msg }) => {
       default: throw new Error(`unknown request type "${type}"`);
     }
   } catch (e) {
-    if (isFatal(e)) post({ type: ANSWER.FATAL, id, message: `the WebAssembly module crashed (${e.name}: ${e.message})` });
+    if (isFatal(e)) {
+      post({ type: ANSWER.FATAL, id, message: `the WebAssembly module crashed (${e.name}: ${e.message})`,
+        i18n: { key: 'status.crashed', args: { error: `${e.name}: ${e.message}` } } });
+    }
     else post({ type: ANSWER.ERROR, id, message: e instanceof Error ? e.message : String(e), ...(e?.i18n ? { i18n: e.i18n } : {}) });
   } finally {
     if (state) active.delete(id);

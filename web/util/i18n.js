@@ -184,6 +184,17 @@ export function comparisonShortMessage(c) {
 
 export const renderComparison = (c, lang = 'en') => render(comparisonMessage(c), lang);
 
+/**
+ * A comparison's name in `lang`: cmp_id.<id>, else its family's key with the id's first number as
+ * {k} (step_k20_vs_k1 -> cmp_id.step_k#_vs_k1, "step, k = 20 vs k = 1"), else null.
+ */
+export function comparisonName(id, lang = 'en') {
+  if (has(`cmp_id.${id}`, lang)) return t(`cmp_id.${id}`, {}, lang);
+  const number = /\d+/.exec(id);
+  const family = number && `cmp_id.${id.replace(/\d+/, '#')}`;
+  return family && has(family, lang) ? t(family, { k: Number(number[0]) }, lang) : null;
+}
+
 /** An Error from the worker in `lang`: its message {key, args} when the core gave one, else its English text. */
 export function errorText(err, lang = 'en') {
   if (err?.i18n) return render(err.i18n, lang);
@@ -209,6 +220,9 @@ export function localizeDescribe(d, lang = 'en') {
       const out = { ...p, lang };
       for (const k of ['title', 'x_label', 'y_label', 'unit']) if (typeof p[k] === 'string') out[k] = text(`plot.${id}.${p.id}.${k}`, p[k], lang);
       if (Array.isArray(p.panels)) out.panels = p.panels.map((panel) => ({ ...panel, name: renderArg(panel.name, 'label', lang) }));
+      // A series or a stacked part named by a word ("raw", "step") is shown by its label; ids stay.
+      if (Array.isArray(p.series)) out.series_labels = p.series.map((name) => renderArg(name, 'label', lang));
+      if (Array.isArray(p.stack_labels)) out.stack_labels = p.stack_labels.map((name) => renderArg(name, 'label', lang));
       return out;
     }),
     tensorflow: (d.tensorflow || []).map((x, i) => ({
@@ -236,6 +250,24 @@ export function localizeSummary(summary, lang = 'en') {
     out.reading = render(m.reading, lang);
     if (m.answer) out.answer = render(m.answer, lang);
     if (m.beside_quoted) out.beside_quoted = records(m.beside_quoted);
+    for (const [k, v] of Object.entries(m.values || {})) out[k] = render(v, lang);
+  }
+  return out;
+}
+
+/**
+ * A copy of a result whose texts are in `lang`: its summary (localizeSummary, with the text values
+ * such as measured_where) and the text cells of its tables (a retracing reason, a matrix cell's
+ * name), rendered from summary.messages.cells. Numbers and ids are left as they are.
+ */
+export function localizeResult(result, lang = 'en') {
+  if (!result || lang === 'en') return result;
+  const out = { ...result, summary: localizeSummary(result.summary, lang) };
+  for (const [table, rows] of Object.entries(result.summary?.messages?.cells || {})) {
+    if (!Array.isArray(result[table])) continue;
+    out[table] = result[table].map((r, i) => (rows[i]
+      ? { ...r, ...Object.fromEntries(Object.entries(rows[i]).map(([k, m]) => [k, render(m, lang)])) }
+      : r));
   }
   return out;
 }

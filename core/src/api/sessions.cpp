@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "looplab/api/api.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/base/json.hpp"
 
 namespace looplab {
@@ -13,8 +14,7 @@ namespace {
 json call_granularity_config(const std::string& config_json) {
   const json c = json::parse(validate_config_json(config_json));
   if (c["experiment"] != "call-granularity")
-    throw ConfigError("experiment: a session is created from a call-granularity config, got " +
-                      c["experiment"].dump());
+    throw ConfigError(msg("err.session_config", {{"got", c["experiment"].dump()}}));
   return c;
 }
 

@@ -162,6 +162,11 @@ json msg(std::string key, json args) {
   return json{{"key", std::move(key)}, {"args", std::move(args)}};
 }
 
+bool is_message(const json& v) {
+  return v.is_object() && v.size() == 2 && v.contains("key") && v["key"].is_string() &&
+         v.contains("args") && v["args"].is_object();
+}
+
 std::string render(const json& m, std::string_view lang) {
   if (!m.is_object() || !m.contains("key") || !m["key"].is_string()) return "";
   const std::string key = m["key"].get<std::string>();

@@ -8,21 +8,33 @@
 
 #include "looplab/base/error.hpp"
 #include "looplab/base/format.hpp"
+#include "looplab/base/i18n.hpp"
 
 namespace looplab {
 namespace {
 
-// Where an error is: "csv line 4 (data row 3), column \"b\"". data_row 0 = the header.
+// Where an error is, as a message: "csv line 4 (data row 3), column \"b\"". data_row 0 = the
+// header. A column is its number (from 1) or its quoted name.
 struct Place {
   std::size_t line = 0, data_row = 0;
-  std::string where(const std::string& column) const {
-    std::string s = "csv line " + with_commas(static_cast<long long>(line));
-    if (data_row > 0) s += " (data row " + with_commas(static_cast<long long>(data_row)) + ")";
-    return s + ", column " + column;
+  json where(const json& column) const {
+    const auto n = [](std::size_t v) { return static_cast<long long>(v); };
+    if (data_row > 0)
+      return msg("err.csv_at_row", {{"line", n(line)}, {"row", n(data_row)}, {"column", column}});
+    return msg("err.csv_at", {{"line", n(line)}, {"column", column}});
   }
 };
 
-[[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
+[[noreturn]] void fail(const json& message) { throw ConfigError(message); }
+
+// The message `key` about the cell at `at`, `column`.
+[[noreturn]] void fail_at(const char* key, const Place& at, const json& column, json args = {}) {
+  if (!args.is_object()) args = json::object();
+  args["at"] = at.where(column);
+  fail(msg(key, std::move(args)));
+}
+
+json count(std::size_t v) { return static_cast<long long>(v); }
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -43,8 +55,7 @@ std::string field(std::string_view line, std::size_t& pos, const Place& at, std:
   std::string out;
   std::size_t i = start + 1;
   for (;; ++i) {
-    if (i >= line.size())
-      fail(at.where(std::to_string(col)) + ": a quote is not closed on this line");
+    if (i >= line.size()) fail_at("err.csv_quote_open", at, count(col));
     if (line[i] != '"') {
       out += line[i];
     } else if (i + 1 < line.size() && line[i + 1] == '"') {
@@ -56,8 +67,7 @@ std::string field(std::string_view line, std::size_t& pos, const Place& at, std:
   }
   pos = i + 1;
   while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t')) ++pos;
-  if (pos < line.size() && line[pos] != ',')
-    fail(at.where(std::to_string(col)) + ": text after the closing quote");
+  if (pos < line.size() && line[pos] != ',') fail_at("err.csv_after_quote", at, count(col));
   return out;
 }
 
@@ -100,29 +110,26 @@ bool is_nan_or_inf(std::string_view s) {
 // NOTE: strtod on a checked decimal string: the grammar is ours, so locale-specific or hex forms
 // never get through, and std::from_chars for double is missing from Emscripten 3.1.6's libc++.
 double number(const std::string& s, const Place& at, const std::string& column) {
-  if (s.empty()) fail(at.where(column) + ": empty value (every cell must be a number)");
-  if (is_nan_or_inf(s))
-    fail(at.where(column) + ": " + quoted_text(s) +
-         " is not allowed (NaN and infinity are not data)");
-  if (!is_decimal(s)) fail(at.where(column) + ": " + quoted_text(s) + " is not a number");
+  if (s.empty()) fail_at("err.csv_empty_value", at, column);
+  if (is_nan_or_inf(s)) fail_at("err.csv_nan", at, column, {{"value", quoted_text(s)}});
+  if (!is_decimal(s)) fail_at("err.csv_not_number", at, column, {{"value", quoted_text(s)}});
   const double v = std::strtod(s.c_str(), nullptr);
   if (!(std::abs(v) <= FLT_MAX))
-    fail(at.where(column) + ": " + quoted_text(s) + " is outside the float32 range");
+    fail_at("err.csv_float32", at, column, {{"value", quoted_text(s)}});
   return v;
 }
 
 void read_header(const std::vector<std::string>& fields, const Place& at, const CsvLimits& limits,
                  CsvTable& t) {
   if (fields.size() > limits.max_columns)
-    fail(at.where(std::to_string(limits.max_columns + 1)) + ": too many columns (at most " +
-         with_commas(static_cast<long long>(limits.max_columns)) + ")");
+    fail_at("err.csv_columns", at, count(limits.max_columns + 1),
+            {{"max", count(limits.max_columns)}});
   for (std::size_t c = 0; c < fields.size(); ++c) {
-    if (fields[c].empty())
-      fail(at.where(std::to_string(c + 1)) + ": empty column name (the first row is the header)");
+    if (fields[c].empty()) fail_at("err.csv_empty_name", at, count(c + 1));
     for (std::size_t k = 0; k < c; ++k)
       if (fields[k] == fields[c])
-        fail(at.where(std::to_string(c + 1)) + ": duplicate column name " + quoted_text(fields[c]) +
-             " (also column " + std::to_string(k + 1) + ")");
+        fail_at("err.csv_duplicate", at, count(c + 1),
+                {{"name", quoted_text(fields[c])}, {"other", count(k + 1)}});
     t.columns.push_back(fields[c]);
   }
 }
@@ -130,11 +137,9 @@ void read_header(const std::vector<std::string>& fields, const Place& at, const 
 void read_row(const std::vector<std::string>& fields, const Place& at, CsvTable& t) {
   const std::size_t want = t.columns.size();
   if (fields.size() < want)
-    fail(at.where(quoted_text(t.columns[fields.size()])) + ": missing (the row has " +
-         std::to_string(fields.size()) + " fields, the header " + std::to_string(want) + ")");
-  if (fields.size() > want)
-    fail(at.where(std::to_string(want + 1)) + ": extra field (the header has " +
-         std::to_string(want) + " columns)");
+    fail_at("err.csv_missing", at, quoted_text(t.columns[fields.size()]),
+            {{"n", count(fields.size())}, {"want", count(want)}});
+  if (fields.size() > want) fail_at("err.csv_extra", at, count(want + 1), {{"want", count(want)}});
   for (std::size_t c = 0; c < want; ++c)
     t.values.push_back(number(fields[c], at, quoted_text(t.columns[c])));
   ++t.rows;
@@ -149,15 +154,13 @@ std::size_t CsvTable::index(std::string_view name, std::string_view what) const 
   for (std::size_t c = 0; c < columns.size() && c < 10; ++c)
     list += (c ? " | " : "") + quoted_text(columns[c]);
   if (columns.size() > 10) list += " | ...";
-  fail(std::string(what) + ": no column " + quoted_text(name) + " in the CSV; its columns are " +
-       list);
+  fail(msg("err.csv_no_column",
+           {{"what", std::string(what)}, {"name", quoted_text(name)}, {"list", list}}));
 }
 
 CsvTable parse_csv(std::string_view text, const CsvLimits& limits) {
   if (text.size() > limits.max_bytes)
-    fail("csv: the file has " + with_commas(static_cast<long long>(text.size())) +
-         " bytes, at most " + with_commas(static_cast<long long>(limits.max_bytes)) +
-         " are allowed");
+    fail(msg("data.too_big", {{"bytes", count(text.size())}, {"max", count(limits.max_bytes)}}));
   if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a UTF-8 byte-order mark
   CsvTable t;
   std::vector<std::string> fields;
@@ -180,20 +183,17 @@ CsvTable parse_csv(std::string_view text, const CsvLimits& limits) {
     }
     ++at.data_row;
     if (at.data_row > limits.max_rows)
-      fail("csv line " + with_commas(static_cast<long long>(at.line)) + ": more than " +
-           with_commas(static_cast<long long>(limits.max_rows)) + " data rows");
+      fail(msg("err.csv_rows", {{"line", count(at.line)}, {"max", count(limits.max_rows)}}));
     read_row(fields, at, t);
   }
-  if (t.columns.empty()) fail("csv: the file is empty (it needs a header row and data rows)");
-  if (t.rows == 0)
-    fail("csv: no data rows after the header (line " +
-         with_commas(static_cast<long long>(at.line)) + ")");
+  if (t.columns.empty()) fail(msg("err.csv_empty"));
+  if (t.rows == 0) fail(msg("err.csv_no_rows", {{"line", count(at.line)}}));
   return t;
 }
 
 LinearData select_xy(const CsvTable& table, std::string_view x, std::string_view y) {
   const std::size_t xi = table.index(x, "x"), yi = table.index(y, "y");
-  if (xi == yi) fail("y: must be a different column from x, got " + quoted_text(y) + " for both");
+  if (xi == yi) fail(msg("err.csv_same_column", {{"got", quoted_text(y)}}));
   const int n = static_cast<int>(table.rows);
   LinearData d{Tensor(Shape{n, 1}), Tensor(Shape{n, 1})};
   for (std::size_t r = 0; r < table.rows; ++r) {

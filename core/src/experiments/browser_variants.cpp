@@ -18,7 +18,28 @@
 namespace looplab {
 namespace {
 
-const char* const kWhere = "JavaScript → WebAssembly (browser worker)";
+// Where the browser variants ran, as a message (its English: "JavaScript → WebAssembly (browser
+// worker)").
+json where_js() { return msg("env.where_js"); }
+
+// A summary text value as its message (results.hpp: text_messages), or its text as one.
+json value_message(const json& s, const char* key) {
+  if (s.contains("messages") && s["messages"].contains("values") &&
+      s["messages"]["values"].contains(key))
+    return s["messages"]["values"][key];
+  return msg("seq", {{"items", s.at(key)}});
+}
+
+// A text cell of the result's runs as its message, or its text as one.
+json cell_message(const json& result, std::size_t row, const char* field) {
+  const json& s = result.at("summary");
+  const std::string i = std::to_string(row);
+  if (s.contains("messages") && s["messages"].contains("cells") &&
+      s["messages"]["cells"].contains("runs") && s["messages"]["cells"]["runs"].contains(i) &&
+      s["messages"]["cells"]["runs"][i].contains(field))
+    return s["messages"]["cells"]["runs"][i][field];
+  return msg("seq", {{"items", result.at("runs").at(row).at(field)}});
+}
 
 std::vector<double> numbers(const json& array) { return array.get<std::vector<double>>(); }
 
@@ -62,7 +83,7 @@ json epoch_variant_run(const json& v, double fit_us, bool same) {
   const bool diverged = v.at("diverged").get<bool>();
   return {{"variant", v.at("variant")},
           {"mode", "traced"},
-          {"measured_in", kWhere},
+          {"measured_in", where_js()},
           {"batch_copied_per_call", v.at("variant") != "js_fit"},
           {"steps", v.at("steps")},
           {"us_per_step", us},
@@ -94,10 +115,8 @@ void summarize_call_granularity(json& s, const Comparison& c, bool same, bool di
   s["same_losses"] = s.at("same_losses").get<bool>() && same;
   s["diverged"] = s.at("diverged").get<bool>() || diverged;
   s["comparisons"].push_back(c.to_json());
-  s["measured_where"] = s.at("measured_where").get<std::string>() +
-                        "; js_fit and js_train_on_batch: " + kWhere +
-                        ", both with fit's traced step, their epochs interleaved, timed with "
-                        "performance.now(). All five ran in this browser tab's worker.";
+  s["measured_where"] =
+      msg("cg.where_js", {{"before", value_message(s, "measured_where")}, {"where", where_js()}});
   add_headline(
       s, {{"label", msg("cg.h_js")},
           {"value", comparison_short_message(c.to_json())},
@@ -126,14 +145,12 @@ json add_call_granularity(json result, const json& measured) {
 
 // ---- overhead: js_per_call
 
-void summarize_overhead(json& s, const CostLine& c, bool diverged, const std::string& core_where) {
+void summarize_overhead(json& s, const CostLine& c, bool diverged, const json& core_where) {
   s["a_fixed_us"]["js_per_call"] = c.a;
   s["b_ns_per_point"]["js_per_call"] = c.b * 1000.0;
   s["crossover_n"]["js_per_call"] = c.crossover ? json(*c.crossover) : json(nullptr);
   s["diverged"] = s.at("diverged").get<bool>() || diverged;
-  s["measured_where"] = "eager, traced, reference: " + core_where +
-                        " (the loop in the core); js_per_call: " + kWhere +
-                        " (a reference step inside)";
+  s["measured_where"] = msg("ov.where_js", {{"core", core_where}, {"where", where_js()}});
   add_headline(
       s,
       {{"label", msg("ov.h_label", {{"mode", "js_per_call"}})},
@@ -172,14 +189,14 @@ json add_overhead(json result, const json& measured) {
   const CostLine c = fit_cost_line(ns, us);
   result["series"]["js_per_call"] = {{"n", n_measured}, {"us_per_step", us}};
   result["series"]["js_per_call_fit"] = fit_series(c, result.at("series").at("reference").at("n"));
-  const std::string core_where = result.at("runs").at(0).at("measured_in");
+  const json core_where = cell_message(result, 0, "measured_in");
   result["runs"].push_back({{"mode", "js_per_call"},
                             {"a_us", c.a},
                             {"b_ns_per_point", c.b * 1000.0},
                             {"crossover_n", c.crossover ? json(*c.crossover) : json(nullptr)},
                             {"us_at_n_min", us.front()},
                             {"us_at_n_max", us.back()},
-                            {"measured_in", kWhere},
+                            {"measured_in", where_js()},
                             {"diverged", diverged}});
   summarize_overhead(result["summary"], c, diverged, core_where);
   return result;
@@ -189,8 +206,13 @@ json add_overhead(json result, const json& measured) {
 
 json add_browser_variants(json result, const json& measured) {
   const std::string id = result.at("experiment");
-  if (id == "call-granularity") return add_call_granularity(std::move(result), measured);
-  if (id == "overhead") return add_overhead(std::move(result), measured);
+  if (id == "call-granularity")
+    result = add_call_granularity(std::move(result), measured);
+  else if (id == "overhead")
+    result = add_overhead(std::move(result), measured);
+  else
+    return result;
+  text_messages(result);  // the new rows' and values' messages, as the core's own
   return result;
 }
 

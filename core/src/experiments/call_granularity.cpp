@@ -50,8 +50,8 @@ struct GranularityVariant {
   std::string name;
   Mode mode = Mode::Traced;
   bool per_call =
-      false;  // one call per batch with a copy (train_on_batch), or the loop in the core (fit)
-  std::string where;
+      false;   // one call per batch with a copy (train_on_batch), or the loop in the core (fit)
+  json where;  // a message: env.where_native or env.where_wasm
   std::unique_ptr<TrainerSession> session;
   int epochs_done = 0;
   double first_epoch_ms = 0.0, total_ms = 0.0;
@@ -87,8 +87,8 @@ class CallGranularityRun final : public ChunkedRun {
         batches_(static_cast<int>(p.integer("n") / p.integer("batch"))),
         chunk_ms_(p.number("chunk_ms")) {
     warm_up_engines();
-    const std::string where =
-        environment()["build"] == "wasm" ? "C++ in WebAssembly" : "native C++";
+    const json where =
+        msg(environment()["build"] == "wasm" ? "env.where_wasm" : "env.where_native");
     const struct {
       const char* name;
       Mode mode;
@@ -277,9 +277,7 @@ class CallGranularityRun final : public ChunkedRun {
     s["same_losses"] = same;
     s["loss_tolerance"] = kLossTolerance;
     s["diverged"] = diverged;
-    s["measured_where"] = "fit, train_on_batch and train_on_batch_traced: " + fit().where +
-                          " (the core's own loop, and the core's session API called once per "
-                          "batch)";
+    s["measured_where"] = msg("cg.where", {{"where", fit().where}});
     s["comparisons"] = comparisons_json(cmp);
     json headline = json::array();
     headline.push_back({{"label", msg("cg.h_total")},

@@ -3,11 +3,12 @@
 
 #include "looplab/base/error.hpp"
 #include "looplab/base/format.hpp"
+#include "looplab/base/i18n.hpp"
 
 namespace looplab {
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw ConfigError(message); }
+[[noreturn]] void fail(const json& message) { throw ConfigError(message); }
 
 }  // namespace
 
@@ -19,15 +20,12 @@ json take_csv_config(json& config, const std::string& experiment, bool accepted)
   if (!config.is_object() || !config.contains("csv")) return nullptr;
   json csv = config["csv"];
   config.erase("csv");
-  if (!accepted) fail("csv: experiment " + experiment + " does not take data of its own");
-  if (!csv.is_object() || !csv.contains("text"))
-    fail(
-        "csv: must be an object {\"text\": \"<CSV text>\", \"x\": \"<column>\", \"y\": "
-        "\"<column>\"}");
+  if (!accepted) fail(msg("err.csv_not_taken", {{"experiment", experiment}}));
+  if (!csv.is_object() || !csv.contains("text")) fail(msg("err.csv_object"));
   for (const auto& [key, value] : csv.items()) {
     if (key != "text" && key != "x" && key != "y" && key != "name")
-      fail("csv: unknown field " + quoted_text(key) + " (allowed: text, x, y, name)");
-    if (!value.is_string()) fail("csv." + key + ": must be a string");
+      fail(msg("err.csv_unknown_field", {{"name", quoted_text(key)}}));
+    if (!value.is_string()) fail(msg("err.csv_field_string", {{"field", key}}));
   }
   return csv;
 }
@@ -38,8 +36,8 @@ std::optional<CsvData> csv_data(const Params& p) {
   const std::string& text = c["text"].get_ref<const std::string&>();
   const CsvTable t = parse_csv(text);
   if (t.columns.size() < 2)
-    fail("csv: needs at least two columns (x and y), got " + std::to_string(t.columns.size()) +
-         " (" + quoted_text(t.columns[0]) + ")");
+    fail(msg("err.csv_two_columns", {{"n", static_cast<long long>(t.columns.size())},
+                                     {"name", quoted_text(t.columns[0])}}));
   CsvData d;
   d.x = c.contains("x") ? c["x"].get<std::string>() : t.columns.front();
   d.y = c.contains("y") ? c["y"].get<std::string>() : t.columns.back();

@@ -30,19 +30,17 @@ const char* const kModes[] = {"eager", "traced", "unrolled", "compiled", "refere
 constexpr double kModeCount = sizeof(kModes) / sizeof(kModes[0]);
 
 // The rules between sizes, for the n of the parameters or of the user's CSV.
+// n_name: "n", or msg("err.csv_rows_name") ("the CSV's rows").
 void check_sizes(long long n, long long batch, long long unroll, long long hidden,
-                 const char* n_name) {
+                 const json& n_name) {
   if (batch > n)
-    throw ConfigError("batch: must be at most " + std::string(n_name) + " (" + with_commas(n) +
-                      "), got " + with_commas(batch));
+    throw ConfigError(
+        msg("err.at_most", {{"name", "batch"}, {"other", n_name}, {"limit", n}, {"got", batch}}));
   const long long batches = n / batch;
   if (batches % unroll != 0)
-    throw ConfigError("unroll: must divide the number of batches per epoch (" +
-                      with_commas(batches) + "), got " + with_commas(unroll));
+    throw ConfigError(msg("err.divide_batches", {{"k", batches}, {"got", unroll}}));
   if (static_cast<double>(n) * static_cast<double>(hidden) > 64e6)
-    throw ConfigError("hidden: " + std::string(n_name) +
-                      " x hidden must be at most 64,000,000 (memory), got " +
-                      with_commas(n * hidden));
+    throw ConfigError(msg("err.hidden_memory", {{"n", n_name}, {"got", n * hidden}}));
 }
 
 // The user's CSV (its rows give n), checked against the sizes it must fit.
@@ -50,7 +48,7 @@ std::optional<CsvData> checked_csv(const Params& p) {
   std::optional<CsvData> csv = csv_data(p);
   if (csv)
     check_sizes(static_cast<long long>(csv->rows), p.integer("batch"), p.integer("unroll"),
-                p.integer("hidden"), "the CSV's rows");
+                p.integer("hidden"), msg("err.csv_rows_name"));
   return csv;
 }
 

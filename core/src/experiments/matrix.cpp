@@ -45,9 +45,12 @@ double estimated_bytes(long long rows) {
   return 4.0 * static_cast<double>(rows) * (m.inputs + 1 + 10.0 * m.hidden);
 }
 
-std::string model_label(const ModelSize& m) {
-  return std::string(m.name) + " (" + std::to_string(m.inputs) + "→" + std::to_string(m.hidden) +
-         "→1)";
+json size_message(const char* size) { return msg(std::string("mx.size_") + size); }
+
+// "small (8→16→1)"
+json model_label(const ModelSize& m) {
+  return msg("mx.model_label",
+             {{"size", size_message(m.name)}, {"inputs", m.inputs}, {"hidden", m.hidden}});
 }
 
 struct Cell {
@@ -78,8 +81,8 @@ class MatrixRun final : public ChunkedRun {
   json progress_message() const override {
     const Cell& c = cells_[next_ / 3];
     return msg("mx.progress", {{"mode", kMatrixModes[next_ % 3]},
-                               {"model", msg(std::string("mx.size_") + kModels[c.model].name)},
-                               {"data", msg(std::string("mx.size_") + kDataNames[c.data])}});
+                               {"model", size_message(kModels[c.model].name)},
+                               {"data", size_message(kDataNames[c.data])}});
   }
 
   json runs() const override {
@@ -144,9 +147,11 @@ class MatrixRun final : public ChunkedRun {
   json cell_json(const Cell& c) const {
     const ModelSize& m = kModels[c.model];
     const int best = fastest(c);
-    return {{"cell", cell_name(c)},
+    return {{"cell", msg("mx.cell", {{"model", size_message(m.name)},
+                                     {"data", size_message(kDataNames[c.data])}})},
             {"model", model_label(m)},
-            {"data", std::string(kDataNames[c.data]) + " (" + with_commas(c.rows) + " rows)"},
+            {"data",
+             msg("mx.data_label", {{"size", size_message(kDataNames[c.data])}, {"rows", c.rows}})},
             {"parameters", parameter_count(m)},
             {"rows", c.rows},
             {"eager_us", c.us[0]},
@@ -233,8 +238,7 @@ class MatrixRun final : public ChunkedRun {
     s["cells_won"] = wins;
     s["cells_without_a_measurable_winner"] = ties;
     s["traced_vs_eager_pct_range"] = {{"min", lo}, {"max", hi}};
-    s["percent_formula"] =
-        "(longer/shorter − 1) × 100, + when the first-named mode is faster, − when slower";
+    s["percent_formula"] = msg("mx.percent_formula");
     s["diverged"] = diverged;
     s["comparisons"] = comparisons_json(cmp);
     const json all_text =

@@ -74,15 +74,15 @@ class OverheadRun final : public ChunkedRun {
     for (const char* m : kOverheadModes) {
       const ModeFit& f = fits_.at(m);
       const CostLine c = fit_cost_line_of(m);
-      runs.push_back(
-          {{"mode", m},
-           {"a_us", c.a},
-           {"b_ns_per_point", c.b * 1000.0},
-           {"crossover_n", c.crossover ? json(*c.crossover) : json(nullptr)},
-           {"us_at_n_min", f.us.front()},
-           {"us_at_n_max", f.us.back()},
-           {"measured_in", environment()["build"] == "wasm" ? "C++ in WebAssembly" : "native C++"},
-           {"diverged", f.diverged}});
+      runs.push_back({{"mode", m},
+                      {"a_us", c.a},
+                      {"b_ns_per_point", c.b * 1000.0},
+                      {"crossover_n", c.crossover ? json(*c.crossover) : json(nullptr)},
+                      {"us_at_n_min", f.us.front()},
+                      {"us_at_n_max", f.us.back()},
+                      {"measured_in", msg(environment()["build"] == "wasm" ? "env.where_wasm"
+                                                                           : "env.where_native")},
+                      {"diverged", f.diverged}});
     }
     return runs;
   }
@@ -228,9 +228,8 @@ class OverheadRun final : public ChunkedRun {
     s["a_fixed_us"] = a;
     s["b_ns_per_point"] = b;
     s["crossover_n"] = cross;
-    s["fit"] = "t(N) = a + b·N, least squares weighted by 1/t² (relative error)";
-    s["measured_where"] = "eager, traced, reference: " + runs[0]["measured_in"].get<std::string>() +
-                          " (every step called from the core's own loop)";
+    s["fit"] = msg("ov.fit");
+    s["measured_where"] = msg("ov.where", {{"where", runs[0]["measured_in"]}});
     s["diverged"] = diverged;
     s["comparisons"] = comparisons_json(cmp);
     const auto cross_message = [&](const std::string& m) {

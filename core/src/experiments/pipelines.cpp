@@ -36,8 +36,7 @@ enum class Source { Slices, Batches };
 enum class Transform { None, MapPerBatch, Once };
 
 struct VariantSpec {
-  const char* id;
-  const char* pipeline;  // what it is, in tf.data's words
+  const char* id;  // what it is, in tf.data's words, is pl.pipeline_<id> in the catalogs
   Source source;
   bool cache, prefetch, repeat_inside;
   Transform transform;
@@ -48,25 +47,15 @@ struct VariantSpec {
 // per-epoch reset) feeding an unrolled program that takes k batches per call. Its "outside" twin is
 // slice_batch_cache_prefetch: a C++ epoch loop, a reset per epoch, one step per call.
 const VariantSpec kVariants[] = {
-    {"slice_batch", "from_tensor_slices → batch", Source::Slices, false, false, false,
-     Transform::None},
-    {"slice_batch_cache", "from_tensor_slices → batch → cache", Source::Slices, true, false, false,
-     Transform::None},
-    {"slice_batch_cache_prefetch", "from_tensor_slices → batch → cache → prefetch(1)",
-     Source::Slices, true, true, false, Transform::None},
-    {"prebatched", "from_batches (pre-batched views)", Source::Batches, false, false, false,
-     Transform::None},
-    {"prebatched_cache", "from_batches → cache", Source::Batches, true, false, false,
-     Transform::None},
-    {"prebatched_cache_prefetch", "from_batches → cache → prefetch(1)", Source::Batches, true, true,
-     false, Transform::None},
-    {"repeat_inside",
-     "from_tensor_slices → batch → cache → prefetch(1) → repeat(epochs), k batches per call",
-     Source::Slices, true, true, true, Transform::None},
-    {"map_per_batch", "from_batches → map(standardize x)", Source::Batches, false, false, false,
-     Transform::MapPerBatch},
-    {"transform_once", "x standardized once, then from_batches", Source::Batches, false, false,
-     false, Transform::Once},
+    {"slice_batch", Source::Slices, false, false, false, Transform::None},
+    {"slice_batch_cache", Source::Slices, true, false, false, Transform::None},
+    {"slice_batch_cache_prefetch", Source::Slices, true, true, false, Transform::None},
+    {"prebatched", Source::Batches, false, false, false, Transform::None},
+    {"prebatched_cache", Source::Batches, true, false, false, Transform::None},
+    {"prebatched_cache_prefetch", Source::Batches, true, true, false, Transform::None},
+    {"repeat_inside", Source::Slices, true, true, true, Transform::None},
+    {"map_per_batch", Source::Batches, false, false, false, Transform::MapPerBatch},
+    {"transform_once", Source::Batches, false, false, false, Transform::Once},
 };
 
 // Single-threaded WebAssembly has no producer thread: prefetch pulls synchronously (dataset.hpp).
@@ -322,7 +311,7 @@ json PipelinesRun::run_json(const VariantRun& r) const {
   json counts = json::array();
   for (const auto& e : r.epochs) counts.push_back(e.batches);
   return {{"variant", r.spec->id},
-          {"pipeline", r.spec->pipeline},
+          {"pipeline", msg(std::string("pl.pipeline_") + r.spec->id)},
           {"steps_per_call", r.steps_per_call},
           {"epochs", r.epochs.size()},
           {"batches_per_epoch", counts},

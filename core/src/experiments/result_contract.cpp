@@ -141,8 +141,9 @@ void check_sentences(const json& v, const std::string& where, Violations& out) {
 }
 
 // summary.messages: the same sentences as messages. In English each renders to the text beside it,
-// and in every catalog language without a missing key (⟦key⟧).
-void check_messages(const json& s, Violations& out) {
+// and in every catalog language without a missing key (⟦key⟧); so do the text cells of the tables
+// ("cells") and the summary's text values ("values"), results.hpp: text_messages.
+void check_messages(const json& s, const json& result, Violations& out) {
   if (!s.contains("messages")) return;
   const json& m = s["messages"];
   if (!m.is_object()) {
@@ -177,9 +178,32 @@ void check_messages(const json& s, Violations& out) {
   }
   for (const char* key : {"reading", "answer"})
     if (m.contains(key)) one(m[key], member(s, key), std::string("summary.messages.") + key);
+  if (m.contains("values")) {
+    if (!m["values"].is_object()) out.push_back("summary.messages.values: must be an object");
+    for (const auto& [key, message] : m["values"].items())
+      one(message, member(s, key.c_str()), "summary.messages.values." + key);
+  }
+  if (m.contains("cells")) {
+    if (!m["cells"].is_object()) out.push_back("summary.messages.cells: must be an object");
+    for (const auto& [table, rows] : m["cells"].items()) {
+      const json records = member(result, table.c_str());
+      for (const auto& [row, fields] : rows.items()) {
+        const std::string at = "summary.messages.cells." + table + "." + row;
+        std::size_t i = 0;
+        const bool index = !row.empty() && row.find_first_not_of("0123456789") == std::string::npos;
+        if (index) i = std::stoul(row);
+        if (!index || !records.is_array() || i >= records.size() || !fields.is_object()) {
+          out.push_back(at + ": names no row of " + table);
+          continue;
+        }
+        for (const auto& [field, message] : fields.items())
+          one(message, member(records[i], field.c_str()), at + "." + field);
+      }
+    }
+  }
 }
 
-void check_summary(const json& s, Violations& out) {
+void check_summary(const json& s, const json& result, Violations& out) {
   if (!s.is_object()) return;  // reported by check_keys
   if (!s.contains("headline") || !s["headline"].is_array() || s["headline"].empty())
     out.push_back("summary.headline: must be a non-empty array");
@@ -205,7 +229,7 @@ void check_summary(const json& s, Violations& out) {
   if (!member(s, "answer").is_string() || s["answer"].get<std::string>().empty())
     out.push_back("summary.answer: must be a non-empty string");
   if (s.contains("beside_quoted")) check_beside_quoted(s["beside_quoted"], out);
-  check_messages(s, out);
+  check_messages(s, result, out);
   check_sentences(s, "summary", out);
 }
 
@@ -254,7 +278,7 @@ std::vector<std::string> check_result(const json& result) {
   if (e && result.contains("config")) check_config(result["config"], *e, out);
   if (result.contains("series")) check_series(result["series"], "series", out);
   if (result.contains("runs")) check_records(result["runs"], "runs", out);
-  if (result.contains("summary")) check_summary(result["summary"], out);
+  if (result.contains("summary")) check_summary(result["summary"], result, out);
   return out;
 }
 

@@ -110,4 +110,38 @@ void summary_messages(json& summary, const json& headline, const json& reading, 
   summary["messages"] = m;
 }
 
+void text_messages(json& result) {
+  if (!result.is_object() || !result.contains("summary") || !result["summary"].is_object()) return;
+  json& summary = result["summary"];
+  json cells = json::object(), values = json::object();
+  for (auto& [table, rows] : result.items()) {
+    if (table == "summary" || table == "series" || !rows.is_array()) continue;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (!rows[i].is_object()) continue;
+      for (auto& [field, cell] : rows[i].items())
+        if (is_message(cell)) {
+          cells[table][std::to_string(i)][field] = cell;
+          cell = english(cell);
+        }
+    }
+  }
+  static const char* const kSentences[] = {"headline",    "reading",       "answer",
+                                           "comparisons", "beside_quoted", "messages"};
+  for (auto& [key, value] : summary.items()) {
+    if (std::find(std::begin(kSentences), std::end(kSentences), key) != std::end(kSentences))
+      continue;
+    if (is_message(value)) {
+      values[key] = value;
+      value = english(value);
+    }
+  }
+  if (cells.empty() && values.empty()) return;
+  json& m = summary["messages"];
+  if (!m.is_object()) m = json::object();
+  for (const auto& [table, rows] : cells.items())
+    for (const auto& [row, fields] : rows.items())
+      for (const auto& [field, message] : fields.items()) m["cells"][table][row][field] = message;
+  for (const auto& [key, message] : values.items()) m["values"][key] = message;
+}
+
 }  // namespace looplab

@@ -162,7 +162,7 @@ class RetracingRun final : public ChunkedRun {
         runs.push_back({{"call", e.call},
                         {"rows", e.rows},
                         {"training", e.training},
-                        {"reason", e.reason},
+                        {"reason", reason_message(e)},
                         {"ms", ms_at(e.call)}});
     return runs;
   }
@@ -180,7 +180,7 @@ class RetracingRun final : public ChunkedRun {
                        {"rows", e.rows},
                        {"training", e.training},
                        {"traced", e.traced},
-                       {"reason", e.traced ? json(e.reason) : json(nullptr)},
+                       {"reason", e.traced ? reason_message(e) : json(nullptr)},
                        {"ms", ms_at(e.call)}});
     return {{"calls", calls}};
   }

@@ -44,6 +44,7 @@ std::string ChunkedRun::result_json() const {
   const json extra = tables();
   for (const auto& [key, table] : extra.items()) result[key] = table;
   result["summary"] = summary();
+  text_messages(result);
   return result.dump();
 }
 

@@ -72,12 +72,10 @@ json estimate_arg(const std::optional<long long>& k) { return k ? json(*k) : msg
 LinearData checked_csv_data(CsvData csv) {
   const Tensor& x = csv.data.x;
   if (csv.rows < 2)
-    throw ConfigError("csv: needs at least 2 data rows to fit a line, got " +
-                      with_commas(static_cast<long long>(csv.rows)));
+    throw ConfigError(msg("err.csv_two_rows", {{"n", static_cast<long long>(csv.rows)}}));
   for (std::size_t i = 1; i < csv.rows; ++i)
     if (x[i] != x[0]) return std::move(csv.data);
-  throw ConfigError("x: column \"" + csv.x +
-                    "\" has one value in every row; a line through it is not determined");
+  throw ConfigError(msg("err.csv_one_x", {{"name", csv.x}}));
 }
 
 LinearData make_data(const Params& p, const std::optional<CsvData>& csv) {
@@ -731,8 +729,10 @@ Experiment make_standardization_experiment() {
     if (auto csv = csv_data(p))
       checked_csv_data(std::move(*csv));  // so validation reports a bad file too
     if (p.choice("data") == "synthetic" && !(p.number("x_min") < p.number("x_max")))
-      throw ConfigError("x_max: must be greater than x_min (" + format_number(p.number("x_min")) +
-                        "), got " + format_number(p.number("x_max")));
+      throw ConfigError(msg("err.greater_than", {{"name", "x_max"},
+                                                 {"other", "x_min"},
+                                                 {"limit", p.number("x_min")},
+                                                 {"got", p.number("x_max")}}));
   };
   e.estimate = [](const Params& p) {
     const double n = p.choice("data") == "synthetic" ? static_cast<double>(p.integer("n")) : 1000.0;

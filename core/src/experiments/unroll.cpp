@@ -301,11 +301,12 @@ Experiment make_unroll_experiment() {
                            {"source", "seed thread 000"}}});
   e.check = [](const Params& p) {
     if (p.integer("batch") > p.integer("n"))
-      throw ConfigError("batch: must be at most n (" + with_commas(p.integer("n")) + "), got " +
-                        with_commas(p.integer("batch")));
+      throw ConfigError(msg("err.at_most", {{"name", "batch"},
+                                            {"other", "n"},
+                                            {"limit", p.integer("n")},
+                                            {"got", p.integer("batch")}}));
     if (p.integer("n") / p.integer("batch") > 5000)
-      throw ConfigError("batch: at most 5,000 batches per epoch can be unrolled, got " +
-                        with_commas(p.integer("n") / p.integer("batch")));
+      throw ConfigError(msg("err.unroll_batches", {{"got", p.integer("n") / p.integer("batch")}}));
   };
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")),

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "looplab/base/error.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/train/graph_trainer.hpp"
 
 namespace looplab {
@@ -13,8 +14,11 @@ Mode parse_mode(const std::string& name) {
   if (name == "traced") return Mode::Traced;
   if (name == "compiled") return Mode::Compiled;
   if (name == "reference") return Mode::Reference;
-  throw ConfigError("mode: must be one of eager | traced | compiled | reference, got \"" + name +
-                    "\"");
+  throw ConfigError(msg(
+      "err.must_be",
+      {{"name", "mode"},
+       {"allowed", msg("allowed.one_of", {{"choices", "eager | traced | compiled | reference"}})},
+       {"got", "\"" + name + "\""}}));
 }
 
 std::string mode_name(Mode mode) {

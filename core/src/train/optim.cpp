@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "looplab/base/error.hpp"
+#include "looplab/base/i18n.hpp"
 
 namespace looplab {
 
@@ -74,7 +75,10 @@ std::unique_ptr<Optimizer> make_optimizer(const std::string& name, double lr,
                                           const std::vector<Tensor*>& params) {
   if (name == "sgd") return std::make_unique<Sgd>(lr);
   if (name == "adam") return std::make_unique<Adam>(lr, params);
-  throw ConfigError("optimizer: must be one of sgd | adam, got \"" + name + "\"");
+  throw ConfigError(
+      msg("err.must_be", {{"name", "optimizer"},
+                          {"allowed", msg("allowed.one_of", {{"choices", "sgd | adam"}})},
+                          {"got", "\"" + name + "\""}}));
 }
 
 }  // namespace looplab

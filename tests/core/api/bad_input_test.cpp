@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "looplab/api/api.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/experiment.hpp"
 
 namespace looplab {
@@ -70,6 +71,41 @@ TEST(BadInput, EveryConfigCaseGivesItsMessageFromValidateAndCreate) {
   }
   EXPECT_GE(checked, 50);
   EXPECT_GE(cases.size(), 50u);
+}
+
+// The same cases in every language: each error is a message {key, args}, never English text
+// (err.text), that renders in English as the message above and in Chinese and Indonesian as a
+// sentence of that language, naming the parameter by its CLI name as the English does.
+TEST(BadInput, EveryConfigCaseIsSaidInEveryLanguage) {
+  int checked = 0;
+  for (const json& c : load_cases()) {
+    const auto text = config_text(c);
+    if (!text) continue;
+    json m;
+    try {
+      validate_config_json(*text);
+    } catch (const ConfigError& e) {
+      m = e.message();
+      EXPECT_EQ(english(m), e.what()) << c["name"];
+    }
+    if (m.is_null()) continue;  // accepted here (a wasm-only case)
+    EXPECT_NE(m["key"], "err.text") << c["name"] << ": English only: " << english(m);
+    const std::string en = english(m);
+    const std::size_t colon = en.find(": ");
+    const bool named =
+        colon != std::string::npos && colon > 0 &&
+        en.substr(0, colon).find_first_not_of("abcdefghijklmnopqrstuvwxyz_.-") == std::string::npos;
+    for (const char* lang : {"zh-CN", "id"}) {
+      const std::string said = render(m, lang);
+      EXPECT_NE(said, en) << c["name"] << " in " << lang;
+      EXPECT_EQ(said.find("\u27e6"), std::string::npos) << said;
+      if (named) {
+        EXPECT_EQ(said.rfind(en.substr(0, colon + 1), 0), 0u) << c["name"] << ": " << said;
+      }
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 50);
 }
 
 // Found while writing the list: 1e400 is a json::out_of_range, not a parse_error, and escaped as an

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "looplab/api/api.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/base/rng.hpp"
 #include "looplab/experiments/csv_attachment.hpp"
 
@@ -72,6 +73,55 @@ TEST(Csv, ErrorsNameLineAndColumn) {
   EXPECT_EQ(csv_error_of(" \n\r\n"),
             "csv: the file is empty (it needs a header row and data rows)");
   EXPECT_EQ(csv_error_of("x,y\n"), "csv: no data rows after the header (line 1)");
+}
+
+// Every CSV error is a message {key, args} (not English text), said in each language with the line,
+// the column and the cell as the English names them.
+TEST(Csv, ErrorsAreSaidInEveryLanguage) {
+  const auto message_of = [](const std::string& text, const CsvLimits& limits = {}) {
+    try {
+      parse_csv(text, limits);
+    } catch (const ConfigError& e) {
+      return e.message();
+    }
+    return json();
+  };
+  const json m = message_of("x,y\n1,2\n\n4,abc\n");
+  EXPECT_EQ(render(m, "zh-CN"), "csv 第 4 行（第 2 个数据行），列 \"y\"：\"abc\" 不是数");
+  EXPECT_EQ(render(m, "id"), "csv baris 4 (baris data 2), kolom \"y\": \"abc\" bukan angka");
+  CsvLimits small;
+  small.max_bytes = 10;
+  CsvLimits cols;
+  cols.max_columns = 2;
+  const json all[] = {m,
+                      message_of("x,y\n1,2\n3\n"),
+                      message_of("x,y\n1,2,3\n"),
+                      message_of("x,y\n1,NaN\n"),
+                      message_of("x,y\n1e39,1\n"),
+                      message_of("x,y\n1,\n"),
+                      message_of("x,x\n1,2\n"),
+                      message_of("x,,z\n1,2,3\n"),
+                      message_of("\"x,y\n"),
+                      message_of("\"x\"q,y\n"),
+                      message_of(""),
+                      message_of("x,y\n"),
+                      message_of("x,y\n1,2\n3,4\n", small),
+                      message_of("a,b,c\n1,2,3\n", cols)};
+  for (const json& e : all) {
+    ASSERT_TRUE(is_message(e)) << e.dump();
+    EXPECT_NE(e["key"], "err.text") << english(e);
+    for (const char* lang : {"zh-CN", "id"}) {
+      const std::string said = render(e, lang);
+      EXPECT_NE(said, english(e)) << lang;
+      EXPECT_EQ(said.find("\u27e6"), std::string::npos) << said;
+    }
+  }
+  try {
+    select_xy(parse_csv("a,b\n1,2\n"), "height", "b");
+    FAIL() << "no error for an unknown column";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(render(e.message(), "zh-CN"), "x: CSV 中没有列 \"height\"；它的列是 \"a\" | \"b\"");
+  }
 }
 
 TEST(Csv, RejectsWhatIsNotPlainDecimal) {

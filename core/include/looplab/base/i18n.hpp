@@ -36,6 +36,9 @@ const Catalog& catalog(std::string_view lang);
 
 json msg(std::string key, json args = json::object());
 
+// True for a message as msg() makes it: an object of exactly {"key": string, "args": object}.
+bool is_message(const json& v);
+
 // The message rendered in `lang`.
 std::string render(const json& message, std::string_view lang);
 // Shorthand for the English text a result keeps beside its message.

@@ -47,9 +47,11 @@ inline constexpr ContractKey kResultKeys[] = {
      "spreads), \"answer\": one sentence answering the experiment's question from this run, "
      "\"beside_quoted\" (optional): [{label, quoted, measured, why}] a seed's figure beside "
      "this run's and why the scale differs, \"messages\" (optional): {headline, reading, answer, "
-     "beside_quoted?} the same sentences as messages {key, args} (base/i18n.hpp) that render to "
-     "them in English and in every catalog language (--lang, the page's ?lang=), and the "
-     "experiment's own headline numbers"},
+     "beside_quoted?, values?, cells?} the same sentences as messages {key, args} (base/i18n.hpp) "
+     "that render to them in English and in every catalog language (--lang, the page's ?lang=), "
+     "\"values\" {field: message} the summary's text values, \"cells\" {table: {row index: "
+     "{field: message}}} the text cells of runs and the extra tables (results.hpp: "
+     "text_messages), and the experiment's own headline numbers"},
 };
 
 // Experiment-specific extensions: an extra top-level array of records that a result of that

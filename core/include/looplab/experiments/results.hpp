@@ -62,4 +62,15 @@ json environment();
 void summary_messages(json& summary, const json& headline, const json& reading, const json& answer,
                       const json& beside_quoted = json::array());
 
+// The text a student reads in a result's tables and summary values, given as messages: every cell
+// of "runs" and of an extra table (retracing's "calls": a reason) and every summary value
+// (overhead's "fit", "measured_where") that is a message (is_message) is written as its English
+// text, and the message goes to summary.messages: "cells" {table: {"<row index>": {field:
+// message}}} and "values" {field: message}. Cells and values already text are left alone, so it can
+// run again after rows are added (browser_variants.cpp). ChunkedRun::result_json calls it on every
+// result.
+//
+//   runs.push_back({{"call", 3}, {"reason", msg("rt.reason_first")}});   // "reason": "first call"
+void text_messages(json& result);
+
 }  // namespace looplab
