@@ -9,7 +9,7 @@
 #                 (CI runs exactly this)
 #   make serve    build + serve the repo root at http://127.0.0.1:$(PORT)/web/
 #   make bench    build + run the benchmark natively and as wasm under node
-#   make dist     build-wasm + dist/: the static site (page, widgets, embed, authoring page) and
+#   make dist     the wasm module + dist/: the static site (page, widgets, embed, authoring page) and
 #                 dist/looplab-standalone.html (one file, works from file://)
 #   make fuzz     build the libFuzzer targets (sanitize preset) and run each for FUZZ_SECONDS (default 60)
 #   make clean    remove build/, test-results/ and dist/ (node_modules stays; `make distclean` removes it)
@@ -30,7 +30,7 @@ CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 GOLDEN_CHECK := python3 tests/golden/golden.py check build/native/looplab tests/golden/results
 
 .PRECIOUS: build/%/.configured
-.PHONY: deps apt-deps build check lint test test-native test-sanitize test-wasm serve bench dist fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
+.PHONY: deps apt-deps build build-wasm-module check lint test test-native test-sanitize test-wasm serve bench dist fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
 
 deps: apt-deps node_modules/.package-lock.json
 
@@ -86,8 +86,9 @@ lint: deps
 # One tree per compiler: native g++ (-O3, the CLI and tests), clang with ASan + UBSan (the same
 # tests and CLI checks under sanitizers, and the fuzz targets), em++ (the module and the tests
 # under node). The three trees build side by side (each cmake at -j2, so both cores stay busy
-# through one tree's last big file or link) and each is tested as soon as it is built: the wasm
-# tree's JS and browser tests overlap the other trees' work, as they often wait on a page. Only the
+# through one tree's last big file or link) and each is tested as soon as it is built: the JS and
+# browser tests start once the wasm module is linked, and overlap the other trees' work, as they
+# often wait on a page; the wasm test suite is built after them. Only the
 # tests that time the page (scripts/test-js) run at the end, when the machine is quiet.
 # GoogleTest suites named Timed* assert a ratio of timings (wasm.Timed runs them in wasm): they wait
 # for the quiet end of `make test`.
@@ -106,9 +107,12 @@ test-sanitize: build-sanitize
 	ctest --preset sanitize
 	$(MAKE) --no-print-directory fuzz-smoke
 
+# The JS and browser tests need only the module: they start as soon as it is linked, and the wasm
+# GoogleTest suite is built and run after them.
 test-wasm: dist
-	ctest --preset wasm -E '$(TIMED_TESTS)'
 	scripts/test-js untimed
+	$(CLEAN_ENV) cmake --build --preset wasm
+	ctest --preset wasm -E '$(TIMED_TESTS)'
 
 serve: build
 	python3 web/tools/serve.py --port $(PORT)
@@ -120,8 +124,12 @@ bench: build
 	build/native/looplab_bench 3
 	node --no-experimental-fetch build/wasm/looplab_bench.js 3
 
+# The module alone (looplab.mjs and the tests' looplab-test.mjs), without the wasm test suite.
+build-wasm-module: build/wasm/.configured | deps
+	$(CLEAN_ENV) cmake --build --preset wasm --target looplab_wasm looplab_wasm_test
+
 # Static files only (no server code): deploy dist/ to any static host; the browser tests cover it.
-dist: build-wasm
+dist: build-wasm-module
 	node web/tools/build-dist.mjs dist
 
 # Each target starts from its seed corpus (tests/fuzz/corpus/<target>, never written to) plus, for

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs every case of cases.json through the looplab CLI (a ctest test; see CMakeLists.txt).
 
-    check_cli.py <looplab binary> <cases.json> [--print]
+    check_cli.py <looplab binary> <cases.json> [--print] [--english-only]
 
 A config case ("config", "config_hex" or "config_fill") is written to a file and run as
 `looplab run --config <file>`, which hands the text to the core unchanged; an "args" case runs
@@ -9,7 +9,9 @@ those arguments ({"hex": ...} = raw bytes). Each must exit with code 2, print no
 and print "looplab: <message>" as the first line of stderr, with no sanitizer report. Run again with
 --lang zh-CN and --lang id, each must say its message in that language (Chinese characters; not the
 English line), naming the parameter by its CLI name as the English does. --print shows what the CLI
-says for each case instead of checking (for writing new cases).
+says for each case instead of checking (for writing new cases). --english-only skips the other
+languages: the sanitizer tree passes it, as its CLI runs each case at -O0 under ASan (the wording in
+every language is checked by the native tree's run).
 """
 import json
 import os
@@ -69,6 +71,7 @@ def translated(binary, case, tmp):
 def main():
     binary, cases_path = sys.argv[1], sys.argv[2]
     show = "--print" in sys.argv
+    english_only = "--english-only" in sys.argv
     cases = json.load(open(cases_path, encoding="utf-8"))["cases"]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -90,7 +93,8 @@ def main():
                 problems.append(f"message\n      got:      {first!r}\n      expected: {('looplab: ' + case['message'])!r}")
             if "Sanitizer" in err or "runtime error:" in err:
                 problems.append("sanitizer report:\n" + err[:2000])
-            problems += translated(binary, case, tmp)
+            if not english_only:
+                problems += translated(binary, case, tmp)
             if problems:
                 failures.append(f"  {case['name']}: " + "; ".join(problems))
     if show:

@@ -144,8 +144,16 @@ export const hexRgb = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2)
 
 /** Clicks Run on a long standardization run and waits until progress arrives. */
 export async function startLongRun(page) {
+  const previous = await status(page);
   await page.click('#run');
-  await waitForStatus(page, 'running');
+  // The status may still show the previous error (a replaced worker's) until validation finishes
+  // and the run starts: wait for "running" or a new error.
+  await page.waitForFunction((b) => {
+    const s = window.__looplab?.status ?? '';
+    return s.startsWith('running') || (s.startsWith('error') && s !== b);
+  }, previous, { timeout: 30_000, polling: 20 });
+  const s = await status(page);
+  assert.ok(s.startsWith('running'), `expected status "running…", got "${s}"`);
   await page.waitForFunction(() => /iteration [1-9]/.test(document.getElementById('progress-message').textContent),
     null, { timeout: 30_000, polling: 20 });
 }
