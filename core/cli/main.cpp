@@ -266,6 +266,8 @@ void print_result(const json& r) {
       const std::string at = std::to_string(i);
       if (texts.contains(at) && texts[at].contains(k))
         row.push_back(render(texts[at][k], g_lang));
+      else if (k == "variant" && run[k].is_string())  // its label when it has one: "raw" → 原始 x
+        row.push_back(localized("label." + run[k].get<std::string>(), run[k]));
       else
         row.push_back(run.contains(k) ? cell(run[k]) : "");
     }
