@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <stdexcept>
+
+#include "looplab/engine/ops.hpp"
 
 namespace looplab {
 namespace {
@@ -264,28 +267,21 @@ struct Emitter {
   void tanh(bool vec) {
     Lanes f{a, vec};
     const auto s = [&](int i) { return locals.scratch(vec, i); };
-    const float c = 7.99881172180175781f;
+    const float c = FastTanh::kClamp;
     f.constant(c), a.get(s(kA)), a.get(s(kA)), f.constant(c), f.gt(), f.select(), a.set(s(kX));
     f.constant(-c), a.get(s(kX)), a.get(s(kX)), f.constant(-c), f.lt(), f.select(), a.set(s(kX));
     a.get(s(kX)), a.get(s(kX)), f.mul(), a.set(s(kX2));
-    f.constant(-2.76076847742355e-16f);
-    const float p[] = {2.00018790482477e-13f, -8.60467152213735e-11f, 5.12229709037114e-08f,
-                       1.48572235717979e-05f, 6.37261928875436e-04f,  4.89352455891786e-03f};
-    for (float pc : p) {
-      a.get(s(kX2)), f.mul();
-      if (pc < 0) {
-        f.constant(-pc), f.sub();  // p * x2 - 8.6e-11, as written in ops.hpp
-      } else {
-        f.constant(pc), f.add();
-      }
-    }
+    f.constant(FastTanh::kP[0]);
+    for (std::size_t i = 1; i < std::size(FastTanh::kP); ++i)
+      a.get(s(kX2)), f.mul(), f.constant(FastTanh::kP[i]), f.add();
     a.get(s(kX)), f.mul(), a.set(s(kP));
-    f.constant(1.19825839466702e-06f);
-    for (float qc : {1.18534705686654e-04f, 2.26843463243900e-03f, 4.89352518554385e-03f})
-      a.get(s(kX2)), f.mul(), f.constant(qc), f.add();
+    f.constant(FastTanh::kQ[0]);
+    for (std::size_t i = 1; i < std::size(FastTanh::kQ); ++i)
+      a.get(s(kX2)), f.mul(), f.constant(FastTanh::kQ[i]), f.add();
     a.set(s(kQ));
     a.get(s(kP)), a.get(s(kQ)), f.div(), a.set(s(kP));  // r
-    a.get(s(kA)), a.get(s(kP)), a.get(s(kA)), f.abs(), f.constant(0.0004f), f.lt(), f.select();
+    a.get(s(kA)), a.get(s(kP)), a.get(s(kA)), f.abs(), f.constant(FastTanh::kLinearBelow), f.lt(),
+        f.select();
   }
 
   void log(bool vec) {

@@ -132,29 +132,42 @@ struct OpDef {
 
 const OpDef& op_def(OpKind kind);
 
-// tanh by a rational approximation (Eigen's generic_fast_tanh_float), |error| < 1e-6. NOTE: libm's
-// tanh is not vectorizable and would be most of a small MLP's step; this is inline and branch-free
-// so loops over it vectorize (SSE natively, simd128 in WebAssembly).
+// The coefficients of fast_tanh (Eigen's generic_fast_tanh_float): the generated code of compiled
+// mode (emit_c.cpp, emit_wasm.cpp) computes the same, operation for operation, from these.
+struct FastTanh {
+  static constexpr float kClamp = 7.99881172180175781f;  // tanh(±kClamp) rounds to ±1
+  static constexpr float kP[7] = {-2.76076847742355e-16f, 2.00018790482477e-13f,
+                                  -8.60467152213735e-11f, 5.12229709037114e-08f,
+                                  1.48572235717979e-05f,  6.37261928875436e-04f,
+                                  4.89352455891786e-03f};  // numerator, in x², then times x
+  static constexpr float kQ[4] = {1.19825839466702e-06f, 1.18534705686654e-04f,
+                                  2.26843463243900e-03f, 4.89352518554385e-03f};  // denominator
+  static constexpr float kLinearBelow = 0.0004f;  // |a| below this: tanh(a) = a
+};
+
+// tanh by a rational approximation, |error| < 1e-6. NOTE: libm's tanh is not vectorizable and would
+// be most of a small MLP's step; this is inline and branch-free so loops over it vectorize (SSE
+// natively, simd128 in WebAssembly).
 inline float fast_tanh(float a) {
-  const float c = 7.99881172180175781f;
-  float x = a > c ? c : a;
-  x = x < -c ? -c : x;
+  using T = FastTanh;
+  float x = a > T::kClamp ? T::kClamp : a;
+  x = x < -T::kClamp ? -T::kClamp : x;
   const float x2 = x * x;
-  float p = -2.76076847742355e-16f;
-  p = p * x2 + 2.00018790482477e-13f;
-  p = p * x2 - 8.60467152213735e-11f;
-  p = p * x2 + 5.12229709037114e-08f;
-  p = p * x2 + 1.48572235717979e-05f;
-  p = p * x2 + 6.37261928875436e-04f;
-  p = p * x2 + 4.89352455891786e-03f;
+  float p = T::kP[0];
+  p = p * x2 + T::kP[1];
+  p = p * x2 + T::kP[2];
+  p = p * x2 + T::kP[3];
+  p = p * x2 + T::kP[4];
+  p = p * x2 + T::kP[5];
+  p = p * x2 + T::kP[6];
   p = p * x;
-  float q = 1.19825839466702e-06f;
-  q = q * x2 + 1.18534705686654e-04f;
-  q = q * x2 + 2.26843463243900e-03f;
-  q = q * x2 + 4.89352518554385e-03f;
+  float q = T::kQ[0];
+  q = q * x2 + T::kQ[1];
+  q = q * x2 + T::kQ[2];
+  q = q * x2 + T::kQ[3];
   const float r = p / q;  // computed unconditionally: the selects below then need no branch
   const float magnitude = a < 0.0f ? -a : a;
-  return magnitude < 0.0004f ? a : r;
+  return magnitude < T::kLinearBelow ? a : r;
 }
 inline std::string_view op_name(OpKind kind) { return op_def(kind).name; }
 
