@@ -163,8 +163,8 @@ struct KirBuilder {
       for (int j = 0; j < st.def->arity; ++j)
         in[static_cast<std::size_t>(j)] =
             operand(st.in[static_cast<std::size_t>(j)], st.how[static_cast<std::size_t>(j)]);
-      k.note += (k.note.empty() ? "" : " ") +
-                std::string(c.defs[static_cast<std::size_t>(st.node)]->name);
+      if (!k.note.empty()) k.note += ' ';
+      k.note += c.defs[static_cast<std::size_t>(st.node)]->name;
       if (st.sink >= 0) {
         const Sink& s = L.sinks[static_cast<std::size_t>(st.sink)];
         kir::Sink ks;
