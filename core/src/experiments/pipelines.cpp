@@ -473,7 +473,8 @@ Experiment make_pipelines_experiment() {
       choice("mode", "traced", {"traced", "eager", "compiled"},
              "how the training step runs: compiled once and replayed, op by op, or as code "
              "generated for the whole step"),
-      integer("unroll", 5, 1, 100, "batches per call for repeat_inside (traced mode)"),
+      integer("unroll", 5, 1, 100,
+              "batches per call for repeat_inside (traced and compiled modes)"),
       common::seed(),
   };
   e.plots = json::array(
