@@ -40,9 +40,10 @@ float TraceCache::call(const float* x, const float* y, int rows, bool training) 
       e.reason +=
           " (relaxed batch: traced for " + std::to_string(options_.capacity_rows) + " rows)";
     const int traced_rows = relaxed(rows) ? options_.capacity_rows : rows;
-    auto program = std::make_unique<GraphTrainer>(Mode::Traced, model_, opt_,
+    auto program = std::make_unique<GraphTrainer>(options_.mode, model_, opt_,
                                                   Shape{traced_rows, options_.features},
                                                   Shape{traced_rows, 1}, 1, training);
+    e.codegen_ms = program->codegen_ms();
     it = programs_.emplace(key, std::move(program)).first;
     ++traces_;
   }

@@ -41,8 +41,10 @@ class GraphTrainer {
   // Traced: trace_ms, compile_ms and the program's size; compiled also codegen_ms and the
   // generated_code; eager: empty.
   json setup_info() const;
-  // Compiled mode: the generated code of the step (C natively, WebAssembly text in wasm).
+  // Compiled mode: the generated code of the step (C natively, WebAssembly text in wasm), and what
+  // generating and building it took (part of the compile); otherwise empty and 0.
   const std::string& generated_code() const;
+  double codegen_ms() const { return program_ ? program_->stats().codegen_ms : 0.0; }
 
  private:
   void trace();

@@ -30,6 +30,10 @@ struct TraceCacheOptions {
   int features = 1;
   bool relaxed_batch = false;
   int capacity_rows = 0;  // relaxed: the rows the one program is traced with (the largest batch)
+  // Traced or Compiled: a compiled program also generates its code at each trace. NOTE: generated
+  // code has fixed loop lengths, so a relaxed compiled program generates its code again whenever
+  // the batch shape changes; relaxed_batch is meant for traced programs.
+  Mode mode = Mode::Traced;
 };
 
 struct TraceEvent {
@@ -37,7 +41,8 @@ struct TraceEvent {
   int rows = 0;
   bool training = true;
   bool traced = false;
-  std::string reason;  // empty when replayed
+  std::string reason;       // empty when replayed
+  double codegen_ms = 0.0;  // compiled mode: of this trace, generating and building the code
 };
 
 class TraceCache {
