@@ -2,7 +2,8 @@
 //
 // The seed-000 network compiled with k training steps per program, k = 1, 2, 5, 10, 50 and all
 // the batches of an epoch (the seed's fully unrolled Python list). Per k: what tracing and
-// compiling cost, how big the program is, and the steady time per step.
+// compiling cost, how big the program is, and the steady time per step. mode = compiled generates
+// each program as code (C natively, WebAssembly in the browser): k steps of code to build.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -21,6 +22,10 @@
 namespace looplab {
 namespace {
 
+// Compiled mode: at most this many batches per epoch, so k = all is at most this many steps of
+// generated code to build.
+constexpr long long kCompiledBatches = 20;
+
 class UnrollRun final : public ChunkedRun {
  public:
   explicit UnrollRun(const Params& p)
@@ -29,6 +34,7 @@ class UnrollRun final : public ChunkedRun {
         batch_(static_cast<int>(p.integer("batch"))),
         batches_(n_ / batch_),
         steps_(static_cast<long long>(batches_) * p.integer("epochs")),
+        mode_(parse_mode(p.choice("mode"))),
         data_(normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
     warm_up_engines();  // untimed: see graph_trainer.hpp
     for (int k : {1, 2, 5, 10, 50})
@@ -108,6 +114,26 @@ class UnrollRun final : public ChunkedRun {
                 {"compile", compile}});
   }
 
+  // Compiled mode: how much of the trace + compile of k = 1 and of k = all went to generating and
+  // building the code (codegen_ms, part of compile_ms); traced mode: nothing.
+  json codegen_clause() const {
+    if (mode_ != Mode::Compiled) return "";
+    const json& first = runs_.front();
+    const json& last = runs_.back();
+    const double a = first["codegen_ms"].get<double>(), b = last["codegen_ms"].get<double>();
+    const double total = last["setup_ms"].get<double>();
+    return msg("unr.r_codegen",
+               {{"a", a}, {"b", b}, {"pct", total > 0.0 ? 100.0 * b / total : 0.0}});
+  }
+
+  // Beside the quoted 7.4 s for 100 batches (74 ms a batch): compiled mode's cost per step of
+  // code, from this run, against it.
+  json why_quoted() const {
+    if (mode_ != Mode::Compiled) return msg("unr.q_why");
+    const double per = runs_.back()["setup_ms"].get<double>() / factors_.back();
+    return msg(per > 74.0 ? "unr.q_why_compiled_more" : "unr.q_why_compiled_less", {{"per", per}});
+  }
+
   // With one batch per epoch the only program is k = 1 = all: there is nothing to compare.
   json summary_of_one_k() const {
     const json& r = runs_.front();
@@ -156,12 +182,13 @@ class UnrollRun final : public ChunkedRun {
              {"f", last["instructions"].get<double>() / first["instructions"].get<double>()},
              {"ms", last["setup_ms"]},
              {"per_k", per_k},
-             {"diverged", diverged_}});
+             {"diverged", diverged_},
+             {"codegen", codegen_clause()}});
     const json quoted = json::array(
         {{{"label", msg("unr.q_label")},
           {"quoted", msg("unr.q_quoted")},
           {"measured", msg("unr.q_measured", {{"ms", last["setup_ms"]}, {"n", factors_.back()}})},
-          {"why", msg("unr.q_why")}}});
+          {"why", why_quoted()}}});
     summary_messages(s, headline, reading, answer(), quoted);
     return s;
   }
@@ -175,7 +202,7 @@ class UnrollRun final : public ChunkedRun {
                               Activation::Tanh, init);
     adam_ = std::make_unique<Adam>(params().number("lr"), model_->parameters());
     const Stopwatch w;
-    trainer_ = std::make_unique<GraphTrainer>(Mode::Traced, *model_, *adam_, Shape{batch_, 1},
+    trainer_ = std::make_unique<GraphTrainer>(mode_, *model_, *adam_, Shape{batch_, 1},
                                               Shape{batch_, 1}, k());
     xs_.assign(static_cast<std::size_t>(k()),
                nullptr);  // sized here: the timed calls allocate nothing
@@ -219,7 +246,9 @@ class UnrollRun final : public ChunkedRun {
     if (diverged_at_)
       diverged_.push_back(
           msg("unr.diverged", {{"k", k()}, {"at", *diverged_at_}, {"loss", last_finite_loss_}}));
-    const json info = trainer_->setup_info();
+    json info = trainer_->setup_info();
+    // The code of k = 1 is one step's; a larger k's repeats it k times: shown once.
+    if (k() > 1) info.erase("generated_code");
     for (const auto& [key, value] : info.items()) r[key] = value;
     runs_.push_back(r);
     compile_.add({static_cast<double>(k()), setup_ms_});
@@ -231,6 +260,7 @@ class UnrollRun final : public ChunkedRun {
 
   int n_, batch_, batches_;
   long long steps_;
+  Mode mode_;        // traced or compiled
   LinearData data_;  // x and y ~ N(0, 1)
   std::vector<int> factors_;
   std::size_t current_ = 0;
@@ -275,13 +305,20 @@ Experiment make_unroll_experiment() {
        {{"looplab", "k = all"},
         {"tensorflow", "the seed's fit1: a Python list of every batch zipped inside tf.function"}},
        {{"looplab", "trace + compile"},
-        {"tensorflow", "the first call of the tf.function: tracing, graph building, Grappler"}}});
+        {"tensorflow", "the first call of the tf.function: tracing, graph building, Grappler"}},
+       {{"looplab", "mode = compiled"},
+        {"tensorflow",
+         "the same tf.function with jit_compile=True: XLA generates code for the k unrolled "
+         "steps"}}});
   e.params = {
       common::samples(10000, 100),
       common::batch(),
       integer("epochs", 5, 1, 1000, "passes over the data for each k"),
       common::hidden(),
       common::adam_lr(),
+      choice("mode", "traced", {"traced", "compiled"},
+             "how each program runs: replayed instruction by instruction (traced), or generated "
+             "as code for its k steps and built (compiled: at most 20 batches per epoch)"),
       common::seed(),
   };
   e.plots = json::array(
@@ -307,6 +344,12 @@ Experiment make_unroll_experiment() {
                                             {"got", p.integer("batch")}}));
     if (p.integer("n") / p.integer("batch") > 5000)
       throw ConfigError(msg("err.unroll_batches", {{"got", p.integer("n") / p.integer("batch")}}));
+    // NOTE: the C compiler's time grows with the code, k steps of it: on the 2-core development
+    // machine cc -O3 took 0.7 s for k = 1 and 216 s for k = 100 (the default n and batch).
+    if (p.choice("mode") == "compiled" && p.integer("n") / p.integer("batch") > kCompiledBatches)
+      throw ConfigError(
+          msg("err.unroll_compiled_batches",
+              {{"max", kCompiledBatches}, {"got", p.integer("n") / p.integer("batch")}}));
   };
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")),

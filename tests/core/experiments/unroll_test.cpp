@@ -1,0 +1,47 @@
+// unroll_test.cpp — the unroll experiment in compiled mode: every k's program generated as code
+// trains as the traced program with the same k, and the reading says what generating cost.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "looplab/api/api.hpp"
+
+namespace looplab {
+namespace {
+
+json run_unroll(const std::string& extra) {
+  auto run = start_run(R"({"experiment": "unroll", "n": 500, "epochs": 2)" + extra + "}");
+  while (!run->advance(100.0)) {
+  }
+  return json::parse(run->result_json());
+}
+
+TEST(Unroll, CompiledModeTrainsAsTracedModeForEveryK) {
+  const json traced = run_unroll("");
+  const json compiled = run_unroll(R"(, "mode": "compiled")");
+  ASSERT_EQ(compiled["runs"].size(), traced["runs"].size());
+  for (std::size_t i = 0; i < traced["runs"].size(); ++i) {
+    const json &t = traced["runs"][i], &c = compiled["runs"][i];
+    SCOPED_TRACE("k = " + std::to_string(t["k"].get<int>()));
+    EXPECT_EQ(c["k"], t["k"]);
+    const double a = t["final_loss"], b = c["final_loss"];
+    EXPECT_NEAR(b, a, 1e-5 * std::abs(a));
+    // k steps of one step's code (compiled mode fuses loops of any length, traced from 64 on)
+    EXPECT_EQ(c["instructions"].get<long long>(),
+              c["k"].get<long long>() * compiled["runs"][0]["instructions"].get<long long>());
+    EXPECT_GT(c["codegen_ms"].get<double>(), 0.0);
+    EXPECT_LE(c["codegen_ms"].get<double>(), c["setup_ms"].get<double>());
+    EXPECT_FALSE(t.contains("codegen_ms"));
+    // One step's code is shown; a larger k repeats it k times.
+    EXPECT_EQ(c.contains("generated_code"), c["k"] == 1);
+  }
+  const std::string reading = compiled["summary"]["reading"];
+  EXPECT_NE(reading.find("In compiled mode, generating and building the code took"),
+            std::string::npos)
+      << reading;
+  EXPECT_EQ(traced["summary"]["reading"].get<std::string>().find("In compiled mode"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace looplab
