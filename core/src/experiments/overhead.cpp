@@ -1,8 +1,8 @@
 // overhead.cpp — seed thread 004, answer 1: when does per-step overhead dominate?
 //
 // One linear-regression gradient step over N points, for N log-spaced from n_min to n_max, in each
-// mode (eager, traced, reference). Time per step is the median of timed chunks of many steps
-// (perf.hpp). Per mode, t(N) = a + b·N is fitted by least squares weighted by 1/t² (relative
+// mode (eager, traced, compiled, reference). Time per step is the median of timed chunks of many
+// steps (perf.hpp). Per mode, t(N) = a + b·N is fitted by least squares weighted by 1/t² (relative
 // error, so every decade counts alike): a is the fixed overhead per step, b the cost per point, and
 // the crossover N = a/b is where the two are equal — below it the step is mostly overhead.
 // The page adds js_per_call, measured in the browser worker: JavaScript copies the N points into
@@ -24,7 +24,8 @@
 namespace looplab {
 namespace {
 
-const char* const kOverheadModes[] = {"eager", "traced", "reference"};
+const char* const kOverheadModes[] = {"eager", "traced", "compiled", "reference"};
+constexpr int kOverheadModeCount = sizeof(kOverheadModes) / sizeof(kOverheadModes[0]);
 constexpr double kOverheadMemoryLimitBytes = 256.0 * 1024 * 1024;
 // x and y, plus the few [N x 1] buffers an eager step allocates (prediction, residual, squares,
 // grads).
@@ -43,25 +44,27 @@ class OverheadRun final : public ChunkedRun {
                           static_cast<int>(p.integer("points")))) {
     warm_up_engines();
     warm_up_linear();
-    for (int m = 0; m < 3; ++m)
+    for (int m = 0; m < kOverheadModeCount; ++m)
       series_[m] = &add_series(kOverheadModes[m], {"n", "us_per_step", "us_spread"});
   }
 
-  bool done() const override { return next_ >= sizes_.size() * 3; }
+  bool done() const override { return next_ >= sizes_.size() * kOverheadModeCount; }
 
  private:
   double fraction() const override {
-    return static_cast<double>(next_) / (3.0 * static_cast<double>(sizes_.size()));
+    return static_cast<double>(next_) /
+           (static_cast<double>(kOverheadModeCount) * static_cast<double>(sizes_.size()));
   }
 
   json progress_message() const override {
-    return msg("ov.progress", {{"mode", kOverheadModes[next_ % 3]}, {"n", sizes_[next_ / 3]}});
+    return msg("ov.progress", {{"mode", kOverheadModes[next_ % kOverheadModeCount]},
+                               {"n", sizes_[next_ / kOverheadModeCount]}});
   }
 
   // Each mode's measured points, then the fitted line at the same N.
   json series() const override {
     json series = json::object();
-    for (int m = 0; m < 3; ++m) {
+    for (int m = 0; m < kOverheadModeCount; ++m) {
       series[kOverheadModes[m]] = series_[m]->to_json();
       series[std::string(kOverheadModes[m]) + "_fit"] =
           fit_series(fit_cost_line_of(kOverheadModes[m]));
@@ -111,8 +114,8 @@ class OverheadRun final : public ChunkedRun {
 
   // One (N, mode) point: a fresh trainer on the seed-004 curve sampled N times, timed in chunks.
   void work_one() override {
-    const int n = static_cast<int>(sizes_[next_ / 3]);
-    const char* mode = kOverheadModes[next_ % 3];
+    const int n = static_cast<int>(sizes_[next_ / kOverheadModeCount]);
+    const char* mode = kOverheadModes[next_ % kOverheadModeCount];
     if (data_n_ != n) {
       data_ = overhead_data(n);
       data_n_ = n;
@@ -126,7 +129,7 @@ class OverheadRun final : public ChunkedRun {
     f.us.push_back(t.us_per_step);
     f.spread.push_back(t.spread_us);
     f.diverged = f.diverged || t.diverged;
-    series_[next_ % 3]->add({static_cast<double>(n), t.us_per_step, t.spread_us});
+    series_[next_ % kOverheadModeCount]->add({static_cast<double>(n), t.us_per_step, t.spread_us});
     points_.push_back({{"n", n},
                        {"mode", mode},
                        {"us_per_step", t.us_per_step},
@@ -154,17 +157,24 @@ class OverheadRun final : public ChunkedRun {
     return {mode, f.us[i], f.spread[i]};
   }
 
+  // [0] traced vs eager, [1] reference vs traced at the smallest N, [2], [3] the same at the
+  // largest; [4], [5] compiled vs traced at the smallest and the largest N.
   std::vector<Comparison> comparisons() const {
     std::vector<Comparison> c;
+    const auto unit = [&](bool largest) {
+      return "µs per step at N = " + with_commas(sizes_[largest ? sizes_.size() - 1 : 0]);
+    };
     for (const bool largest : {false, true}) {
       const std::string at = largest ? "n_max" : "n_min";
-      const std::string unit =
-          "µs per step at N = " + with_commas(sizes_[largest ? sizes_.size() - 1 : 0]);
       c.push_back(compare("traced_vs_eager_at_" + at, step_at("traced", largest),
-                          step_at("eager", largest), Quantity::Time, unit));
+                          step_at("eager", largest), Quantity::Time, unit(largest)));
       c.push_back(compare("reference_vs_traced_at_" + at, step_at("reference", largest),
-                          step_at("traced", largest), Quantity::Time, unit));
+                          step_at("traced", largest), Quantity::Time, unit(largest)));
     }
+    for (const bool largest : {false, true})
+      c.push_back(compare(std::string("compiled_vs_traced_at_") + (largest ? "n_max" : "n_min"),
+                          step_at("compiled", largest), step_at("traced", largest), Quantity::Time,
+                          unit(largest)));
     return c;
   }
 
@@ -245,22 +255,26 @@ class OverheadRun final : public ChunkedRun {
            {"note", msg("ov.h_note", {{"cross", cross_message(m)}})}});
     const json reading = msg("ov.reading", {{"ae", a["eager"].get<double>()},
                                             {"at", a["traced"].get<double>()},
+                                            {"ac", a["compiled"].get<double>()},
                                             {"ar", a["reference"].get<double>()},
                                             {"be", b["eager"].get<double>()},
                                             {"bt", b["traced"].get<double>()},
+                                            {"bc", b["compiled"].get<double>()},
                                             {"br", b["reference"].get<double>()},
                                             {"c0", comparison_message(cmp[0].to_json())},
                                             {"c2", comparison_message(cmp[2].to_json())},
+                                            {"c4", comparison_message(cmp[4].to_json())},
+                                            {"c5", comparison_message(cmp[5].to_json())},
                                             {"div", diverged ? msg("ov.r_diverged") : json("")}});
     summary_messages(s, headline, reading, answer(), beside_quoted());
     return s;
   }
 
   std::vector<long long> sizes_;
-  std::size_t next_ = 0;  // (size index) * 3 + mode index
+  std::size_t next_ = 0;  // (size index) * kOverheadModeCount + mode index
   int data_n_ = -1;
   LinearData data_;
-  Series* series_[3] = {};  // per mode, registered with the run as the mode's name
+  Series* series_[kOverheadModeCount] = {};  // per mode, registered with the run as the mode's name
   std::map<std::string, ModeFit> fits_;
   json points_ = json::array();
 };
@@ -291,7 +305,9 @@ Experiment make_overhead_experiment() {
         {"tensorflow", "the seed's loop: a GradientTape step, every op dispatched from Python"}},
        {{"looplab", "reference"}, {"tensorflow", "the seed's NumPy version of the same loop"}},
        {{"looplab", "a (fixed µs per step)"},
-        {"tensorflow", "Python and TensorFlow dispatch per op, the same for 10 or 10⁶ points"}}});
+        {"tensorflow", "Python and TensorFlow dispatch per op, the same for 10 or 10⁶ points"}},
+       {{"looplab", "compiled step"},
+        {"tensorflow", "a tf.function with jit_compile=True: XLA generates code for the step"}}});
   e.params = {
       integer("n_min", 10, 1, 1'000'000, "smallest number of points per step"),
       integer("n_max", 1'000'000, 10, 10'000'000, "largest number of points per step"),
@@ -306,8 +322,8 @@ Experiment make_overhead_experiment() {
       {line_plot("time", "Time per step vs N, with the fitted t(N) = a + b·N",
                  {"n", "N (points per step)", Scale::Log},
                  {"us_per_step", "µs per step", Scale::Log},
-                 {"eager", "traced", "reference", "js_per_call", "eager_fit", "traced_fit",
-                  "reference_fit", "js_per_call_fit"},
+                 {"eager", "traced", "compiled", "reference", "js_per_call", "eager_fit",
+                  "traced_fit", "compiled_fit", "reference_fit", "js_per_call_fit"},
                  "", "us_spread"),
        bars_plot("a", "Fixed overhead per step a", "mode", {"a_us", "µs", Scale::Log})});
   e.quoted = json::array(
@@ -332,7 +348,7 @@ Experiment make_overhead_experiment() {
                {"max", static_cast<long long>(kOverheadMemoryLimitBytes / kBytesPerPoint)}}));
   };
   // Steps are adaptive (each timed chunk lasts chunk_ms), so the run is bounded by time, not steps:
-  // points x 3 modes x (repeats + warm-up) chunks.
+  // points x 4 modes x (repeats + warm-up) chunks.
   e.estimate = [](const Params& p) {
     return Estimate{kBytesPerPoint * static_cast<double>(p.integer("n_max")) + 2e6, 0.0, "n_max"};
   };

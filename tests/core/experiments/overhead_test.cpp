@@ -6,6 +6,8 @@
 
 #include "looplab/api/api.hpp"
 #include "looplab/experiments/timing.hpp"
+#include "looplab/train/linear_trainer.hpp"
+#include "looplab/train/session.hpp"
 
 namespace looplab {
 namespace {
@@ -95,9 +97,9 @@ TEST(Overhead, ResultShapeTinyRun) {
   while (!run->advance(50.0)) {
   }
   const json r = json::parse(run->result_json());
-  ASSERT_EQ(r["runs"].size(), 3u);
-  EXPECT_EQ(r["points"].size(), 9u);
-  for (const char* m : {"eager", "traced", "reference"}) {
+  ASSERT_EQ(r["runs"].size(), 4u);
+  EXPECT_EQ(r["points"].size(), 12u);
+  for (const char* m : {"eager", "traced", "compiled", "reference"}) {
     EXPECT_EQ(r["series"][m]["n"], json::parse("[10, 100, 1000]")) << m;
     EXPECT_EQ(r["series"][std::string(m) + "_fit"]["us_per_step"].size(), 3u) << m;
     for (double us : r["series"][m]["us_per_step"]) EXPECT_GT(us, 0.0) << m;
@@ -108,6 +110,27 @@ TEST(Overhead, ResultShapeTinyRun) {
     EXPECT_FALSE(run_json["diverged"].get<bool>());
   }
   EXPECT_TRUE(r["summary"]["a_fixed_us"].contains("eager"));
+  EXPECT_TRUE(r["summary"]["a_fixed_us"].contains("compiled"));
+  std::vector<std::string> ids;
+  for (const auto& c : r["summary"]["comparisons"]) ids.push_back(c["id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{
+                     "traced_vs_eager_at_n_min", "reference_vs_traced_at_n_min",
+                     "traced_vs_eager_at_n_max", "reference_vs_traced_at_n_max",
+                     "compiled_vs_traced_at_n_min", "compiled_vs_traced_at_n_max"}));
+}
+
+// The overhead experiment times each mode's step on the seed-004 data: compiled mode's step must
+// compute what the traced step computes (its losses within 1e-5 relative) at every N it measures.
+TEST(Overhead, CompiledStepsGiveTheTracedLosses) {
+  for (int n : {10, 100, 1000}) {
+    const LinearData d = overhead_data(n);
+    auto traced = make_linear_trainer(Mode::Traced, d.x, d.y);
+    auto compiled = make_linear_trainer(Mode::Compiled, d.x, d.y);
+    for (int step = 0; step < 50; ++step) {
+      const float a = traced->step(1e-4f), b = compiled->step(1e-4f);
+      ASSERT_NEAR(b, a, 1e-5 * std::abs(a)) << "N = " << n << ", step " << step;
+    }
+  }
 }
 
 std::string config_error(const std::string& config) {
