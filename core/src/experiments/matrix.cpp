@@ -8,8 +8,8 @@
 // Data size is the rows per step (seed 001 grew the data per batch, not the batch count): one
 // batch of rows_small / rows_medium / rows_large rows of N(0, 1) inputs and targets, reused every
 // step as the seed's benchmark reused one batch. Each cell is timed per mode (eager, traced,
-// reference) as the median µs per step over chunks; the seed-001 percentages compare modes per
-// cell.
+// compiled, reference) as the median µs per step over chunks; the seed-001 percentages compare
+// modes per cell.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -32,7 +32,9 @@ struct ModelSize {
 };
 constexpr ModelSize kModels[] = {{"small", 8, 16}, {"medium", 32, 64}, {"large", 128, 256}};
 const char* const kDataNames[] = {"small", "medium", "large"};
-const char* const kMatrixModes[] = {"eager", "traced", "reference"};
+const char* const kMatrixModes[] = {"eager", "traced", "compiled", "reference"};
+constexpr int kMatrixModeCount = 4;
+constexpr int kEager = 0, kTraced = 1, kCompiled = 2, kReference = 3;  // into kMatrixModes
 constexpr double kMatrixMemoryLimitBytes = 256.0 * 1024 * 1024;
 
 long long parameter_count(const ModelSize& m) {
@@ -56,8 +58,8 @@ json model_label(const ModelSize& m) {
 struct Cell {
   int model = 0, data = 0;
   long long rows = 0;
-  double us[3] = {0, 0, 0};
-  double spread[3] = {0, 0, 0};  // half-IQR of each mode's chunks
+  double us[kMatrixModeCount] = {};
+  double spread[kMatrixModeCount] = {};  // half-IQR of each mode's chunks
   bool diverged = false;
 };
 
@@ -68,19 +70,25 @@ class MatrixRun final : public ChunkedRun {
     const long long rows[] = {p.integer("rows_small"), p.integer("rows_medium"),
                               p.integer("rows_large")};
     for (int m = 0; m < 3; ++m)
-      for (int d = 0; d < 3; ++d) cells_.push_back({m, d, rows[d], {0, 0, 0}, {0, 0, 0}, false});
+      for (int d = 0; d < 3; ++d) {
+        Cell c;
+        c.model = m;
+        c.data = d;
+        c.rows = rows[d];
+        cells_.push_back(c);
+      }
   }
 
-  bool done() const override { return next_ >= cells_.size() * 3; }
+  bool done() const override { return next_ >= cells_.size() * kMatrixModeCount; }
 
  private:
   double fraction() const override {
-    return static_cast<double>(next_) / (3.0 * static_cast<double>(cells_.size()));
+    return static_cast<double>(next_) / (kMatrixModeCount * static_cast<double>(cells_.size()));
   }
 
   json progress_message() const override {
-    const Cell& c = cells_[next_ / 3];
-    return msg("mx.progress", {{"mode", kMatrixModes[next_ % 3]},
+    const Cell& c = cells_[next_ / kMatrixModeCount];
+    return msg("mx.progress", {{"mode", kMatrixModes[next_ % kMatrixModeCount]},
                                {"model", size_message(kModels[c.model].name)},
                                {"data", size_message(kDataNames[c.data])}});
   }
@@ -93,11 +101,11 @@ class MatrixRun final : public ChunkedRun {
 
   // One (cell, mode): the model from the seed, its data batch, a trainer, timed in chunks.
   void work_one() override {
-    Cell& c = cells_[next_ / 3];
-    const int mode = static_cast<int>(next_ % 3);
+    Cell& c = cells_[next_ / kMatrixModeCount];
+    const int mode = static_cast<int>(next_ % kMatrixModeCount);
     const ModelSize& m = kModels[c.model];
     const auto seed = static_cast<std::uint64_t>(params().integer("seed"));
-    if (mode == 0) {  // a new cell: its data, shared by the three modes
+    if (mode == 0) {  // a new cell: its data, shared by the four modes
       Rng rng(seed);
       x_ = Tensor({static_cast<int>(c.rows), m.inputs});
       y_ = Tensor({static_cast<int>(c.rows), 1});
@@ -131,8 +139,8 @@ class MatrixRun final : public ChunkedRun {
   // The cell's fastest mode when it beats both others by more than their spreads; -1 when the
   // fastest is within the spread of another (no measurable winner).
   static int fastest(const Cell& c) {
-    const int best = static_cast<int>(std::min_element(c.us, c.us + 3) - c.us);
-    for (int other = 0; other < 3; ++other)
+    const int best = static_cast<int>(std::min_element(c.us, c.us + kMatrixModeCount) - c.us);
+    for (int other = 0; other < kMatrixModeCount; ++other)
       if (other != best &&
           compare("", measure(c, best), measure(c, other), Quantity::Time, "").verdict !=
               Verdict::A)
@@ -154,15 +162,18 @@ class MatrixRun final : public ChunkedRun {
              msg("mx.data_label", {{"size", size_message(kDataNames[c.data])}, {"rows", c.rows}})},
             {"parameters", parameter_count(m)},
             {"rows", c.rows},
-            {"eager_us", c.us[0]},
-            {"traced_us", c.us[1]},
-            {"reference_us", c.us[2]},
-            {"eager_spread_us", c.spread[0]},
-            {"traced_spread_us", c.spread[1]},
-            {"reference_spread_us", c.spread[2]},
+            {"eager_us", c.us[kEager]},
+            {"traced_us", c.us[kTraced]},
+            {"compiled_us", c.us[kCompiled]},
+            {"reference_us", c.us[kReference]},
+            {"eager_spread_us", c.spread[kEager]},
+            {"traced_spread_us", c.spread[kTraced]},
+            {"compiled_spread_us", c.spread[kCompiled]},
+            {"reference_spread_us", c.spread[kReference]},
             {"fastest", best < 0 ? json(nullptr) : json(kMatrixModes[best])},
-            {"traced_vs_eager_pct", percent_faster(c.us[1], c.us[0])},
-            {"reference_vs_traced_pct", percent_faster(c.us[2], c.us[1])},
+            {"traced_vs_eager_pct", percent_faster(c.us[kTraced], c.us[kEager])},
+            {"compiled_vs_traced_pct", percent_faster(c.us[kCompiled], c.us[kTraced])},
+            {"reference_vs_traced_pct", percent_faster(c.us[kReference], c.us[kTraced])},
             {"diverged", c.diverged}};
   }
 
@@ -182,23 +193,48 @@ class MatrixRun final : public ChunkedRun {
     return std::nullopt;
   }
 
-  std::vector<Comparison> comparisons() const {
+  // a vs b in every cell: "<a>_vs_<b>_<model>_model_<data>_data", a named with the cell.
+  std::vector<Comparison> comparisons(int a, int b) const {
     std::vector<Comparison> out;
     for (const Cell& c : cells_)
-      out.push_back(compare("traced_vs_eager_" + std::string(kModels[c.model].name) + "_model_" +
-                                kDataNames[c.data] + "_data",
-                            {"traced (" + cell_name(c) + ")", c.us[1], c.spread[1]},
-                            {"eager", c.us[0], c.spread[0]}, Quantity::Time, "µs per step"));
+      out.push_back(
+          compare(std::string(kMatrixModes[a]) + "_vs_" + kMatrixModes[b] + "_" +
+                      kModels[c.model].name + "_model_" + kDataNames[c.data] + "_data",
+                  {std::string(kMatrixModes[a]) + " (" + cell_name(c) + ")", c.us[a], c.spread[a]},
+                  {kMatrixModes[b], c.us[b], c.spread[b]}, Quantity::Time, "µs per step"));
     return out;
+  }
+
+  // How a's comparisons with b came out: measurably faster, slower, within the spread; and the
+  // range of seed 001's percentages.
+  struct Tally {
+    int faster = 0, slower = 0, within = 0;
+    double lo = 1e300, hi = -1e300;
+  };
+  Tally tally(const std::vector<Comparison>& cmp, int a, int b) const {
+    Tally t;
+    for (const Comparison& c : cmp) {
+      t.faster += c.verdict == Verdict::A;
+      t.slower += c.verdict == Verdict::B;
+    }
+    t.within = static_cast<int>(cmp.size()) - t.faster - t.slower;
+    for (const Cell& c : cells_) {
+      const double pct = percent_faster(c.us[a], c.us[b]);
+      t.lo = std::min(t.lo, pct);
+      t.hi = std::max(t.hi, pct);
+    }
+    return t;
   }
 
   // Every branch takes the same arguments.
   json answer(const std::optional<int>& all, const json& wins, int ties) const {
     int winners = 0;
     for (const char* m : kMatrixModes) winners += wins[m].get<int>() > 0;
-    const json counts = msg(
-        "mx.counts",
-        {{"e", wins["eager"]}, {"t", wins["traced"]}, {"r", wins["reference"]}, {"ties", ties}});
+    const json counts = msg("mx.counts", {{"e", wins["eager"]},
+                                          {"t", wins["traced"]},
+                                          {"c", wins["compiled"]},
+                                          {"r", wins["reference"]},
+                                          {"ties", ties}});
     return msg(
         all            ? "mx.a_all"
         : winners >= 2 ? "mx.a_depends"
@@ -208,14 +244,13 @@ class MatrixRun final : public ChunkedRun {
 
   json summary() const override {
     json s;
-    const auto all = wins_every_cell({0, 1, 2});
-    const auto framework = wins_every_cell({0, 1});
+    const auto all = wins_every_cell({kEager, kTraced, kCompiled, kReference});
+    const auto framework = wins_every_cell({kEager, kTraced});
     s["wins_every_cell"] = all ? json(kMatrixModes[*all]) : json(nullptr);
     s["wins_every_cell_eager_vs_traced"] =
         framework ? json(kMatrixModes[*framework]) : json(nullptr);
-    json wins = {{"eager", 0}, {"traced", 0}, {"reference", 0}};
+    json wins = {{"eager", 0}, {"traced", 0}, {"compiled", 0}, {"reference", 0}};
     int ties = 0;
-    double lo = 1e300, hi = -1e300;
     bool diverged = false;
     for (const Cell& c : cells_) {
       const int best = fastest(c);
@@ -223,24 +258,22 @@ class MatrixRun final : public ChunkedRun {
         ++ties;
       else
         wins[kMatrixModes[best]] = wins[kMatrixModes[best]].get<int>() + 1;
-      const double pct = percent_faster(c.us[1], c.us[0]);
-      lo = std::min(lo, pct);
-      hi = std::max(hi, pct);
       diverged = diverged || c.diverged;
     }
-    const std::vector<Comparison> cmp = comparisons();
-    int traced_faster = 0, eager_faster = 0;
-    for (const Comparison& c : cmp) {
-      traced_faster += c.verdict == Verdict::A;
-      eager_faster += c.verdict == Verdict::B;
-    }
-    const int within = static_cast<int>(cmp.size()) - traced_faster - eager_faster;
+    const std::vector<Comparison> cmp = comparisons(kTraced, kEager),
+                                  ccmp = comparisons(kCompiled, kTraced);
+    const Tally te = tally(cmp, kTraced, kEager), ct = tally(ccmp, kCompiled, kTraced);
+    const int traced_faster = te.faster, eager_faster = te.slower, within = te.within;
+    const double lo = te.lo, hi = te.hi;
     s["cells_won"] = wins;
     s["cells_without_a_measurable_winner"] = ties;
     s["traced_vs_eager_pct_range"] = {{"min", lo}, {"max", hi}};
+    s["compiled_vs_traced_pct_range"] = {{"min", ct.lo}, {"max", ct.hi}};
     s["percent_formula"] = msg("mx.percent_formula");
     s["diverged"] = diverged;
-    s["comparisons"] = comparisons_json(cmp);
+    std::vector<Comparison> all_cmp = cmp;
+    all_cmp.insert(all_cmp.end(), ccmp.begin(), ccmp.end());
+    s["comparisons"] = comparisons_json(all_cmp);
     const json all_text =
         msg(all ? "mx.all_wins" : "mx.none_wins", {{"mode", all ? kMatrixModes[*all] : ""}});
     json headline = json::array();
@@ -248,6 +281,7 @@ class MatrixRun final : public ChunkedRun {
                         {"value", all_text},
                         {"note", msg("mx.h_best_note", {{"e", wins["eager"]},
                                                         {"t", wins["traced"]},
+                                                        {"c", wins["compiled"]},
                                                         {"r", wins["reference"]},
                                                         {"ties", ties}})}});
     headline.push_back(
@@ -255,6 +289,10 @@ class MatrixRun final : public ChunkedRun {
          {"value", msg("mx.h_pct_value", {{"lo", lo}, {"hi", hi}})},
          {"note",
           msg("mx.h_pct_note", {{"tf", traced_faster}, {"ef", eager_faster}, {"w", within}})}});
+    headline.push_back({{"label", msg("mx.h_cpct")},
+                        {"value", msg("mx.h_pct_value", {{"lo", ct.lo}, {"hi", ct.hi}})},
+                        {"note", msg("mx.h_cpct_note",
+                                     {{"cf", ct.faster}, {"tf", ct.slower}, {"w", ct.within}})}});
     const json reading = msg("mx.reading", {{"cells", cells_.size()},
                                             {"all", all_text},
                                             {"tf", traced_faster},
@@ -262,13 +300,18 @@ class MatrixRun final : public ChunkedRun {
                                             {"w", within},
                                             {"lo", lo},
                                             {"hi", hi},
+                                            {"compiled", msg("mx.r_compiled", {{"cf", ct.faster},
+                                                                               {"tf", ct.slower},
+                                                                               {"w", ct.within},
+                                                                               {"lo", ct.lo},
+                                                                               {"hi", ct.hi}})},
                                             {"div", diverged ? msg("mx.r_diverged") : json("")}});
     summary_messages(s, headline, reading, answer(all, wins, ties));
     return s;
   }
 
   std::vector<Cell> cells_;
-  std::size_t next_ = 0;  // cell index * 3 + mode index
+  std::size_t next_ = 0;  // cell index * kMatrixModeCount + mode index
   Tensor x_, y_;
 };
 
@@ -281,7 +324,7 @@ Experiment make_matrix_experiment() {
   e.question = "Is there one best configuration?";
   e.explanation = {
       {"intro",
-       "Seed 001's benchmark: three model sizes × three data sizes × three modes. Models are "
+       "Seed 001's benchmark: three model sizes × three data sizes × four modes. Models are "
        "one-hidden-layer MLPs "
        "trained by Adam on mse: small 8 → Dense(16, tanh) → 1 (161 parameters), medium 32 → "
        "Dense(64) → 1 (2,177), "
@@ -307,7 +350,9 @@ Experiment make_matrix_experiment() {
         {"tensorflow", "a graph: a tf.function in TF 2, or TF 1's graph mode and session.run"}},
        {{"looplab", "reference"}, {"tensorflow", "none: the same arithmetic written by hand"}},
        {{"looplab", "rows per step"},
-        {"tensorflow", "the batch the seed's benchmark fed to each train_on_batch call"}}});
+        {"tensorflow", "the batch the seed's benchmark fed to each train_on_batch call"}},
+       {{"looplab", "compiled"},
+        {"tensorflow", "a tf.function with jit_compile=True: XLA generates code for the step"}}});
   e.params = {
       integer("rows_small", 32, 1, 1'000'000, "rows per step of the small data"),
       integer("rows_medium", 256, 1, 1'000'000, "rows per step of the medium data"),
@@ -321,15 +366,18 @@ Experiment make_matrix_experiment() {
                           const char* scale) {
     return heatmap_plot(id, title, "model", "data", value, unit, scale);
   };
-  e.plots =
-      json::array({heatmap("traced_vs_eager", "Traced vs eager, seed-001 % (+: traced faster)",
-                           "traced_vs_eager_pct", "%", "diverging"),
-                   heatmap("reference_vs_traced",
-                           "Hand-written reference vs traced, seed-001 % (+: reference faster)",
-                           "reference_vs_traced_pct", "%", "diverging"),
-                   heatmap("eager_us", "Eager: µs per step", "eager_us", "µs", "log"),
-                   heatmap("traced_us", "Traced: µs per step", "traced_us", "µs", "log"),
-                   heatmap("reference_us", "Reference: µs per step", "reference_us", "µs", "log")});
+  e.plots = json::array(
+      {heatmap("traced_vs_eager", "Traced vs eager, seed-001 % (+: traced faster)",
+               "traced_vs_eager_pct", "%", "diverging"),
+       heatmap("compiled_vs_traced", "Compiled vs traced, seed-001 % (+: compiled faster)",
+               "compiled_vs_traced_pct", "%", "diverging"),
+       heatmap("reference_vs_traced",
+               "Hand-written reference vs traced, seed-001 % (+: reference faster)",
+               "reference_vs_traced_pct", "%", "diverging"),
+       heatmap("eager_us", "Eager: µs per step", "eager_us", "µs", "log"),
+       heatmap("traced_us", "Traced: µs per step", "traced_us", "µs", "log"),
+       heatmap("compiled_us", "Compiled: µs per step", "compiled_us", "µs", "log"),
+       heatmap("reference_us", "Reference: µs per step", "reference_us", "µs", "log")});
   e.quoted =
       json::array({{{"label", "Seed 001's finding"},
                     {"value", "no single configuration is fastest for every model and data size"},
