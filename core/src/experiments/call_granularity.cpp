@@ -2,7 +2,7 @@
 //
 // Thread 001's cause: Keras (TF 2.0) ran train_on_batch's step as a plain Python function, op by
 // op, while fit ran a tf.function. So the same training (the seed-000 MLP, Adam, the same initial
-// weights and the same batches in the same order) is driven three ways in the core, each variant
+// weights and the same batches in the same order) is driven four ways in the core, each variant
 // with its own execution mode:
 //   fit                    a traced step, the whole epoch loop inside the core; each step reads
 //                          its batch in place;
@@ -10,7 +10,9 @@
 //                          copied in each call (as Keras turns a NumPy batch into a tensor);
 //   train_on_batch_traced  the same per-call path with a traced step: against train_on_batch it
 //                          isolates the execution mode (the seed's cause), against fit the call
-//                          boundary and the copy (the second, smaller effect).
+//                          boundary and the copy (the second, smaller effect);
+//   train_on_batch_compiled the same per-call path with the step generated as code (compiled
+//                          mode): against train_on_batch_traced, what generating code changes.
 // The page adds two more, measured in the browser worker (web/runtime/js-variants.js) with their
 // epochs interleaved, both with fit's traced step: js_train_on_batch, JavaScript calling the
 // module once per batch and copying the batch into the wasm heap each time, and js_fit, JavaScript
@@ -95,7 +97,8 @@ class CallGranularityRun final : public ChunkedRun {
       bool per_call;
     } kVariants[] = {{"fit", Mode::Traced, false},
                      {"train_on_batch", Mode::Eager, true},
-                     {"train_on_batch_traced", Mode::Traced, true}};
+                     {"train_on_batch_traced", Mode::Traced, true},
+                     {"train_on_batch_compiled", Mode::Compiled, true}};
     for (const auto& k : kVariants) {
       auto v = std::make_unique<GranularityVariant>();
       v->name = k.name;
@@ -116,6 +119,7 @@ class CallGranularityRun final : public ChunkedRun {
   const GranularityVariant& fit() const { return *variants_[0]; }
   const GranularityVariant& eager_calls() const { return *variants_[1]; }
   const GranularityVariant& traced_calls() const { return *variants_[2]; }
+  const GranularityVariant& compiled_calls() const { return *variants_[3]; }
 
   void work_one() override { run_epoch(current()); }
 
@@ -207,15 +211,18 @@ class CallGranularityRun final : public ChunkedRun {
   }
 
   // [0] the headline: eager per call against traced fit; [1] the execution mode alone (both per
-  // call); [2] the call boundary + copy alone (both traced); then the final losses against fit's.
+  // call); [2] the call boundary + copy alone (both traced); [3] compiled against traced, both per
+  // call; then the final losses against fit's.
   std::vector<Comparison> comparisons() const {
     std::vector<Comparison> c = {compare("train_on_batch_vs_fit", step_of(eager_calls()),
                                          step_of(fit()), Quantity::Time, "µs per step"),
                                  compare("eager_vs_traced_per_call", step_of(eager_calls()),
                                          step_of(traced_calls()), Quantity::Time, "µs per step"),
                                  compare("per_call_vs_fit", step_of(traced_calls()), step_of(fit()),
-                                         Quantity::Time, "µs per step")};
-    for (const GranularityVariant* v : {&eager_calls(), &traced_calls()})
+                                         Quantity::Time, "µs per step"),
+                                 compare("compiled_vs_traced_per_call", step_of(compiled_calls()),
+                                         step_of(traced_calls()), Quantity::Time, "µs per step")};
+    for (const GranularityVariant* v : {&eager_calls(), &traced_calls(), &compiled_calls()})
       if (!v->diverged && !fit().diverged)
         c.push_back(compare("final_loss_" + v->name + "_vs_fit", loss_of(*v), loss_of(fit()),
                             Quantity::Loss, ""));
@@ -269,11 +276,19 @@ class CallGranularityRun final : public ChunkedRun {
   json summary() const override {
     const std::vector<Comparison> cmp = comparisons();
     const double f = cmp[0].b.value, t = cmp[0].a.value, tt = cmp[1].b.value;
-    const bool same = same_losses(eager_calls()) && same_losses(traced_calls());
-    const bool diverged = fit().diverged || eager_calls().diverged || traced_calls().diverged;
+    const double tc = cmp[3].a.value;
+    const bool same =
+        same_losses(eager_calls()) && same_losses(traced_calls()) && same_losses(compiled_calls());
+    const bool diverged = fit().diverged || eager_calls().diverged || traced_calls().diverged ||
+                          compiled_calls().diverged;
     json s;
-    s["us_per_step"] = {{"fit", f}, {"train_on_batch", t}, {"train_on_batch_traced", tt}};
-    s["overhead_us_per_call"] = {{"train_on_batch", t - f}, {"train_on_batch_traced", tt - f}};
+    s["us_per_step"] = {{"fit", f},
+                        {"train_on_batch", t},
+                        {"train_on_batch_traced", tt},
+                        {"train_on_batch_compiled", tc}};
+    s["overhead_us_per_call"] = {{"train_on_batch", t - f},
+                                 {"train_on_batch_traced", tt - f},
+                                 {"train_on_batch_compiled", tc - f}};
     s["same_losses"] = same;
     s["loss_tolerance"] = kLossTolerance;
     s["diverged"] = diverged;
@@ -291,9 +306,14 @@ class CallGranularityRun final : public ChunkedRun {
         {{"label", msg("cg.h_boundary")},
          {"value", comparison_short_message(cmp[2].to_json())},
          {"note", msg("cg.h_boundary_note", {{"c", comparison_message(cmp[2].to_json())}})}});
+    headline.push_back(
+        {{"label", msg("cg.h_compiled")},
+         {"value", comparison_short_message(cmp[3].to_json())},
+         {"note", msg("cg.h_compiled_note", {{"c", comparison_message(cmp[3].to_json())}})}});
     // Eager and traced may differ in the last bits; say "bit for bit" only when they did not.
-    const double gap = std::max(max_relative_gap(eager_calls().losses, fit().losses),
-                                max_relative_gap(traced_calls().losses, fit().losses));
+    double gap = 0.0;
+    for (const GranularityVariant* v : {&eager_calls(), &traced_calls(), &compiled_calls()})
+      gap = std::max(gap, max_relative_gap(v->losses, fit().losses));
     headline.push_back(
         {{"label", msg("cg.h_same")},
          {"value", msg(diverged     ? "cg.v_diverged"
@@ -306,7 +326,7 @@ class CallGranularityRun final : public ChunkedRun {
     // With one or two timed chunks a side has no spread to speak of (half the IQR of one value is
     // 0), so a single disturbed chunk could decide a verdict: say so.
     std::size_t fewest = fit().chunk_us.size();
-    for (const GranularityVariant* v : {&eager_calls(), &traced_calls()})
+    for (const GranularityVariant* v : {&eager_calls(), &traced_calls(), &compiled_calls()})
       fewest = std::min(fewest, v->chunk_us.size());
     const json few_chunks =
         msg(fewest < 3 ? "cg.few" : "cg.few_none", {{"chunks", plural_chunks(fewest)}});
@@ -318,6 +338,7 @@ class CallGranularityRun final : public ChunkedRun {
     const json reading = msg("cg.reading", {{"c0", comparison_message(cmp[0].to_json())},
                                             {"c1", comparison_message(cmp[1].to_json())},
                                             {"c2", comparison_message(cmp[2].to_json())},
+                                            {"c3", comparison_message(cmp[3].to_json())},
                                             {"end", end},
                                             {"few", few_chunks}});
     const json quoted =
@@ -346,13 +367,15 @@ Experiment make_call_granularity_experiment() {
   e.explanation = {
       {"intro",
        "The same training — Dense(hidden, tanh) → Dense(1), Adam, mse on random N(0, 1) data, the "
-       "same initial weights and the same batches in the same order — driven three ways. fit runs "
+       "same initial weights and the same batches in the same order — driven four ways. fit runs "
        "a traced step inside the core's own loop. train_on_batch is called once per batch from "
        "outside, copies the batch in each time and runs its step eagerly, op by op, as Keras' "
        "train_on_batch did in TensorFlow 2.0. train_on_batch_traced is called the same way but "
-       "runs fit's traced step, which separates the two causes. In the browser two more variants "
-       "are driven from JavaScript, their epochs interleaved, both with the traced step: "
-       "js_train_on_batch calls the WebAssembly module once per batch, copying the batch into the "
+       "runs fit's traced step, which separates the two causes; train_on_batch_compiled is called "
+       "the same way with the step generated as code (compiled mode). In the browser two more "
+       "variants are driven from JavaScript, their epochs interleaved, both with the traced "
+       "step: js_train_on_batch calls the WebAssembly module once per batch, copying the batch "
+       "into the "
        "wasm heap, and js_fit calls the core's fit once per epoch."},
       {"try",
        "Compare the gap between train_on_batch and train_on_batch_traced (the execution mode) "
@@ -382,9 +405,14 @@ Experiment make_call_granularity_experiment() {
         {"tensorflow", "Keras running the train function eagerly (run_eagerly=True): op by op"}},
        {{"looplab", "traced step"},
         {"tensorflow", "a tf.function graph, traced once and then replayed"}},
+
        {{"looplab", "js_train_on_batch, js_fit"},
         {"tensorflow",
-         "Python calling into TensorFlow's C++ runtime once per batch, or once per epoch"}}});
+         "Python calling into TensorFlow's C++ runtime once per batch, or once per epoch"}},
+       {{"looplab", "train_on_batch_compiled"},
+        {"tensorflow",
+         "train_on_batch on a model compiled with jit_compile=True: XLA code for the step, still "
+         "one call and one conversion per batch"}}});
   e.params = {
       common::samples(10000, 1),
       common::batch(),
@@ -398,7 +426,8 @@ Experiment make_call_granularity_experiment() {
   e.plots = json::array(
       {line_plot("loss", "Training loss per step: the variants coincide", {"step", "step"},
                  {"loss", "loss"},
-                 {"fit", "train_on_batch", "train_on_batch_traced", "js_fit", "js_train_on_batch"}),
+                 {"fit", "train_on_batch", "train_on_batch_traced", "train_on_batch_compiled",
+                  "js_fit", "js_train_on_batch"}),
        bars_plot("step", "Time per step (median over chunks)", "variant",
                  {"us_per_step", "µs per step"}),
        bars_plot("overhead", "Cost per step above fit's (the JS variants: above js_fit's)",
@@ -415,10 +444,10 @@ Experiment make_call_granularity_experiment() {
     if (bytes > kSessionMemoryLimitBytes)
       throw ConfigError(msg("err.cg_memory", {{"mb", bytes / 1048576.0}}));
   };
-  e.estimate = [](const Params& p) {  // three variants, `epochs` epochs each
+  e.estimate = [](const Params& p) {  // four variants, `epochs` epochs each
     const long long n = p.integer("n"), batch = p.integer("batch");
     return Estimate{estimated_bytes(n, batch, p.integer("hidden")),
-                    3.0 * static_cast<double>(p.integer("epochs")) *
+                    4.0 * static_cast<double>(p.integer("epochs")) *
                         std::floor(static_cast<double>(n) / static_cast<double>(batch)),
                     "n, batch, hidden and epochs"};
   };

@@ -55,8 +55,17 @@ TEST(CallGranularity, EveryConclusionIsAComparisonAndLossesAgreeWithinTheToleran
     }
   }
   EXPECT_EQ(ids, (std::set<std::string>{"train_on_batch_vs_fit", "eager_vs_traced_per_call",
-                                        "per_call_vs_fit", "final_loss_train_on_batch_vs_fit",
-                                        "final_loss_train_on_batch_traced_vs_fit"}));
+                                        "per_call_vs_fit", "compiled_vs_traced_per_call",
+                                        "final_loss_train_on_batch_vs_fit",
+                                        "final_loss_train_on_batch_traced_vs_fit",
+                                        "final_loss_train_on_batch_compiled_vs_fit"}));
+  // The compiled step, per call, gives fit's traced losses at every step (within 1e-5 relative).
+  const json& compiled = r["runs"][3];
+  EXPECT_EQ(compiled["variant"], "train_on_batch_compiled");
+  EXPECT_EQ(compiled["mode"], "compiled");
+  EXPECT_EQ(compiled["steps"], r["runs"][0]["steps"]);
+  EXPECT_LE(compiled["max_loss_gap_to_fit"].get<double>(), 1e-5);
+  EXPECT_TRUE(compiled["same_losses_as_fit"].get<bool>());
   const std::string reading = r["summary"]["reading"];
   EXPECT_NE(reading.find("With one call per batch in both, "), std::string::npos) << reading;
   EXPECT_NE(reading.find("the same training."), std::string::npos) << reading;

@@ -89,13 +89,15 @@ json run_experiment(const std::string& config) {
 TEST(CallGranularity, ResultShapeAndTheSameLosses) {
   const json r = run_experiment(
       R"({"experiment": "call-granularity", "n": 200, "batch": 20, "epochs": 3, "chunk_ms": 0.1})");
-  ASSERT_EQ(r["runs"].size(), 3u);
+  ASSERT_EQ(r["runs"].size(), 4u);
   EXPECT_EQ(r["runs"][0]["variant"], "fit");
   EXPECT_EQ(r["runs"][0]["mode"], "traced");
   EXPECT_EQ(r["runs"][1]["variant"], "train_on_batch");
   EXPECT_EQ(r["runs"][1]["mode"], "eager");
   EXPECT_EQ(r["runs"][2]["variant"], "train_on_batch_traced");
   EXPECT_EQ(r["runs"][2]["mode"], "traced");
+  EXPECT_EQ(r["runs"][3]["variant"], "train_on_batch_compiled");
+  EXPECT_EQ(r["runs"][3]["mode"], "compiled");
   for (const auto& v : r["runs"]) {
     EXPECT_EQ(v["steps"], 30);
     EXPECT_TRUE(v["same_losses_as_fit"].get<bool>());
@@ -111,6 +113,7 @@ TEST(CallGranularity, ResultShapeAndTheSameLosses) {
   EXPECT_EQ(r["runs"][2]["max_loss_gap_to_fit"], 0.0);
   EXPECT_LE(r["runs"][1]["max_loss_gap_to_fit"].get<double>(),
             r["summary"]["loss_tolerance"].get<double>());
+  EXPECT_LE(r["runs"][3]["max_loss_gap_to_fit"].get<double>(), 1e-5);  // compiled vs traced
   EXPECT_TRUE(r["summary"]["same_losses"].get<bool>());
   EXPECT_EQ(r["series"]["fit"]["step"].size(), 30u);
 }
