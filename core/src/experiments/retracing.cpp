@@ -4,7 +4,9 @@
 // batch of each epoch (n not divisible by the batch size), an epoch with a new batch size, and an
 // evaluation call (a new value of the static argument `training`). Each call is either replayed
 // or traced, and every trace says why. Two fixes can be switched on: drop_remainder (no partial
-// batch) and relaxed_batch (one program for every batch size).
+// batch) and relaxed_batch (one program for every batch size). mode = compiled generates every
+// traced program as code and builds it: a retrace recompiles. Generated code has fixed loop
+// lengths, so relaxed_batch is for traced mode only (as XLA compiles per concrete shape).
 //
 // Timing: a call that traces takes milliseconds and is timed alone. A replay takes microseconds,
 // a few ticks of a browser clock (5 µs), so replays are never timed one by one: consecutive
@@ -55,6 +57,7 @@ class RetracingRun final : public ChunkedRun {
         batch_(static_cast<int>(p.integer("batch"))),
         second_(static_cast<int>(p.integer("second_batch"))),
         chunk_ms_(p.number("chunk_ms")),
+        mode_(parse_mode(p.choice("mode"))),
         data_(normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
     warm_up_engines();  // untimed: see graph_trainer.hpp
     Rng init(static_cast<std::uint64_t>(p.integer("seed")) + 1);
@@ -62,7 +65,8 @@ class RetracingRun final : public ChunkedRun {
                                    Activation::Tanh, init);
     adam_ = std::make_unique<Adam>(p.number("lr"), model_->parameters());
     cache_ = std::make_unique<TraceCache>(
-        *model_, *adam_, TraceCacheOptions{1, p.flag("relaxed_batch"), std::max(batch_, second_)});
+        *model_, *adam_,
+        TraceCacheOptions{1, p.flag("relaxed_batch"), std::max(batch_, second_), mode_});
     for (long long e = 0; e < p.integer("epochs"); ++e) plan_epoch(batch_);
     if (second_ != batch_) plan_epoch(second_);
     if (p.flag("evaluate")) plan_.push_back({0, std::min(batch_, n_), false, false});
@@ -154,16 +158,18 @@ class RetracingRun final : public ChunkedRun {
     return msg("rt.progress", {{"i", next_}, {"n", plan_.size()}});
   }
 
-  // The calls that traced, with their reasons.
+  // The calls that traced, with their reasons (compiled mode: and what generating the code took).
   json runs() const override {
     json runs = json::array();
     for (const TraceEvent& e : cache_->events())
-      if (e.traced)
+      if (e.traced) {
         runs.push_back({{"call", e.call},
                         {"rows", e.rows},
                         {"training", e.training},
                         {"reason", reason_message(e)},
                         {"ms", ms_at(e.call)}});
+        if (mode_ == Mode::Compiled) runs.back()["codegen_ms"] = e.codegen_ms;
+      }
     return runs;
   }
 
@@ -231,7 +237,8 @@ class RetracingRun final : public ChunkedRun {
           {{"what", msg(s.partial == 1 ? "rt.the_trace" : "rt.the_k_traces", {{"k", s.partial}})},
            {"shapes", joined(s.partial_shapes, "sep.comma")}}));
     if (s.shape > 0 && !params().flag("relaxed_batch"))
-      h.push_back(msg("rt.hint_relaxed", {{"traces", plural(s.shape, "traces")}}));
+      h.push_back(msg(mode_ == Mode::Compiled ? "rt.hint_relaxed_compiled" : "rt.hint_relaxed",
+                      {{"traces", plural(s.shape, "traces")}}));
     if (s.second > 0) h.push_back(msg("rt.hint_second", {{"rows", second_}}));
     if (s.static_arg > 0) h.push_back(msg("rt.hint_static"));
     if (s.shape == 0) h.push_back(msg("rt.hint_none"));
@@ -289,6 +296,17 @@ class RetracingRun final : public ChunkedRun {
                      {"a_us", c ? c->a.value * 1000.0 : 0.0},
                      {"share", share},
                      {"end", msg(s.traces <= 1 ? "rt.a_paid_once" : "rt.a_end")}});
+  }
+
+  // Compiled mode: the part of the calls that traced spent generating and building code.
+  json codegen_clause() const {
+    if (mode_ != Mode::Compiled) return "";
+    double codegen = 0.0;
+    for (const TraceEvent& e : cache_->events()) codegen += e.codegen_ms;
+    return msg("rt.r_codegen",
+               {{"codegen", codegen},
+                {"ms", traced_total_ms_},
+                {"pct", traced_total_ms_ > 0.0 ? 100.0 * codegen / traced_total_ms_ : 0.0}});
   }
 
   json summary() const override {
@@ -349,7 +367,8 @@ class RetracingRun final : public ChunkedRun {
                                             {"range", range},
                                             {"share", share},
                                             {"hints", hints(s)},
-                                            {"diverged", diverged}});
+                                            {"diverged", diverged},
+                                            {"codegen", codegen_clause()}});
     json quoted = json::array();
     if (!t.empty())
       quoted.push_back({{"label", msg("rt.q_label")},
@@ -374,6 +393,7 @@ class RetracingRun final : public ChunkedRun {
 
   int n_, batch_, second_;
   double chunk_ms_;
+  Mode mode_;        // traced or compiled
   LinearData data_;  // x and y ~ N(0, 1)
   std::unique_ptr<Mlp> model_;
   std::unique_ptr<Adam> adam_;
@@ -428,7 +448,11 @@ Experiment make_retracing_experiment() {
        {{"looplab", "relaxed_batch"},
         {"tensorflow",
          "an input_signature with a None batch dimension, e.g. tf.TensorSpec([None, 1]), or "
-         "tf.function(reduce_retracing=True)"}}});
+         "tf.function(reduce_retracing=True)"}},
+       {{"looplab", "mode = compiled"},
+        {"tensorflow",
+         "tf.function(jit_compile=True): XLA compiles for each concrete shape, so every retrace "
+         "also recompiles"}}});
   e.params = {
       common::samples(1050, 2, "number of samples"),
       common::batch("batch size of the first epochs"),
@@ -437,7 +461,10 @@ Experiment make_retracing_experiment() {
       boolean("evaluate", true, "end with an evaluation call: the static argument training=false"),
       boolean("drop_remainder", false, "drop the last partial batch of each epoch"),
       boolean("relaxed_batch", false,
-              "one program for any batch size (shapes derived at run time)"),
+              "one program for any batch size (shapes derived at run time; traced mode)"),
+      choice("mode", "traced", {"traced", "compiled"},
+             "how each traced program runs: replayed instruction by instruction (traced), or "
+             "generated as code and built, at every trace (compiled)"),
       common::hidden(),
       common::adam_lr(),
       common::chunk_ms(0.2,
@@ -465,6 +492,8 @@ Experiment make_retracing_experiment() {
             static_cast<double>(p.integer("epochs") + 1) >
         200000.0)
       throw ConfigError(msg("err.calls_limit"));
+    if (p.flag("relaxed_batch") && p.choice("mode") == "compiled")
+      throw ConfigError(msg("err.relaxed_compiled"));
   };
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")),

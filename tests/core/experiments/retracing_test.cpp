@@ -75,6 +75,58 @@ TEST(Retracing, RelaxedProgramComputesWhatPerShapeProgramsCompute) {
     EXPECT_FLOAT_EQ(losses[0][i], losses[1][i]) << i;
 }
 
+// Compiled mode traces where traced mode does, for the same reasons, generates code at every
+// trace, and trains the same: every call's loss within 1e-5 relative of traced mode's.
+TEST(Retracing, CompiledModeRetracesAndRecompilesWhereTracedModeRetraces) {
+  const json traced = run_retracing(R"(, "n": 300, "batch": 64, "second_batch": 50)");
+  const json compiled =
+      run_retracing(R"(, "n": 300, "batch": 64, "second_batch": 50, "mode": "compiled")");
+  EXPECT_EQ(reasons(compiled), reasons(traced));
+  for (const auto& t : compiled["runs"]) EXPECT_GT(t["codegen_ms"].get<double>(), 0.0);
+  EXPECT_FALSE(traced["runs"][0].contains("codegen_ms"));
+  const double a = traced["summary"]["last_finite_loss"],
+               b = compiled["summary"]["last_finite_loss"];
+  EXPECT_NEAR(b, a, 1e-5 * std::abs(a));
+  const std::string reading = compiled["summary"]["reading"];
+  EXPECT_NE(reading.find("In compiled mode every trace also generated the step as code"),
+            std::string::npos)
+      << reading;
+  EXPECT_NE(reading.find("relaxed_batch cannot help in compiled mode"), std::string::npos)
+      << reading;
+
+  Tensor x({130, 1}), y({130, 1});
+  Rng rng(2);
+  for (std::size_t i = 0; i < 130; ++i)
+    x[i] = static_cast<float>(rng.normal()), y[i] = static_cast<float>(rng.normal());
+  std::vector<float> losses[2];
+  for (int m = 0; m < 2; ++m) {
+    Rng init(4);
+    Mlp mlp(1, {6}, 1, Activation::Tanh, init);
+    Adam adam(1e-2, mlp.parameters());
+    TraceCache cache(mlp, adam, {1, false, 50, m == 0 ? Mode::Traced : Mode::Compiled});
+    for (int epoch = 0; epoch < 3; ++epoch)
+      for (int start = 0; start < 130; start += 50) {
+        const int rows = std::min(50, 130 - start);  // 50, 50, 30
+        losses[m].push_back(cache.call(x.data() + start, y.data() + start, rows, true));
+      }
+    losses[m].push_back(cache.call(x.data(), y.data(), 50, false));
+    EXPECT_EQ(cache.traces(), 3);
+  }
+  for (std::size_t i = 0; i < losses[0].size(); ++i)
+    EXPECT_NEAR(losses[1][i], losses[0][i], 1e-5 * std::abs(losses[0][i])) << i;
+}
+
+TEST(Retracing, RelaxedBatchIsForTracedModeOnly) {
+  try {
+    start_run(R"({"experiment": "retracing", "relaxed_batch": true, "mode": "compiled"})");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "relaxed_batch: compiled code is generated for one batch shape, so relaxed_batch "
+                 "needs mode = traced");
+  }
+}
+
 TEST(Retracing, RelaxedProgramRefusesABatchBeyondItsCapacity) {
   Tensor x({64, 1}, 1.0f), y({64, 1});
   Rng init(1);
