@@ -50,6 +50,26 @@ TEST_P(EveryExperiment, ResultAndProgressKeepTheContract) {
 INSTANTIATE_TEST_SUITE_P(ResultContract, EveryExperiment, testing::ValuesIn(experiment_ids()),
                          [](const auto& info) { return test_name(info.param); });
 
+// The experiments whose mode is a parameter, in compiled mode (the others run every mode on their
+// small config already).
+TEST(ResultContract, CompiledModeRunsKeepTheContract) {
+  for (const char* id : {"unroll", "retracing", "pipelines", "standardization"}) {
+    SCOPED_TRACE(id);
+    json config = small_configs().at(id);
+    config["experiment"] = id;
+    config["mode"] = "compiled";
+    auto run = start_run(config.dump());
+    std::vector<json> events;
+    while (!run->advance(2.0)) events.push_back(json::parse(run->progress_json()));
+    events.push_back(json::parse(run->progress_json()));
+    const json result = json::parse(run->result_json());
+    const std::vector<std::string> violations = check_result(result);
+    EXPECT_TRUE(violations.empty()) << "result:" << lines(violations);
+    const std::vector<std::string> progress = check_progress_sequence(events, result);
+    EXPECT_TRUE(progress.empty()) << "progress:" << lines(progress);
+  }
+}
+
 // A small valid result by hand, to break one way at a time.
 json valid_result() {
   const Experiment& e = find_experiment("retracing");
