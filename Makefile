@@ -26,6 +26,9 @@ FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 # cmake/ctest run their own make with -j2: keep this make's flags (and its "Entering directory"
 # chatter) out of them.
+comma := ,
+empty :=
+space := $(empty) $(empty)
 CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 GOLDEN_CHECK := python3 tests/golden/golden.py check build/native/looplab tests/golden/results
 
@@ -66,7 +69,7 @@ build/%/.configured: CMakePresets.json | deps
 	@touch $@
 
 $(addprefix build-,$(PRESETS)): build-%: build/%/.configured | deps
-	$(CLEAN_ENV) cmake --build --preset $*
+	$(BACKGROUND) $(CLEAN_ENV) cmake --build --preset $*
 
 # `make build` (and `make serve`) build what the page needs: native and wasm. The sanitizer build
 # is for `make test` only.
@@ -93,6 +96,10 @@ lint: deps
 # GoogleTest suites named Timed* assert a ratio of timings (wasm.Timed runs them in wasm): they wait
 # for the quiet end of `make test`.
 TIMED_TESTS := ^Timed|^wasm\.Timed$$
+# The wasm module and the browser tests are the longest chain, and the browser tests often wait on
+# a page: the native and sanitize trees build and test at a lower priority and fill those gaps
+# (a target-specific variable: it applies to their prerequisites too).
+test-native test-sanitize: BACKGROUND := nice -n 10
 test: lint
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-native test-sanitize test-wasm
 	ctest --preset native -R '$(TIMED_TESTS)'
@@ -100,12 +107,12 @@ test: lint
 	scripts/test-js timed
 
 test-native: build-native
-	ctest --preset native -E '$(TIMED_TESTS)'
-	$(GOLDEN_CHECK)
+	$(BACKGROUND) ctest --preset native -E '$(TIMED_TESTS)'
+	$(BACKGROUND) $(GOLDEN_CHECK)
 
 test-sanitize: build-sanitize
-	ctest --preset sanitize
-	$(MAKE) --no-print-directory fuzz-smoke
+	$(BACKGROUND) ctest --preset sanitize
+	$(BACKGROUND) $(MAKE) --no-print-directory fuzz-smoke
 
 # The JS and browser tests need only the module: they start as soon as it is linked, and the wasm
 # GoogleTest suite is built and run after them.
@@ -135,18 +142,27 @@ dist: build-wasm-module
 # Each target starts from its seed corpus (tests/fuzz/corpus/<target>, never written to) plus, for
 # `make fuzz`, what earlier runs found (build/sanitize/corpus/<target>); the smoke run starts from the
 # seeds only, so its time does not grow with that corpus. A crash leaves its input in test-results/fuzz/.
-# $(1) = seconds per target, $(2) = the writable corpus directory.
+# The targets run side by side: libFuzzer stops each after $(1) s of wall time, so this shortens the
+# wait, not the work. $(1) = seconds per target, $(2) = the writable corpus directory.
 define run-fuzzers
 	@mkdir -p test-results/fuzz
-	@for t in $(FUZZ_TARGETS); do \
+	@echo "fuzz_{$(subst $(space),$(comma),$(FUZZ_TARGETS))}: $(1) s each, side by side"; \
+	declare -A pid; \
+	for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(2)/$$t; \
-	  echo "fuzz_$$t: $(1) s"; \
 	  build/sanitize/fuzz_$$t $(2)/$$t tests/fuzz/corpus/$$t -max_total_time=$(1) -timeout=20 \
 	    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=test-results/fuzz/$$t- \
-	    2> test-results/fuzz/$$t.log \
-	    || { tail -n 60 test-results/fuzz/$$t.log; exit 1; }; \
-	  grep -E '^stat::number_of_executed_units|^Done [0-9]+ runs' test-results/fuzz/$$t.log || true; \
-	done
+	    2> test-results/fuzz/$$t.log & pid[$$t]=$$!; \
+	done; \
+	failed=0; \
+	for t in $(FUZZ_TARGETS); do \
+	  if wait $${pid[$$t]}; then \
+	    echo "fuzz_$$t: $$(grep -E '^stat::number_of_executed_units' test-results/fuzz/$$t.log)"; \
+	  else \
+	    echo "fuzz_$$t FAILED:"; tail -n 60 test-results/fuzz/$$t.log; failed=1; \
+	  fi; \
+	done; \
+	exit $$failed
 endef
 
 fuzz: build-sanitize
