@@ -91,15 +91,17 @@ lint: deps
 # under node). The three trees build side by side (each cmake at -j2, so both cores stay busy
 # through one tree's last big file or link) and each is tested as soon as it is built: the JS and
 # browser tests start once the wasm module is linked, and overlap the other trees' work, as they
-# often wait on a page; the wasm test suite is built after them. Only the
+# often wait on a page; the wasm test suite builds beside them. Only the
 # tests that time the page (scripts/test-js) run at the end, when the machine is quiet.
 # GoogleTest suites named Timed* assert a ratio of timings (wasm.Timed runs them in wasm): they wait
 # for the quiet end of `make test`.
 TIMED_TESTS := ^Timed|^wasm\.Timed$$
 # The wasm module and the browser tests are the longest chain, and the browser tests often wait on
-# a page: the native and sanitize trees build and test at a lower priority and fill those gaps
-# (a target-specific variable: it applies to their prerequisites too).
-test-native test-sanitize: BACKGROUND := nice -n 10
+# a page: everything else (the native and sanitize trees, the wasm test suite) builds and tests at a
+# lower priority and fills those gaps. (A target-specific variable applies to the target's
+# prerequisites too.)
+BACKGROUND_PRIORITY := nice -n 10
+test-native test-sanitize: BACKGROUND := $(BACKGROUND_PRIORITY)
 test: lint
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-native test-sanitize test-wasm
 	ctest --preset native -R '$(TIMED_TESTS)'
@@ -114,11 +116,15 @@ test-sanitize: build-sanitize
 	$(BACKGROUND) ctest --preset sanitize
 	$(BACKGROUND) $(MAKE) --no-print-directory fuzz-smoke
 
-# The JS and browser tests need only the module: they start as soon as it is linked, and the wasm
-# GoogleTest suite is built and run after them.
+# The JS and browser tests need only the module: they start as soon as it is linked, while the
+# wasm GoogleTest suite builds beside them at the lower priority (the same tree, but the module's
+# targets are already built: that make only compiles and links the suite).
 test-wasm: dist
-	scripts/test-js untimed
-	$(CLEAN_ENV) cmake --build --preset wasm
+	@echo "the wasm test suite builds beside the JS tests (log: build/wasm/suite-build.log)"
+	$(BACKGROUND_PRIORITY) $(CLEAN_ENV) cmake --build --preset wasm > build/wasm/suite-build.log 2>&1 & \
+	  suite=$$!; \
+	  scripts/test-js untimed || { kill $$suite; exit 1; }; \
+	  wait $$suite || { tail -n 60 build/wasm/suite-build.log; exit 1; }
 	ctest --preset wasm -E '$(TIMED_TESTS)'
 
 serve: build

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs every case of cases.json through the looplab CLI (a ctest test; see CMakeLists.txt).
 
-    check_cli.py <looplab binary> <cases.json> [--print] [--english-only]
+    check_cli.py <looplab binary> <cases.json> [--print] [--english-only] [--cli-cases-only]
 
 A config case ("config", "config_hex" or "config_fill") is written to a file and run as
 `looplab run --config <file>`, which hands the text to the core unchanged; an "args" case runs
@@ -11,7 +11,10 @@ and print "looplab: <message>" as the first line of stderr, with no sanitizer re
 English line), naming the parameter by its CLI name as the English does. --print shows what the CLI
 says for each case instead of checking (for writing new cases). --english-only skips the other
 languages: the sanitizer tree passes it, as its CLI runs each case at -O0 under ASan (the wording in
-every language is checked by the native tree's run).
+every language is checked by the native tree's run). --cli-cases-only (the sanitizer tree too) runs
+only the cases whose path differs in the CLI: its arguments, and the bytes only a file can carry
+(cli_only); every other config case reaches the core as the same text the GoogleTest suite's BadInput
+tests hand it in-process, and those run under the sanitizers too.
 """
 import json
 import os
@@ -73,6 +76,8 @@ def main():
     show = "--print" in sys.argv
     english_only = "--english-only" in sys.argv
     cases = json.load(open(cases_path, encoding="utf-8"))["cases"]
+    if "--cli-cases-only" in sys.argv:
+        cases = [c for c in cases if "args" in c or c.get("cli_only")]
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         for case in cases:
