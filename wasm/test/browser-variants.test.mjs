@@ -36,7 +36,7 @@ test('median, halfIqr and fitCostLine are the core\'s, on arrays and typed array
 
 const JS_RUN_KEYS = ['variant', 'mode', 'measured_in', 'batch_copied_per_call', 'steps', 'us_per_step', 'overhead_us_per_call',
   'spread_us', 'chunks', 'first_epoch_ms', 'total_ms', 'final_loss', 'diverged', 'same_losses_as_fit'];
-const CORE_VARIANTS = ['fit', 'train_on_batch', 'train_on_batch_traced'];
+const CORE_VARIANTS = ['fit', 'train_on_batch', 'train_on_batch_traced', 'train_on_batch_compiled'];
 
 function epochVariant(variant, chunkUs, fit, extra = {}) {
   return { variant, chunk_us: chunkUs, first_epoch_ms: 5, total_ms: 20, steps: 30, final_loss: fit.final_loss,
@@ -49,7 +49,7 @@ test('call-granularity: js_fit and js_train_on_batch join the runs, comparisons,
   const r = merge(core, { same_losses: true, variants: [
     epochVariant('js_fit', [2, 4, 3], fit), epochVariant('js_train_on_batch', [5, 7, 6], fit)] });
   assert.deepEqual(r.runs.map((x) => x.variant), [...CORE_VARIANTS, 'js_fit', 'js_train_on_batch']);
-  const [jsFit, jsTob] = r.runs.slice(3);
+  const [jsFit, jsTob] = r.runs.slice(CORE_VARIANTS.length);
   assert.deepEqual(Object.keys(jsTob), JS_RUN_KEYS);
   assert.equal(jsTob.mode, 'traced', 'both JS variants run fit\'s traced step');
   assert.equal(jsFit.us_per_step, 3);
@@ -110,7 +110,7 @@ test('overhead: js_per_call at each N, its fitted line, points, runs and sentenc
   const s = r.summary;
   assert.equal(s.a_fixed_us.js_per_call, run.a_us);
   assert.equal(s.crossover_n.js_per_call, run.crossover_n);
-  assert.equal(s.measured_where, 'eager, traced, reference: C++ in WebAssembly (the loop in the core); '
+  assert.equal(s.measured_where, 'eager, traced, compiled, reference: C++ in WebAssembly (the loop in the core); '
     + 'js_per_call: JavaScript → WebAssembly (browser worker) (a reference step inside)');
   assert.deepEqual(s.headline.at(-1), { label: 'js_per_call: a + b·N', value: '2 µs + 10 ns × N', note: 'crossover N = a/b = 200' });
   assert.equal(s.reading, `${core.summary.reading} Called from JavaScript with the N points copied in each call, a step cost `
