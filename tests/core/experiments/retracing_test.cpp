@@ -53,26 +53,40 @@ TEST(Retracing, RelaxedBatchTracesOncePerStaticArgument) {
   EXPECT_EQ(quiet["summary"]["traces"], 1);
 }
 
-TEST(Retracing, RelaxedProgramComputesWhatPerShapeProgramsCompute) {
+// Three epochs of 130 rows in batches of 50, 50, 30 through a TraceCache of a seeded MLP with Adam;
+// with `evaluate`, one more call on the first batch with training=false. Every call's loss.
+struct CacheRun {
+  std::vector<float> losses;
+  int traces = 0;
+};
+CacheRun train_through_cache(const TraceCacheOptions& options, bool evaluate) {
   Tensor x({130, 1}), y({130, 1});
   Rng rng(2);
   for (std::size_t i = 0; i < 130; ++i)
     x[i] = static_cast<float>(rng.normal()), y[i] = static_cast<float>(rng.normal());
-  std::vector<float> losses[2];
-  for (int relaxed = 0; relaxed < 2; ++relaxed) {
-    Rng init(4);
-    Mlp mlp(1, {6}, 1, Activation::Tanh, init);
-    Adam adam(1e-2, mlp.parameters());
-    TraceCache cache(mlp, adam, {1, relaxed == 1, 50});
-    for (int epoch = 0; epoch < 3; ++epoch)
-      for (int start = 0; start < 130; start += 50) {
-        const int rows = std::min(50, 130 - start);  // 50, 50, 30
-        losses[relaxed].push_back(cache.call(x.data() + start, y.data() + start, rows, true));
-      }
-    EXPECT_EQ(cache.traces(), relaxed ? 1 : 2);
-  }
-  for (std::size_t i = 0; i < losses[0].size(); ++i)
-    EXPECT_FLOAT_EQ(losses[0][i], losses[1][i]) << i;
+  Rng init(4);
+  Mlp mlp(1, {6}, 1, Activation::Tanh, init);
+  Adam adam(1e-2, mlp.parameters());
+  TraceCache cache(mlp, adam, options);
+  CacheRun run;
+  for (int epoch = 0; epoch < 3; ++epoch)
+    for (int start = 0; start < 130; start += 50) {
+      const int rows = std::min(50, 130 - start);
+      run.losses.push_back(cache.call(x.data() + start, y.data() + start, rows, true));
+    }
+  if (evaluate) run.losses.push_back(cache.call(x.data(), y.data(), 50, false));
+  run.traces = cache.traces();
+  return run;
+}
+
+TEST(Retracing, RelaxedProgramComputesWhatPerShapeProgramsCompute) {
+  const CacheRun per_shape = train_through_cache({1, false, 50}, false);
+  const CacheRun relaxed = train_through_cache({1, true, 50}, false);
+  EXPECT_EQ(per_shape.traces, 2);
+  EXPECT_EQ(relaxed.traces, 1);
+  ASSERT_EQ(relaxed.losses.size(), per_shape.losses.size());
+  for (std::size_t i = 0; i < per_shape.losses.size(); ++i)
+    EXPECT_FLOAT_EQ(per_shape.losses[i], relaxed.losses[i]) << i;
 }
 
 // Compiled mode traces where traced mode does, for the same reasons, generates code at every
@@ -94,26 +108,13 @@ TEST(Retracing, CompiledModeRetracesAndRecompilesWhereTracedModeRetraces) {
   EXPECT_NE(reading.find("relaxed_batch cannot help in compiled mode"), std::string::npos)
       << reading;
 
-  Tensor x({130, 1}), y({130, 1});
-  Rng rng(2);
-  for (std::size_t i = 0; i < 130; ++i)
-    x[i] = static_cast<float>(rng.normal()), y[i] = static_cast<float>(rng.normal());
-  std::vector<float> losses[2];
-  for (int m = 0; m < 2; ++m) {
-    Rng init(4);
-    Mlp mlp(1, {6}, 1, Activation::Tanh, init);
-    Adam adam(1e-2, mlp.parameters());
-    TraceCache cache(mlp, adam, {1, false, 50, m == 0 ? Mode::Traced : Mode::Compiled});
-    for (int epoch = 0; epoch < 3; ++epoch)
-      for (int start = 0; start < 130; start += 50) {
-        const int rows = std::min(50, 130 - start);  // 50, 50, 30
-        losses[m].push_back(cache.call(x.data() + start, y.data() + start, rows, true));
-      }
-    losses[m].push_back(cache.call(x.data(), y.data(), 50, false));
-    EXPECT_EQ(cache.traces(), 3);
-  }
-  for (std::size_t i = 0; i < losses[0].size(); ++i)
-    EXPECT_NEAR(losses[1][i], losses[0][i], 1e-5 * std::abs(losses[0][i])) << i;
+  const CacheRun t = train_through_cache({1, false, 50, Mode::Traced}, true);
+  const CacheRun c = train_through_cache({1, false, 50, Mode::Compiled}, true);
+  EXPECT_EQ(t.traces, 3);
+  EXPECT_EQ(c.traces, 3);
+  ASSERT_EQ(c.losses.size(), t.losses.size());
+  for (std::size_t i = 0; i < t.losses.size(); ++i)
+    EXPECT_NEAR(c.losses[i], t.losses[i], 1e-5 * std::abs(t.losses[i])) << i;
 }
 
 TEST(Retracing, RelaxedBatchIsForTracedModeOnly) {

@@ -34,11 +34,12 @@ TEST(TimedCallGranularity, DefaultShowsTrainOnBatchSlowerThanFitBecauseItRunsEag
   EXPECT_EQ(headline["id"], "train_on_batch_vs_fit");
   EXPECT_EQ(s["comparisons"][1]["id"], "eager_vs_traced_per_call");
   const std::string answer = s["answer"];
-  if (headline["verdict"] != "b")
+  if (headline["verdict"] != "b") {
     EXPECT_EQ(answer.rfind("On this run train_on_batch was not measurably slower", 0), 0u)
         << answer;
-  else if (s["comparisons"][1]["verdict"] == "b")  // the traced step faster
+  } else if (s["comparisons"][1]["verdict"] == "b") {  // the traced step faster
     EXPECT_NE(answer.find("mainly because it ran its step eagerly"), std::string::npos) << answer;
+  }
   EXPECT_TRUE(s["same_losses"].get<bool>());
 }
 
