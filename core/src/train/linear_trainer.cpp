@@ -73,37 +73,39 @@ class ReferenceLinearTrainer final : public LinearTrainer {
       throw ShapeError("reference loop: one feature only, got " + x.shape().str());
   }
 
+  // What a careful engineer writes: one pass per step, the residual in a register, float32 sums
+  // in kLanes independent partial sums. The partial sums break the add-latency chain (one running
+  // sum is latency-bound at ~4 cycles per point) and let the compiler vectorize the lanes; float32
+  // rather than double doubles the lanes per vector and costs no accuracy that shows: the loss
+  // curve stays within 1e-6 of the eager one (linear_test.cpp).
   float step(float lr) override {
-    // Sums in double, as the framework's reductions (see ops.cpp), so the modes agree to rounding.
-    // NOTE: kLanes independent partial sums break the add-latency chain and let the compiler
-    // vectorize; one running sum would be latency-bound at ~4 cycles per point.
-    constexpr int kLanes = 8;
-    double sum_r[kLanes] = {}, sum_rx[kLanes] = {}, sum_rr[kLanes] = {};
+    constexpr int kLanes = 16;
+    float sum_r[kLanes] = {}, sum_rx[kLanes] = {}, sum_rr[kLanes] = {};
     int i = 0;
     for (; i + kLanes <= n_; i += kLanes)
       for (int l = 0; l < kLanes; ++l) {
-        const float r = w_ * x_[i + l] + b_ - y_[i + l];
+        const float x = x_[i + l];
+        const float r = w_ * x + b_ - y_[i + l];
         sum_r[l] += r;
-        sum_rx[l] += static_cast<double>(r) * x_[i + l];
-        sum_rr[l] += static_cast<double>(r) * r;
+        sum_rx[l] += r * x;
+        sum_rr[l] += r * r;
       }
+    float r_total = 0.0f, rx_total = 0.0f, rr_total = 0.0f;
     for (; i < n_; ++i) {
       const float r = w_ * x_[i] + b_ - y_[i];
-      sum_r[0] += r;
-      sum_rx[0] += static_cast<double>(r) * x_[i];
-      sum_rr[0] += static_cast<double>(r) * r;
+      r_total += r;
+      rx_total += r * x_[i];
+      rr_total += r * r;
     }
-    double r_total = 0.0, rx_total = 0.0, rr_total = 0.0;
     for (int l = 0; l < kLanes; ++l) {
       r_total += sum_r[l];
       rx_total += sum_rx[l];
       rr_total += sum_rr[l];
     }
-    const float grad_w = static_cast<float>(2.0 * rx_total / n_);
-    const float grad_b = static_cast<float>(2.0 * r_total / n_);
-    w_ -= lr * grad_w;
-    b_ -= lr * grad_b;
-    return static_cast<float>(rr_total / n_);
+    const float scale = 2.0f / static_cast<float>(n_);
+    w_ -= lr * (scale * rx_total);
+    b_ -= lr * (scale * r_total);
+    return rr_total / static_cast<float>(n_);
   }
   LinearWeights weights() const override { return {{w_}, b_}; }
   void read_theta(double* theta) const override {

@@ -99,6 +99,34 @@ TEST(Mlp, AllModesGiveTheSameLossCurve) {
   }
 }
 
+// The reference loop works on blocks of 8 rows and pads the last; here 3 features (a sum over
+// features in the hidden layer and in dW1), 5 hidden units and batches of 13 (one full block and
+// one padded one) against the traced program.
+TEST(Mlp, ReferenceWithSeveralFeaturesAndAPartialBlockMatchesTraced) {
+  constexpr int kD = 3, kB = 13;
+  Tensor x({10 * kB, kD}), y({10 * kB, 1});
+  Rng rng(11);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(rng.normal());
+  for (std::size_t r = 0; r < y.size(); ++r)
+    y[r] = std::sin(x[r * kD]) + 0.5f * x[r * kD + 1] * x[r * kD + 2];
+  for (Activation act : {Activation::Tanh, Activation::Relu}) {
+    Rng init(4);
+    Mlp mlp(kD, {5}, 1, act, init);
+    ReferenceMlp ref(mlp, kB, 1e-2);
+    Adam adam(1e-2, mlp.parameters());
+    GraphTrainer traced(Mode::Traced, mlp, adam, {kB, kD}, {kB, 1});
+    for (int s = 0; s < 300; ++s) {
+      const float* xs[] = {x.data() + (s % 10) * kB * kD};
+      const float* ys[] = {y.data() + (s % 10) * kB};
+      float got = 0.0f;
+      traced.run(xs, ys, &got);
+      const float want = ref.step(xs[0], ys[0]);
+      ASSERT_NEAR(got, want, 1e-5 * std::abs(want) + 1e-7)
+          << "activation " << static_cast<int>(act) << " step " << s;
+    }
+  }
+}
+
 TEST(Mlp, GlorotInitIsDeterministicAndBounded) {
   Rng a(3), b(3);
   Mlp m1(4, {16}, 1, Activation::Tanh, a), m2(4, {16}, 1, Activation::Tanh, b);

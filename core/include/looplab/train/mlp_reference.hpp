@@ -1,8 +1,10 @@
 // looplab/train/mlp_reference.hpp — the floor: a one-hidden-layer MLP trained by a hand-written
 // loop.
 //
-// No graph, no tape, no buffers per op: the forward pass, the hand-derived gradients and Adam in
-// plain loops over preallocated arrays. It computes what GraphTrainer computes for
+// No graph, no tape, no buffers per op: what a careful engineer writes. One pass over the rows in
+// SIMD-wide blocks (a row per lane), each block's hidden layer kept in cache from its forward pass
+// to its gradients, float32 throughout with per-lane gradient sums, the activation a template
+// argument; then Adam over the flat parameters. It computes what GraphTrainer computes for
 // Mlp(d, {H}, 1) with mse and Adam, so its loss curve must coincide with the other modes'.
 //   z = x·W1 + b1,  h = act(z),  p = h·W2 + b2,  r = p − y,  L = mean(r²)
 //   (bce: s = σ(p) clipped to [ε, 1 − ε], L = −mean(y log s + (1 − y) log(1 − s)),
@@ -28,15 +30,17 @@ class ReferenceMlp {
   const std::vector<float>& parameters() const { return theta_; }  // W1, b1, W2, b2 flattened
 
  private:
+  template <Activation A>
+  float step_rows(const float* x, const float* y);
+
   int d_, h_, batch_;
   Activation act_;
   Loss loss_;
   double lr_, beta1_, beta2_, epsilon_;
   long long t_ = 0;
   std::vector<float> theta_, grad_, m_, v_;  // all parameters as one flat vector
-  std::vector<float> hidden_, dhidden_;      // [batch x H] scratch
-  std::vector<double> acc_;                  // gradient accumulators
-  std::size_t w1_, b1_, w2_, b2_;            // offsets into theta_
+  std::vector<float> work_;        // a block of rows' x and h, per-lane gradient and loss sums
+  std::size_t w1_, b1_, w2_, b2_;  // offsets into theta_
 };
 
 }  // namespace looplab

@@ -5,8 +5,8 @@
 //              that replays without allocating
 //   compiled   the traced program lowered once more and generated as code: C built by the system
 //              compiler natively, a WebAssembly module in the browser (engine/kernel_ir.hpp)
-//   reference  a hand-written loop with hand-derived gradients (mlp_reference.hpp,
-//              linear_trainer.hpp)
+//   reference  the loop a careful engineer writes by hand, with hand-derived gradients: one pass
+//              per step, float32 partial sums (mlp_reference.hpp, linear_trainer.hpp)
 #pragma once
 
 #include <string>
