@@ -60,17 +60,40 @@ std::string tanh_function() {
          c_decimal(T::kLinearBelow) + " ? a : r;\n}\n\n";
 }
 
+// A nest's columns run in blocks of this many, so a reduction's partial values fit an array on
+// the stack.
+constexpr int kNestBlock = 64;
+
+// i·stride[0] + j·stride[1] + k·stride[2], the zero terms left out; `k` null outside a reduction.
+std::string strided_index(const Ref& r, const char* k) {
+  std::string s;
+  const char* names[] = {"i", "(j0 + jj)", k};
+  for (int d = 0; d < 3; ++d) {
+    const int stride = r.stride[static_cast<std::size_t>(d)];
+    if (stride == 0 || !names[d]) continue;
+    if (!s.empty()) s += " + ";
+    s += names[d];
+    if (stride != 1) s += " * " + std::to_string(stride);
+  }
+  return s.empty() ? "0" : s;
+}
+
 struct LoopWriter {
   const kir::Loop& L;
   std::ostringstream& o;
+  const char* k_index = nullptr;  // in a nest's reduction: the name of its step
 
   std::string ref(const Ref& r, const char* index) const {
     switch (r.kind) {
       case Ref::Kind::Vector:
         return "v" + std::to_string(r.index) + "[" + index + "]";
+      case Ref::Kind::Strided:
+        return "v" + std::to_string(r.index) + "[" + strided_index(r, k_index) + "]";
       case Ref::Kind::Scalar:
         return "r" + std::to_string(r.index);
-      case Ref::Kind::Temp:
+      case Ref::Kind::Temp:  // a nest's reduction: an array over the block's columns
+        if (L.nest() && kir::is_reduction(L.body[static_cast<std::size_t>(r.index)].op))
+          return "(float)t" + std::to_string(r.index) + "[jj]";
         return "t" + std::to_string(r.index);
       case Ref::Kind::Const:
         return c_float(r.value);
@@ -112,6 +135,10 @@ struct LoopWriter {
         return "(" + a + " > " + lo + " && " + a + " < " + hi + ") ? " + b + " : 0.0f";
       case kir::Op::Copy:
         return a;
+      case kir::Op::Sum:  // one term of a nest's reduction (nest()), in double
+        return "(double)" + a;
+      case kir::Op::Dot:
+        return "(double)" + a + " * (double)" + b;
     }
     return a;
   }
@@ -144,7 +171,7 @@ struct LoopWriter {
   void declarations() const {
     std::set<int> vectors, stores;
     auto note = [&](const Ref& r) {
-      if (r.kind == Ref::Kind::Vector) vectors.insert(r.index);
+      if (r.kind == Ref::Kind::Vector || r.kind == Ref::Kind::Strided) vectors.insert(r.index);
     };
     for (const kir::Expr& e : L.body) {
       note(e.in[0]);
@@ -167,7 +194,43 @@ struct LoopWriter {
         << " = 0.0f;\n";
   }
 
-  void write() const {
+  // Row by row, the columns in blocks: a reduction's first term, its further terms in order of k
+  // (column by column inside each k, so the block vectorizes), in double, rounded once to float
+  // where it is read; then the rest of the body.
+  void nest() {
+    declarations();
+    o << "    for (long i = 0; i < " << L.rows << "; ++i) {\n";
+    o << "      for (long j0 = 0; j0 < " << L.n << "; j0 += " << kNestBlock << ") {\n";
+    o << "        const long w = " << L.n << " - j0 < " << kNestBlock << " ? " << L.n
+      << " - j0 : " << kNestBlock << ";\n";
+    for (std::size_t j = 0; j < L.body.size(); ++j) {
+      const kir::Expr& e = L.body[j];
+      if (!kir::is_reduction(e.op)) continue;
+      k_index = nullptr;  // the first term: k = 0
+      o << "        double t" << j << "[" << kNestBlock << "];\n";
+      o << "        for (long jj = 0; jj < w; ++jj) t" << j << "[jj] = " << expr(e, "") << ";\n";
+      if (e.depth > 1) {
+        k_index = "k";
+        o << "        for (long k = 1; k < " << e.depth << "; ++k)\n";
+        o << "          for (long jj = 0; jj < w; ++jj) t" << j << "[jj] += " << expr(e, "")
+          << ";\n";
+      }
+      k_index = nullptr;
+    }
+    o << "        for (long jj = 0; jj < w; ++jj) {\n";
+    for (std::size_t j = 0; j < L.body.size(); ++j) {
+      const kir::Expr& e = L.body[j];
+      const std::string t = ref({Ref::Kind::Temp, static_cast<int>(j), 0.0f}, "");
+      if (!kir::is_reduction(e.op))
+        o << "          const float " << t << " = " << expr(e, "") << ";\n";
+      if (e.store >= 0)
+        o << "          o" << e.store << "[i * " << L.n << " + j0 + jj] = " << t << ";\n";
+    }
+    o << "        }\n      }\n    }\n";
+  }
+
+  void write() {
+    if (L.nest()) return nest();
     const std::size_t n = L.n, blocks = n - n % kir::kLanes;
     declarations();
     o << "    long i = 0;\n";
@@ -205,7 +268,10 @@ std::string emit_c(const kir::Program& ir) {
     switch (st.kind) {
       case kir::Stmt::Kind::Loop: {
         const kir::Loop& L = ir.loops[static_cast<std::size_t>(st.index)];
-        o << "  { /* fused loop over " << L.n << " elements: " << st.note << " */\n";
+        if (L.nest())
+          o << "  { /* nest over " << L.rows << " x " << L.n << ": " << st.note << " */\n";
+        else
+          o << "  { /* fused loop over " << L.n << " elements: " << st.note << " */\n";
         LoopWriter{L, o}.write();
         o << "  }\n";
         break;

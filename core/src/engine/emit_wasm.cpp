@@ -189,14 +189,20 @@ struct Lanes {
   void constant(float v) { vec ? a.v128_splat(v) : a.f32(v); }
 };
 
-// Local indices. Parameters: 0 s, 1 k, 2 steps. Then i32 off and the loop's pointers; f32 and
-// v128 pools of the same layout: scalars, temps, accumulators, scratch.
+// Local indices. Parameters: 0 s, 1 k, 2 steps. Then i32 off, a nest's row, column, reduction
+// step and a scratch address, and the loop's pointers; f32 and v128 pools of the same layout:
+// scalars, temps, accumulators, scratch.
 struct Locals {
   int pointers = 0, scalars = 0, temps = 0, sinks = 0;
-  static constexpr int kScratch = 6;  // A, B, X, X2, P, Q
+  static constexpr int kScratch = 6;    // A, B, X, X2, P, Q
+  static constexpr int kIntLocals = 5;  // off, row, col, step, address
   int off() const { return 3; }
-  int pointer(int j) const { return 4 + j; }
-  int f32_base() const { return 4 + pointers; }
+  int row() const { return 4; }
+  int col() const { return 5; }
+  int step() const { return 6; }
+  int address() const { return 7; }
+  int pointer(int j) const { return 3 + kIntLocals + j; }
+  int f32_base() const { return 3 + kIntLocals + pointers; }
   int f32_count() const { return scalars + temps + sinks + kScratch; }
   int v128_base() const { return f32_base() + f32_count(); }
   int v128_count() const { return scalars + temps + 4 * sinks + kScratch; }
@@ -209,6 +215,7 @@ struct Locals {
   int scratch(bool vec, int i) const {
     return base(vec) + scalars + temps + (vec ? 4 : 1) * sinks + i;
   }
+  int f64_sum() const { return v128_base() + v128_count(); }  // a nest's reduction, in double
 };
 enum Scratch { kA = 0, kB, kX, kX2, kP, kQ };
 
@@ -218,19 +225,26 @@ struct Emitter {
   Asm a;
   Locals locals;
   std::map<int, int> pointer_of;  // slot -> pointer local (the current loop)
+  bool in_reduction = false;      // a nest's Strided operands read at step k (else at k = 0)
+
+  // The slots a loop reads or writes element by element, each given a pointer local in order.
+  static std::map<int, int> pointers_of(const kir::Loop& L) {
+    std::map<int, int> p;
+    auto note = [&](const Ref& r) {
+      if (r.kind == Ref::Kind::Vector || r.kind == Ref::Kind::Strided)
+        p.emplace(r.index, static_cast<int>(p.size()));
+    };
+    for (const kir::Expr& e : L.body) {
+      for (const Ref& r : e.in) note(r);
+      if (e.store >= 0) p.emplace(e.store, static_cast<int>(p.size()));
+    }
+    for (const kir::Sink& s : L.sinks) note(s.a), note(s.b);
+    return p;
+  }
 
   void size_locals() {
     for (const kir::Loop& L : ir.loops) {
-      std::map<int, int> slots;
-      for (const kir::Expr& e : L.body) {
-        for (const Ref& r : e.in)
-          if (r.kind == Ref::Kind::Vector) slots[r.index];
-        if (e.store >= 0) slots[e.store];
-      }
-      for (const kir::Sink& s : L.sinks)
-        for (const Ref& r : {s.a, s.b})
-          if (r.kind == Ref::Kind::Vector) slots[r.index];
-      locals.pointers = std::max(locals.pointers, static_cast<int>(slots.size()));
+      locals.pointers = std::max(locals.pointers, static_cast<int>(pointers_of(L).size()));
       locals.scalars = std::max(locals.scalars, L.scalars());
       locals.temps = std::max(locals.temps, static_cast<int>(L.body.size()));
       locals.sinks = std::max(locals.sinks, static_cast<int>(L.sinks.size()));
@@ -242,9 +256,41 @@ struct Emitter {
     a.load_i32(4u * static_cast<unsigned>(slot));
   }
 
+  // pointer + 4·(i·stride[0] + j·stride[1] + k·stride[2]) of a nest's operand (k in a reduction).
+  void strided_address(const Ref& r) {
+    a.get(locals.pointer(pointer_of.at(r.index)));
+    const int vars[] = {locals.row(), locals.col(), locals.step()};
+    bool any = false;
+    for (int d = 0; d < 3; ++d) {
+      const int stride = r.stride[static_cast<std::size_t>(d)];
+      if (stride == 0 || (d == 2 && !in_reduction)) continue;
+      a.get(vars[d]);
+      if (stride != 1) a.i32(stride), a.op(0x6c, "i32.mul");
+      if (any) a.op(0x6a, "i32.add");
+      any = true;
+    }
+    if (any) a.i32(2), a.op(0x74, "i32.shl"), a.op(0x6a, "i32.add");
+  }
+
+  // A nest's operand for one column or four: a row of four, one value splat, or four gathered.
+  void push_strided(const Ref& r, bool vec) {
+    strided_address(r);
+    const int across = r.stride[1];
+    if (!vec) return a.load_f32(0);
+    if (across == 1) return a.load_v128(0);
+    if (across == 0) return a.load_f32(0), a.simd(19, "f32x4.splat");
+    a.set(locals.address());
+    a.get(locals.address()), a.load_f32(0), a.simd(19, "f32x4.splat");
+    for (int l = 1; l < 4; ++l)
+      a.get(locals.address()), a.load_f32(4u * static_cast<unsigned>(l * across)),
+          a.lane(32, l, "f32x4.replace_lane");
+  }
+
   // Pushes an operand: for the vector body, sub-block k (elements off/4 + 4k ..).
   void push(const Ref& r, bool vec, int k) {
     switch (r.kind) {
+      case Ref::Kind::Strided:
+        return push_strided(r, vec);
       case Ref::Kind::Vector:
         a.get(locals.pointer(pointer_of.at(r.index)));
         a.get(locals.off());
@@ -342,6 +388,9 @@ struct Emitter {
         return;
       case kir::Op::Copy:
         return a.get(A);
+      case kir::Op::Sum:  // nests only: nest_body() sums them
+      case kir::Op::Dot:
+        throw std::logic_error("emit_wasm: a reduction outside a nest");
     }
   }
 
@@ -369,28 +418,78 @@ struct Emitter {
     }
   }
 
-  // for (; off < end; off += stride) { ... }
+  // for (; var < end; var += stride) { ... }
   template <class Body>
-  void counted(unsigned end, int stride, Body each) {
+  void counted(int var, unsigned end, int stride, Body each) {
     a.block(), a.loop();
-    a.get(locals.off()), a.i32(end), a.op(0x4f, "i32.ge_u"), a.br_if(1);
+    a.get(var), a.i32(end), a.op(0x4f, "i32.ge_u"), a.br_if(1);
     each();
-    a.get(locals.off()), a.i32(stride), a.op(0x6a, "i32.add"), a.set(locals.off());
+    a.get(var), a.i32(stride), a.op(0x6a, "i32.add"), a.set(var);
     a.br(0), a.end(), a.end();
   }
 
-  void loop(const kir::Loop& L) {
-    pointer_of.clear();
-    for (const kir::Expr& e : L.body) {
-      for (const Ref& r : e.in)
-        if (r.kind == Ref::Kind::Vector)
-          pointer_of.emplace(r.index, static_cast<int>(pointer_of.size()));
-      if (e.store >= 0) pointer_of.emplace(e.store, static_cast<int>(pointer_of.size()));
+  // A Sum or Dot's term at the current step (k = 0 unless in_reduction), in double.
+  void term(const kir::Expr& e) {
+    push(e.in[0], false, 0), a.op(0xbb, "f64.promote_f32");
+    if (e.op == kir::Op::Dot)
+      push(e.in[1], false, 0), a.op(0xbb, "f64.promote_f32"), a.op(0xa2, "f64.mul");
+  }
+
+  // A reduction at the current column: its terms in order of k, summed in double and rounded to
+  // float once, as the C does (there too one column's sum is one sequence of additions).
+  void reduce(const kir::Expr& e) {
+    const int sum = locals.f64_sum();
+    term(e), a.set(sum);
+    if (e.depth > 1) {
+      a.i32(1), a.set(locals.step());
+      in_reduction = true;
+      counted(locals.step(), static_cast<unsigned>(e.depth), 1,
+              [&] { a.get(sum), term(e), a.op(0xa0, "f64.add"), a.set(sum); });
+      in_reduction = false;
     }
-    for (const kir::Sink& s : L.sinks)
-      for (const Ref& r : {s.a, s.b})
-        if (r.kind == Ref::Kind::Vector)
-          pointer_of.emplace(r.index, static_cast<int>(pointer_of.size()));
+    a.get(sum), a.op(0xb6, "f32.demote_f64");
+  }
+
+  // One column (tail) or four (vector) of a nest's row: a reduction is its first term, then the
+  // further terms in order of k; stores go to element i·n + j.
+  void nest_body(const kir::Loop& L, bool vec) {
+    for (std::size_t j = 0; j < L.body.size(); ++j) {
+      const kir::Expr& e = L.body[j];
+      const int t = locals.temp(vec, static_cast<int>(j));
+      if (kir::is_reduction(e.op) && !vec) {
+        reduce(e), a.set(t);
+      } else if (kir::is_reduction(e.op)) {  // four columns, one at a time, into the lanes
+        const int lane = locals.scratch(false, kA);
+        a.v128_splat(0.0f), a.set(t);
+        for (int l = 0; l < 4; ++l) {
+          if (l > 0) a.get(locals.col()), a.i32(1), a.op(0x6a, "i32.add"), a.set(locals.col());
+          reduce(e), a.set(lane);
+          a.get(t), a.get(lane), a.lane(32, l, "f32x4.replace_lane"), a.set(t);
+        }
+        a.get(locals.col()), a.i32(3), a.op(0x6b, "i32.sub"), a.set(locals.col());
+      } else {
+        expr(e, vec, 0), a.set(t);
+      }
+      if (e.store < 0) continue;
+      a.get(locals.pointer(pointer_of.at(e.store)));
+      a.get(locals.row()), a.i32(static_cast<long long>(L.n)), a.op(0x6c, "i32.mul");
+      a.get(locals.col()), a.op(0x6a, "i32.add"), a.i32(2), a.op(0x74, "i32.shl");
+      a.op(0x6a, "i32.add"), a.get(t);
+      vec ? a.store_v128(0) : a.store_f32(0);
+    }
+  }
+
+  void nest(const kir::Loop& L) {
+    a.i32(0), a.set(locals.row());
+    counted(locals.row(), static_cast<unsigned>(L.rows), 1, [&] {
+      a.i32(0), a.set(locals.col());
+      counted(locals.col(), static_cast<unsigned>(L.n - L.n % 4), 4, [&] { nest_body(L, true); });
+      counted(locals.col(), static_cast<unsigned>(L.n), 1, [&] { nest_body(L, false); });
+    });
+  }
+
+  void loop(const kir::Loop& L) {
+    pointer_of = pointers_of(L);
     for (const auto& [slot, p] : pointer_of) slot_pointer(slot), a.set(locals.pointer(p));
     for (std::size_t r = 0; r < L.scalar_loads.size(); ++r) {
       slot_pointer(L.scalar_loads[r]), a.load_f32(0),
@@ -407,12 +506,13 @@ struct Emitter {
         a.v128_splat(0.0f), a.set(locals.acc(true, static_cast<int>(s), k));
       a.f32(0.0f), a.set(locals.acc(false, static_cast<int>(s), 0));
     }
+    if (L.nest()) return nest(L);
     const std::size_t blocks = L.n - L.n % kir::kLanes;
     a.i32(0), a.set(locals.off());
-    counted(static_cast<unsigned>(4 * blocks), 4 * kir::kLanes, [&] {
+    counted(locals.off(), static_cast<unsigned>(4 * blocks), 4 * kir::kLanes, [&] {
       for (int k = 0; k < kir::kLanes / 4; ++k) body(L, true, k);
     });
-    counted(static_cast<unsigned>(4 * L.n), 4, [&] { body(L, false, 0); });
+    counted(locals.off(), static_cast<unsigned>(4 * L.n), 4, [&] { body(L, false, 0); });
     for (std::size_t s = 0; s < L.sinks.size(); ++s) finish(L, static_cast<int>(s));
   }
 
@@ -454,10 +554,11 @@ struct Emitter {
     a.br(0), a.end(), a.end();
     a.code.push_back(0x0b);
     Bytes body;
-    uleb(body, 3);  // local groups
-    uleb(body, static_cast<unsigned>(1 + locals.pointers)), body.push_back(kI32);
+    uleb(body, 4);  // local groups
+    uleb(body, static_cast<unsigned>(Locals::kIntLocals + locals.pointers)), body.push_back(kI32);
     uleb(body, static_cast<unsigned>(locals.f32_count())), body.push_back(kF32);
     uleb(body, static_cast<unsigned>(locals.v128_count())), body.push_back(kV128);
+    uleb(body, 1), body.push_back(0x7c);  // f64: a nest's reduction
     body.insert(body.end(), a.code.begin(), a.code.end());
     return body;
   }
@@ -514,8 +615,9 @@ WasmModule emit_wasm(const kir::Program& ir, const WasmImports& imports) {
       "  (import \"env\" \"memory\" (memory 0))\n"
       "  (import \"env\" \"table\" (table 0 funcref))\n"
       "  (func (export \"step\") (type 0)\n" +
-      ("    (local i32 x" + std::to_string(1 + l.pointers) + ") (local f32 x" +
-       std::to_string(l.f32_count()) + ") (local v128 x" + std::to_string(l.v128_count()) + ")\n") +
+      ("    (local i32 x" + std::to_string(Locals::kIntLocals + l.pointers) + ") (local f32 x" +
+       std::to_string(l.f32_count()) + ") (local v128 x" + std::to_string(l.v128_count()) +
+       ") (local f64)\n") +
       e.a.text + "  )\n)\n";
   return out;
 }

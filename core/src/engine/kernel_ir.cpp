@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "looplab/base/clock.hpp"
 #include "looplab/engine/detail/generated.hpp"
@@ -12,8 +13,9 @@ namespace looplab::kir {
 
 const char* op_name(Op op) {
   static const char* const kNames[] = {
-      "add",     "sub",          "mul",  "div",       "sqrt", "log",       "tanh", "tanh_grad",
-      "sigmoid", "sigmoid_grad", "relu", "relu_grad", "clip", "clip_grad", "copy"};
+      "add",  "sub",       "mul",     "div",          "sqrt", "log",
+      "tanh", "tanh_grad", "sigmoid", "sigmoid_grad", "relu", "relu_grad",
+      "clip", "clip_grad", "copy",    "sum",          "dot"};
   return kNames[static_cast<int>(op)];
 }
 
@@ -27,6 +29,7 @@ int arity(Op op) {
     case Op::SigmoidGrad:
     case Op::ReluGrad:
     case Op::ClipGrad:
+    case Op::Dot:
       return 2;
     default:
       return 1;
@@ -207,9 +210,77 @@ struct KirBuilder {
     for (kir::Sink& s : k.sinks) fix(s.a), fix(s.b);
   }
 
+  // A Single or Dense instruction as a nest over its output's rows x columns, when every member
+  // is a matrix product, a column sum, a bias or an activation: a product's element is a Dot over
+  // its inner size, a column sum a Sum down the rows, and the epilogue works on it in registers;
+  // only the last member's value is stored. Anything else: false (the kernels are called).
+  static Ref strided(int slot, int si, int sj, int sk) {
+    return {Ref::Kind::Strided, slot, 0.0f, {si, sj, sk}};
+  }
+  bool nest(const Instruction& ins, kir::Loop& k) {
+    const std::size_t members = ins.nodes.size(), mark = out.slot_fields.size();
+    const Kernel& last = members == 1 ? ins.op : ins.epilogue[members - 2];
+    const Shape shape = last.args.out_shape;
+    k.rows = static_cast<std::size_t>(shape.rows);
+    k.n = static_cast<std::size_t>(shape.cols);
+    for (std::size_t m = 0; m < members; ++m) {
+      const Kernel& kn = m == 0 ? ins.op : ins.epilogue[m - 1];
+      const KernelArgs& a = kn.args;
+      const OpDef* def = c.defs[static_cast<std::size_t>(ins.nodes[m])];
+      auto is = [&](OpKind op) { return def == &op_def(op); };
+      const Ref prev{Ref::Kind::Temp, static_cast<int>(k.body.size()) - 1, 0.0f};
+      kir::Expr e;
+      if (m == 0 && is(OpKind::MatMul)) {
+        const bool ta = a.attrs->transpose_a, tb = a.attrs->transpose_b;
+        const int lda = a.in_shape[0].cols, ldb = a.in_shape[1].cols;
+        const int sa = slot(&a.in[0]), sb = slot(&a.in[1]);
+        e.op = Op::Dot;
+        e.depth = ta ? a.in_shape[0].rows : a.in_shape[0].cols;
+        e.in = {ta ? strided(sa, 1, 0, lda) : strided(sa, lda, 0, 1),
+                tb ? strided(sb, 0, ldb, 1) : strided(sb, 0, 1, ldb)};
+      } else if (m == 0 && is(OpKind::SumRows)) {
+        e.op = Op::Sum;
+        e.depth = a.in_shape[0].rows;
+        e.in[0] = strided(slot(&a.in[0]), 0, 1, a.in_shape[0].cols);
+      } else if (m > 0 && is(OpKind::AddRow)) {
+        e.op = Op::Add;
+        e.in = {prev, strided(slot(&a.in[1]), 0, a.in_shape[1].cols > 1 ? 1 : 0, 0)};
+      } else if (m > 0 && (is(OpKind::Tanh) || is(OpKind::Sigmoid) || is(OpKind::Relu))) {
+        e.op = is(OpKind::Tanh) ? Op::Tanh : is(OpKind::Sigmoid) ? Op::Sigmoid : Op::Relu;
+        e.in[0] = prev;
+      }
+      if ((m == 0 && e.depth < 1) || (m > 0 && e.op == Op::Copy) || shape.size() == 0) {
+        out.slot_fields.resize(mark);  // not a nest (or an empty product)
+        k = {};
+        return false;
+      }
+      if (!k.note.empty()) k.note += ' ';
+      k.note += def->name;
+      k.body.push_back(e);
+    }
+    k.body.back().store = slot(const_cast<const float* const*>(&last.args.out));
+    if (k.n == 1 && k.rows > 1) {  // a column: a row, so the emitters vectorize along it
+      std::swap(k.n, k.rows);
+      for (kir::Expr& e : k.body)
+        for (Ref& r : e.in) std::swap(r.stride[0], r.stride[1]);
+    }
+    return true;
+  }
+
   void build() {
     for (const Instruction& ins : c.instructions) {
       kir::Stmt s;
+      if (ins.loop < 0) {
+        kir::Loop k;
+        if (nest(ins, k)) {
+          s.kind = kir::Stmt::Kind::Loop;
+          s.index = static_cast<int>(out.ir.loops.size());
+          s.note = k.note;
+          out.ir.loops.push_back(std::move(k));
+          out.ir.stmts.push_back(s);
+          continue;
+        }
+      }
       if (ins.loop >= 0) {
         s.kind = kir::Stmt::Kind::Loop;
         s.index = static_cast<int>(out.ir.loops.size());

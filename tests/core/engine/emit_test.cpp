@@ -1,7 +1,8 @@
 // emit_test.cpp — the two code emitters of compiled mode on their own, on a synthetic IR that uses
 // every operation, a scalar, a once-per-run scalar expression and every kind of reduction over a
-// length that fills two blocks of partial sums and leaves a tail: the built step (C natively, a
-// WebAssembly module in the wasm build) against an interpreter of the IR written here; natively
+// length that fills two blocks of partial sums and leaves a tail, and two nests (a transposed
+// product with a bias and an activation; sums over gathered operands): the built step (C natively,
+// a WebAssembly module in the wasm build) against an interpreter of the IR written here; natively
 // the C compiles with -Wall -Werror; in the wasm build WebAssembly.validate accepts the module.
 #include <gtest/gtest.h>
 
@@ -99,6 +100,9 @@ float apply_ir_op(Op op, float a, float b, float lo, float hi) {
       return (a > lo && a < hi) ? b : 0.0f;
     case Op::Copy:
       return a;
+    case Op::Sum:  // nests only (checked below)
+    case Op::Dot:
+      break;
   }
   return 0.0f;
 }
@@ -145,31 +149,128 @@ TEST(Emitters, GeneratedStepComputesWhatTheIrSays) {
   EXPECT_NEAR(data[5 + kIrOps][0], sums[2], 1e-5 * std::abs(sums[2]) + 1e-6);
 }
 
+// Two nests. Slots: 0 A [4 x 9] read transposed, 1 B [4 x 7], 2 a bias row [1 x 7], 3 the output
+// tanh(op(A)·B + bias) [9 x 7] (a product with inner size 4, a tail of 3 columns after the blocks
+// of 4); 4 C [6 x 5], 5 the output sigmoid(Σ_k C[j][k]) + C[j][0]·bias[j] as a 1 x 6 nest (its
+// operands gathered across the columns, stride 5), 6 relu of that.
+kir::Program nest_program() {
+  using K = IrRef::Kind;
+  kir::Program p;
+  kir::Loop dense;
+  dense.rows = 9;
+  dense.n = 7;
+  kir::Expr dot;
+  dot.op = Op::Dot;
+  dot.depth = 4;
+  dot.in = {IrRef{K::Strided, 0, 0.0f, {1, 0, 9}}, IrRef{K::Strided, 1, 0.0f, {0, 1, 7}}};
+  kir::Expr bias;
+  bias.op = Op::Add;
+  bias.in = {IrRef{K::Temp, 0, 0.0f}, IrRef{K::Strided, 2, 0.0f, {0, 1, 0}}};
+  kir::Expr act;
+  act.op = Op::Tanh;
+  act.in[0] = IrRef{K::Temp, 1, 0.0f};
+  act.store = 3;
+  dense.body = {dot, bias, act};
+  kir::Loop rows;
+  rows.rows = 1;
+  rows.n = 6;
+  kir::Expr sum;
+  sum.op = Op::Sum;
+  sum.depth = 5;
+  sum.in[0] = IrRef{K::Strided, 4, 0.0f, {0, 5, 1}};
+  kir::Expr sig;
+  sig.op = Op::Sigmoid;
+  sig.in[0] = IrRef{K::Temp, 0, 0.0f};
+  kir::Expr mul;
+  mul.op = Op::Mul;
+  mul.in = {IrRef{K::Strided, 4, 0.0f, {0, 5, 0}}, IrRef{K::Strided, 2, 0.0f, {0, 1, 0}}};
+  kir::Expr add;
+  add.op = Op::Add;
+  add.in = {IrRef{K::Temp, 1, 0.0f}, IrRef{K::Temp, 2, 0.0f}};
+  add.store = 5;
+  kir::Expr relu;
+  relu.op = Op::Relu;
+  relu.in[0] = IrRef{K::Temp, 3, 0.0f};
+  relu.store = 6;
+  rows.body = {sum, sig, mul, add, relu};
+  p.loops = {dense, rows};
+  for (int i = 0; i < 2; ++i) {
+    kir::Stmt s;
+    s.index = i;
+    s.note = i ? "gathered sum" : "dense";
+    p.stmts.push_back(s);
+  }
+  p.slots = 7;
+  return p;
+}
+
+// The nests against the same sums in the same order (from k = 0, in double), written out here.
+TEST(Emitters, GeneratedNestsComputeWhatTheIrSays) {
+  const kir::Program p = nest_program();
+  std::vector<std::vector<float>> data(7, std::vector<float>(64, -9.0f));
+  for (int i = 0; i < 64; ++i) {
+    data[0][static_cast<std::size_t>(i)] = std::sin(0.3f * static_cast<float>(i));
+    data[1][static_cast<std::size_t>(i)] = std::cos(0.7f * static_cast<float>(i));
+    data[2][static_cast<std::size_t>(i)] = 0.1f * static_cast<float>(i % 7) - 0.3f;
+    data[4][static_cast<std::size_t>(i)] = std::sin(1.1f * static_cast<float>(i) + 0.5f);
+  }
+  std::vector<float*> slots;
+  for (auto& d : data) slots.push_back(d.data());
+  std::string text;
+  const detail::StepFn fn = detail::build_step(p, text);
+  fn(slots.data(), nullptr, 1);
+  auto at = [&](int s, int i) {
+    return data[static_cast<std::size_t>(s)][static_cast<std::size_t>(i)];
+  };
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 7; ++j) {
+      double t = static_cast<double>(at(0, i)) * at(1, j);
+      for (int k = 1; k < 4; ++k) t += static_cast<double>(at(0, i + 9 * k)) * at(1, j + 7 * k);
+      EXPECT_FLOAT_EQ(at(3, i * 7 + j), fast_tanh(static_cast<float>(t) + at(2, j)))
+          << i << ", " << j;
+    }
+  for (int j = 0; j < 6; ++j) {
+    double sum = at(4, 5 * j);
+    for (int k = 1; k < 5; ++k) sum += at(4, 5 * j + k);
+    const auto t = static_cast<float>(sum);
+    const float v = (0.5f + 0.5f * fast_tanh(0.5f * t)) + at(4, 5 * j) * at(2, j);
+    EXPECT_FLOAT_EQ(at(5, j), v) << j;
+    EXPECT_FLOAT_EQ(at(6, j), v > 0.0f ? v : 0.0f) << j;
+  }
+  EXPECT_EQ(at(3, 63), -9.0f) << "wrote past the output";
+  EXPECT_EQ(at(5, 6), -9.0f) << "wrote past the output";
+}
+
 TEST(Emitters, WebAssemblyModuleValidates) {
   WasmImports imports;
   imports.log_function = 1;
-  const WasmModule m = emit_wasm(every_op_program(), imports);
-  ASSERT_GT(m.bytes.size(), 8u);
-  EXPECT_EQ(m.bytes[0], 0x00);
-  EXPECT_EQ(m.bytes[1], 'a');
-  EXPECT_NE(m.text.find("f32x4.mul"), std::string::npos) << m.text;
+  for (const kir::Program& p : {every_op_program(), nest_program()}) {
+    const WasmModule m = emit_wasm(p, imports);
+    ASSERT_GT(m.bytes.size(), 8u);
+    EXPECT_EQ(m.bytes[0], 0x00);
+    EXPECT_EQ(m.bytes[1], 'a');
+    EXPECT_NE(m.text.find("f32x4.mul"), std::string::npos) << m.text;
 #ifdef __EMSCRIPTEN__
-  const int valid = EM_ASM_INT({ return WebAssembly.validate(HEAPU8.slice($0, $0 + $1)) ? 1 : 0; },
-                               m.bytes.data(), static_cast<int>(m.bytes.size()));
-  EXPECT_EQ(valid, 1);
+    const int valid =
+        EM_ASM_INT({ return WebAssembly.validate(HEAPU8.slice($0, $0 + $1)) ? 1 : 0; },
+                   m.bytes.data(), static_cast<int>(m.bytes.size()));
+    EXPECT_EQ(valid, 1);
 #endif
+  }
 }
 
 TEST(Emitters, GeneratedCCompilesWithWallWerror) {
 #ifdef __EMSCRIPTEN__
   GTEST_SKIP() << "no C compiler at run time in WebAssembly";
 #else
-  const std::string path = ::testing::TempDir() + "looplab_emit_test.c";
-  std::ofstream(path) << emit_c(every_op_program());
-  const std::string command =
-      "cc -std=gnu11 -Wall -Wextra -Werror -fsyntax-only '" + path + "' 2>&1";
-  EXPECT_EQ(std::system(command.c_str()), 0) << command;
-  std::remove(path.c_str());
+  for (const kir::Program& p : {every_op_program(), nest_program()}) {
+    const std::string path = ::testing::TempDir() + "looplab_emit_test.c";
+    std::ofstream(path) << emit_c(p);
+    const std::string command =
+        "cc -std=gnu11 -Wall -Wextra -Werror -fsyntax-only '" + path + "' 2>&1";
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    std::remove(path.c_str());
+  }
 #endif
 }
 

@@ -35,28 +35,30 @@ struct CompiledCase {
   int unroll;
 };
 
-// The losses of `steps` steps of a Dense(8, act) → Dense(1) network with Adam, cycling over 3
-// batches of N(0, 1) data.
-std::vector<float> curve_of(Mode mode, const CompiledCase& c, int steps) {
+// The losses of `steps` steps of a Dense(8, act) → Dense(1) network (or `inputs` features through
+// `hidden` layers) with Adam, cycling over 3 batches of N(0, 1) data.
+std::vector<float> curve_of(Mode mode, const CompiledCase& c, int steps, int inputs = 1,
+                            const std::vector<int>& hidden = {8}, std::string* code = nullptr) {
   const int n = 3 * c.batch;
-  Tensor x({n, 1}), y({n, 1});
+  Tensor x({n, inputs}), y({n, 1});
   Rng rng(21);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(rng.normal());
   for (int i = 0; i < n; ++i) {
-    x[static_cast<std::size_t>(i)] = static_cast<float>(rng.normal());
-    const float xi = x[static_cast<std::size_t>(i)];
+    const float xi = x[static_cast<std::size_t>(i * inputs)];
     y[static_cast<std::size_t>(i)] =
         c.loss == Loss::Bce ? (xi > 0.2f ? 1.0f : 0.0f) : static_cast<float>(std::sin(3.0 * xi));
   }
   Rng init(9);
-  Mlp mlp(1, {8}, 1, c.act, init);
+  Mlp mlp(inputs, hidden, 1, c.act, init);
   Adam adam(1e-2, mlp.parameters());
-  GraphTrainer t(mode, mlp, adam, {c.batch, 1}, {c.batch, 1}, c.unroll, true, c.loss);
+  GraphTrainer t(mode, mlp, adam, {c.batch, inputs}, {c.batch, 1}, c.unroll, true, c.loss);
+  if (code) *code = t.generated_code();
   std::vector<float> out;
   std::vector<float> l(static_cast<std::size_t>(c.unroll));
   for (int s = 0; s < steps; s += c.unroll) {
     std::vector<const float*> xs, ys;
     for (int j = 0; j < c.unroll; ++j) {
-      xs.push_back(x.data() + ((s + j) % 3) * c.batch);
+      xs.push_back(x.data() + ((s + j) % 3) * c.batch * inputs);
       ys.push_back(y.data() + ((s + j) % 3) * c.batch);
     }
     t.run(xs.data(), ys.data(), l.data());
@@ -78,6 +80,31 @@ TEST(Compiled, GivesTracedLossCurveForEveryActivationLossAndBatch) {
                  ", unroll " + std::to_string(c.unroll));
     const std::vector<float> traced = curve_of(Mode::Traced, c, 1000);
     const std::vector<float> compiled = curve_of(Mode::Compiled, c, 1000);
+    ASSERT_EQ(traced.size(), compiled.size());
+    for (std::size_t i = 0; i < traced.size(); ++i)
+      ASSERT_NEAR(compiled[i], traced[i], 1e-5 * std::abs(traced[i]) + 1e-7) << "step " << i;
+    EXPECT_LT(traced.back(), 0.8f * traced.front()) << "training should make progress";
+  }
+}
+
+// The matrix products, Dense groups and column sums as generated nests (no kernel calls for them):
+// several inputs (an inner size K > 1 forward), two hidden layers (a product of two matrices,
+// and a gradient through a transposed weight), widths that are not multiples of 4, batches 5,
+// 64 and 1037, every activation.
+TEST(Compiled, DenseNestsGiveTracedLossCurve) {
+  const CompiledCase cases[] = {{Activation::Tanh, Loss::Mse, 5, 1},
+                                {Activation::Relu, Loss::Mse, 64, 1},
+                                {Activation::Sigmoid, Loss::Bce, 1037, 1}};
+  for (const CompiledCase& c : cases) {
+    SCOPED_TRACE("activation " + std::to_string(static_cast<int>(c.act)) + ", batch " +
+                 std::to_string(c.batch));
+    std::string code;
+    const std::vector<float> traced = curve_of(Mode::Traced, c, 1000, 3, {7, 5});
+    const std::vector<float> compiled = curve_of(Mode::Compiled, c, 1000, 3, {7, 5}, &code);
+    for (const char* op : {"MatMul", "SumRows", "AddRow"}) {  // a kernel call's note, C or wasm
+      EXPECT_EQ(code.find(std::string(op) + " kernel */"), std::string::npos) << code;
+      EXPECT_EQ(code.find(";; " + std::string(op) + "\n"), std::string::npos) << code;
+    }
     ASSERT_EQ(traced.size(), compiled.size());
     for (std::size_t i = 0; i < traced.size(); ++i)
       ASSERT_NEAR(compiled[i], traced[i], 1e-5 * std::abs(traced[i]) + 1e-7) << "step " << i;

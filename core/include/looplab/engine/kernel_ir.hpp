@@ -5,8 +5,11 @@
 // every intermediate goes through memory. Compiled mode lowers the same fused, planned program
 // once more, into this IR, and generates code for it: a fused Loop becomes ONE loop whose body is
 // a list of scalar expressions, intermediates in registers (`Temp`), reductions into several
-// partial sums; anything that is not a loop (a matrix product, a Dense group, a column sum) stays
-// a call of the op's own kernel, as XLA calls a GEMM library. Data are reached through slots: the
+// partial sums. A matrix product, a Dense group (product, bias, activation) or a column sum
+// becomes a nest: a Loop over rows x columns whose operands are strided views of their slots (a
+// matrix, a row repeated down the rows, a column repeated across them) and whose reductions (Sum,
+// Dot) run along a third axis k, in registers, in order from k = 0. Anything else that is not a
+// loop stays a call of the op's own kernel. Data are reached through slots: the
 // generated function gets an array of pointers (`slots`) and reads slot i's data at s[i], so the
 // same code serves any buffers and is cached by its text.
 //
@@ -41,16 +44,28 @@ enum class Op : unsigned char {
   Clip,      // a < lo ? lo : (a > hi ? hi : a)
   ClipGrad,  // lo < a < hi ? b : 0
   Copy,
+  Sum,  // nests only: Σ over k < depth of a, in double, in order from k = 0, rounded to float once
+  Dot,  // nests only: Σ over k < depth of a·b, likewise (a matrix product's element, as the
+        // kernels)
 };
 const char* op_name(Op op);
 int arity(Op op);
 
 // An operand: element i of a slot's vector, a scalar register (loaded or computed before the
-// loop), an earlier expression's result for this element, or a constant.
+// loop), an earlier expression's result for this element, a constant, or (nests only) element
+// i·stride[0] + j·stride[1] + k·stride[2] of a slot, for row i, column j and, inside a Sum or Dot,
+// step k of the reduction (k = 0 elsewhere): a matrix (cols, 1, 0), a row repeated down the rows
+// (0, 1, 0), a column repeated across them (1, 0, 0), op(A) of a product (lda, 0, 1) or (1, 0,
+// lda).
 struct Ref {
-  enum class Kind : unsigned char { Vector, Scalar, Temp, Const } kind = Kind::Const;
-  int index = 0;       // slot (Vector), scalar register (Scalar), expression (Temp)
+  enum class Kind : unsigned char { Vector, Scalar, Temp, Const, Strided };
+  Kind kind = Kind::Const;
+  int index = 0;       // slot (Vector, Strided), scalar register (Scalar), expression (Temp)
   float value = 0.0f;  // Const
+  std::array<int, 3> stride{};  // Strided
+  constexpr Ref() = default;
+  constexpr Ref(Kind k, int i, float v, std::array<int, 3> s = {})
+      : kind(k), index(i), value(v), stride(s) {}
 };
 
 struct Expr {
@@ -58,6 +73,7 @@ struct Expr {
   std::array<Ref, 2> in{};
   float lo = 0.0f, hi = 0.0f;  // Clip, ClipGrad
   int store = -1;              // a slot the result is also written to (a materialized value)
+  int depth = 0;               // Sum, Dot: the length of the reduction (its operands are Strided)
 };
 
 // Σ over the loop of a (Sum), a·a (SumSquares) or a·b (Dot), into partial sums; the total (÷ n
@@ -69,15 +85,21 @@ struct Sink {
   int out = -1;
 };
 
+// A flat loop runs its body for i < n. A nest (rows > 0) runs it for every row i < rows and
+// column j < n, row by row; a store writes element i·n + j; it has no sinks. Both emitters
+// vectorize a nest along the columns, so an m x 1 product is built as a 1 x m nest.
 struct Loop {
-  std::size_t n = 0;               // elements
+  std::size_t n = 0;               // elements; in a nest, the columns
+  std::size_t rows = 0;            // 0: a flat loop; else a nest of rows x n
   std::vector<int> scalar_loads;   // scalar register r < size: element 0 of slot scalar_loads[r]
   std::vector<Expr> scalar_exprs;  // register size + j: computed once before the loop (scalars)
   std::vector<Expr> body;          // per element; expression j is Temp j
   std::vector<Sink> sinks;
   std::string note;  // the ops it came from, for the reader of the code
   int scalars() const { return static_cast<int>(scalar_loads.size() + scalar_exprs.size()); }
+  bool nest() const { return rows > 0; }
 };
+inline bool is_reduction(Op op) { return op == Op::Sum || op == Op::Dot; }
 
 // The step: statements in order, run `steps` times.
 struct Stmt {
