@@ -530,7 +530,8 @@ struct Emitter {
   }
 
   void stmt(const kir::Stmt& st) {
-    a.line(";; " + st.note);
+    // The reader sees which statements are still the op's kernel, as in the C (emit_c.cpp).
+    a.line(";; " + st.note + (st.kind == kir::Stmt::Kind::Call ? " kernel" : ""));
     switch (st.kind) {
       case kir::Stmt::Kind::Loop:
         return loop(ir.loops[static_cast<std::size_t>(st.index)]);
