@@ -248,6 +248,8 @@ struct LoopWriter {
       o << "    for (int l = 1; l < " << kir::kLanes << "; ++l) sum" << k << " += a" << k
         << "[l];\n";
       o << "    sum" << k << " += b" << k << ";\n";
+      for (const kir::Sink::Factor& f : L.sinks[k].after)  // factors taken out of the loop
+        o << "    sum" << k << (f.divide ? " /= " : " *= ") << ref(f.by, "0") << ";\n";
       o << "    s[" << L.sinks[k].out << "][0] = sum" << k;
       if (L.sinks[k].mean) o << " / " << c_float(static_cast<float>(n));
       o << ";\n";

@@ -524,6 +524,8 @@ struct Emitter {
       if (l > 0) a.op(0x92, "f32.add");
     }
     a.get(locals.acc(false, s, 0)), a.op(0x92, "f32.add");
+    for (const kir::Sink::Factor& f : L.sinks[static_cast<std::size_t>(s)].after)
+      push(f.by, false, 0), f.divide ? a.op(0x95, "f32.div") : a.op(0x94, "f32.mul");
     if (L.sinks[static_cast<std::size_t>(s)].mean)
       a.f32(static_cast<float>(L.n)), a.op(0x95, "f32.div");
     a.store_f32(0);

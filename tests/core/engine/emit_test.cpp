@@ -56,9 +56,12 @@ kir::Program every_op_program() {
     L.body.push_back(e);
   }
   const IrRef t0{IrRef::Kind::Temp, 0, 0.0f}, t6{IrRef::Kind::Temp, 6, 0.0f};
-  L.sinks = {{kir::Sink::Kind::Sum, t6, {}, false, 3 + kIrOps},
-             {kir::Sink::Kind::SumSquares, t0, {}, true, 4 + kIrOps},
-             {kir::Sink::Kind::Dot, x, t6, false, 5 + kIrOps}};
+  // Factors after the sums: (Σ t6)·(s/2)/4 and (Σ x·t6)·2.
+  const IrRef half_s{IrRef::Kind::Scalar, 1, 0.0f}, four{IrRef::Kind::Const, 0, 4.0f},
+      two{IrRef::Kind::Const, 0, 2.0f};
+  L.sinks = {{kir::Sink::Kind::Sum, t6, {}, false, 3 + kIrOps, {{half_s, false}, {four, true}}},
+             {kir::Sink::Kind::SumSquares, t0, {}, true, 4 + kIrOps, {}},
+             {kir::Sink::Kind::Dot, x, t6, false, 5 + kIrOps, {{two, false}}}};
   p.loops.push_back(L);
   kir::Stmt s;
   s.kind = kir::Stmt::Kind::Loop;
@@ -144,6 +147,8 @@ TEST(Emitters, GeneratedStepComputesWhatTheIrSays) {
     sums[1] += static_cast<double>(t[0]) * t[0];
     sums[2] += static_cast<double>(data[0][static_cast<std::size_t>(i)]) * t[6];
   }
+  sums[0] *= r[1] / 4.0;
+  sums[2] *= 2.0;
   EXPECT_NEAR(data[3 + kIrOps][0], sums[0], 1e-5 * std::abs(sums[0]) + 1e-6);
   EXPECT_NEAR(data[4 + kIrOps][0], sums[1] / kEmitN, 1e-5 * std::abs(sums[1] / kEmitN) + 1e-6);
   EXPECT_NEAR(data[5 + kIrOps][0], sums[2], 1e-5 * std::abs(sums[2]) + 1e-6);

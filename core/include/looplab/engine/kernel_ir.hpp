@@ -83,6 +83,13 @@ struct Sink {
   Ref a, b;
   bool mean = false;
   int out = -1;
+  // Loop-invariant factors taken out of the sum (Σ c·t = c·Σ t, as a person writes it): the total
+  // is multiplied (or divided) by each, in order, before the mean.
+  struct Factor {
+    Ref by;  // Const or Scalar
+    bool divide = false;
+  };
+  std::vector<Factor> after;
 };
 
 // A flat loop runs its body for i < n. A nest (rows > 0) runs it for every row i < rows and
