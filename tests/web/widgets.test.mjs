@@ -329,6 +329,21 @@ test('dist/: the static site serves the widget and embed.html; the standalone fi
     page.locator('looplab-experiment').getByRole('button', { name: 'Download chart' }).first().click()]);
   assert.deepEqual([...readFileSync(await png.path()).subarray(1, 4)], [0x50, 0x4e, 0x47], 'a PNG from file:// too');
   assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], 'its own meta CSP is not violated');
+
+  // Compiled mode from file:// too: the step generated as a WebAssembly module at run time, which
+  // the file's meta CSP must allow ('wasm-unsafe-eval').
+  await page.goto(`${pathToFileURL(STANDALONE)}?experiment=standardization&mode=compiled`);
+  await waitWidget(page, 'looplab-experiment', 'ready');
+  await page.locator('looplab-experiment').getByRole('button', { name: 'Run' }).click();
+  await waitWidget(page, 'looplab-experiment', 'done', RUN_TIMEOUT_MS);
+  const compiled = await page.evaluate(() => document.querySelector('looplab-experiment').result);
+  for (const run of compiled.runs) {
+    assert.equal(run.mode, 'compiled', `${run.variant} ran compiled`);
+    assert.match(run.generated_code, /^\(module/, `${run.variant}: its generated WebAssembly text`);
+  }
+  const scaledCompiled = compiled.runs.find((r) => r.variant === 'scaled');
+  assert.ok(Math.abs(scaledCompiled.iterations_to_tolerance - 39) <= 2, `compiled: scaled at ${scaledCompiled.iterations_to_tolerance}`);
+  assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], 'compiled mode keeps to the meta CSP');
   assert.deepEqual(problems, []);
 });
 
