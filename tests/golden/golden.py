@@ -62,7 +62,8 @@ CONFIGS = [
 TIMING_KEYS = {"clock_resolution_ns", "steps", "steps_per_chunk", "chunks", "fastest", "wins_every_cell",
                "wins_every_cell_eager_vs_traced", "cells_without_a_measurable_winner"}
 # Leaves that follow the CPU the native build was compiled for (-march=native): "SSE2", "AVX2", ...
-CPU_KEYS = {"simd_kind"}
+# and the machine's compiled-code cache (a fresh machine builds the code, a warm one finds it built).
+CPU_KEYS = {"simd_kind", "code_cached"}
 # How far a float may move: the order of a vectorized double reduction follows the vector width
 # (~1e-14 relative); a number near 0 made by cancellation (standardization's best_rho = (κ − 1)/(κ + 1)
 # ≈ 7e-10 on standardized data) keeps that error in absolute terms (~1e-16), hence ABS_TOL.

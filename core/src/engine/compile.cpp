@@ -34,6 +34,7 @@ Program compile(const Tracer& t, const std::vector<Value>& outputs,
     const Stopwatch codegen;
     generated = detail::generate(*code);
     s.codegen_ms = codegen.elapsed_ms();
+    s.code_cached = generated->cached;
   }
   s.compile_ms = watch.elapsed_ms();
   return Program(std::move(code), std::move(generated));

@@ -75,16 +75,17 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
-// Builds <hash>.so from the source unless it is there; writes to a private name first, so two
-// processes building the same program never load a half-written library.
-fs::path build_library(const std::string& source, const std::string& cc) {
+// Builds <hash>.so from the source unless it is there (then *cached); writes to a private name
+// first, so two processes building the same program never load a half-written library.
+fs::path build_library(const std::string& source, const std::string& cc, bool& cached) {
   const std::string command_flags = cc + " " + kFlags;
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx",
                 static_cast<unsigned long long>(fnv1a(command_flags + "\n" + source)));
   const fs::path dir = cache_dir();
   const fs::path so = dir / (std::string(hex) + ".so");
-  if (fs::exists(so)) return so;
+  cached = fs::exists(so);
+  if (cached) return so;
   fs::create_directories(dir);
   const std::string tag = std::string(hex) + "." + std::to_string(getpid());
   const fs::path c = dir / (tag + ".c"), tmp = dir / (tag + ".so"), err = dir / (tag + ".err");
@@ -115,11 +116,14 @@ std::map<std::string, StepFn>& loaded() {  // source -> its function, for this p
 
 }  // namespace
 
-StepFn build_step(const kir::Program& ir, std::string& code_text) {
+StepFn build_step(const kir::Program& ir, std::string& code_text, bool* cached) {
   code_text = emit_c(ir);
+  bool found = true;
+  if (cached) *cached = found;
   const std::lock_guard<std::mutex> lock(cache_mutex());
   if (auto it = loaded().find(code_text); it != loaded().end()) return it->second;
-  const fs::path so = build_library(code_text, find_compiler());
+  const fs::path so = build_library(code_text, find_compiler(), found);
+  if (cached) *cached = found;
   // NOTE: never dlclose'd: a library per distinct program, shared by every Program built from it.
   void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) throw std::runtime_error(std::string("compiled mode: dlopen: ") + dlerror());

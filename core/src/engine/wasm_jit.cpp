@@ -40,12 +40,13 @@ EM_JS(int, looplab_instantiate_step, (const unsigned char* bytes, int size), {
 
 namespace looplab::detail {
 
-StepFn build_step(const kir::Program& ir, std::string& code_text) {
+StepFn build_step(const kir::Program& ir, std::string& code_text, bool* cached) {
   static std::map<std::string, StepFn> built;  // text -> function: a table slot per program
   WasmImports imports;
   imports.log_function = static_cast<int>(reinterpret_cast<std::intptr_t>(&looplab_generated_log));
   WasmModule m = emit_wasm(ir, imports);
   code_text = std::move(m.text);
+  if (cached) *cached = built.count(code_text) > 0;
   if (auto it = built.find(code_text); it != built.end()) return it->second;
   const int index = looplab_instantiate_step(m.bytes.data(), static_cast<int>(m.bytes.size()));
   if (index < 0)

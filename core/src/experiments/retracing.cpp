@@ -168,7 +168,10 @@ class RetracingRun final : public ChunkedRun {
                         {"training", e.training},
                         {"reason", reason_message(e)},
                         {"ms", ms_at(e.call)}});
-        if (mode_ == Mode::Compiled) runs.back()["codegen_ms"] = e.codegen_ms;
+        if (mode_ == Mode::Compiled) {
+          runs.back()["codegen_ms"] = e.codegen_ms;
+          runs.back()["code_cached"] = e.code_cached;
+        }
       }
     return runs;
   }
@@ -302,11 +305,15 @@ class RetracingRun final : public ChunkedRun {
   json codegen_clause() const {
     if (mode_ != Mode::Compiled) return "";
     double codegen = 0.0;
-    for (const TraceEvent& e : cache_->events()) codegen += e.codegen_ms;
+    long long programs = 0, cached = 0;
+    for (const TraceEvent& e : cache_->events())
+      if (e.traced) codegen += e.codegen_ms, ++programs, cached += e.code_cached ? 1 : 0;
     return msg("rt.r_codegen",
                {{"codegen", codegen},
                 {"ms", traced_total_ms_},
-                {"pct", traced_total_ms_ > 0.0 ? 100.0 * codegen / traced_total_ms_ : 0.0}});
+                {"pct", traced_total_ms_ > 0.0 ? 100.0 * codegen / traced_total_ms_ : 0.0},
+                {"cache",
+                 cached == 0 ? json("") : msg("rt.r_cached", {{"n", cached}, {"of", programs}})}});
   }
 
   json summary() const override {

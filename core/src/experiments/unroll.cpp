@@ -122,8 +122,15 @@ class UnrollRun final : public ChunkedRun {
     const json& last = runs_.back();
     const double a = first["codegen_ms"].get<double>(), b = last["codegen_ms"].get<double>();
     const double total = last["setup_ms"].get<double>();
-    return msg("unr.r_codegen",
-               {{"a", a}, {"b", b}, {"pct", total > 0.0 ? 100.0 * b / total : 0.0}});
+    // Whether a compiler ran, from the engine (GraphTrainer::code_cached), never assumed.
+    const bool ca = first.value("code_cached", false), cb = last.value("code_cached", false);
+    const json cache = ca && cb ? msg("unr.r_cached_both")
+                       : ca     ? msg("unr.r_cached_first")
+                       : cb     ? msg("unr.r_cached_last")
+                                : json("");
+    return msg(
+        "unr.r_codegen",
+        {{"a", a}, {"b", b}, {"pct", total > 0.0 ? 100.0 * b / total : 0.0}, {"cache", cache}});
   }
 
   // Beside the quoted 7.4 s for 100 batches (74 ms a batch): compiled mode's cost per step of
@@ -131,7 +138,12 @@ class UnrollRun final : public ChunkedRun {
   json why_quoted() const {
     if (mode_ != Mode::Compiled) return msg("unr.q_why");
     const double per = runs_.back()["setup_ms"].get<double>() / factors_.back();
-    return msg(per > 74.0 ? "unr.q_why_compiled_more" : "unr.q_why_compiled_less", {{"per", per}});
+    const bool cached = runs_.back().value("code_cached", false);
+    if (per > 74.0)
+      return msg(cached ? "unr.q_why_compiled_more_cached" : "unr.q_why_compiled_more",
+                 {{"per", per}});
+    return msg("unr.q_why_compiled_less",
+               {{"per", per}, {"built", msg(cached ? "unr.q_built_cached" : "unr.q_built_now")}});
   }
 
   // With one batch per epoch the only program is k = 1 = all: there is nothing to compare.

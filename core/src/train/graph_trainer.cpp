@@ -116,6 +116,7 @@ json GraphTrainer::setup_info() const {
                {"flops_per_step", s.flops_per_step / unroll_}};
   if (options_.generate) {
     info["codegen_ms"] = s.codegen_ms;  // included in compile_ms
+    info["code_cached"] = s.code_cached;
     info["generated_code"] = program_->generated_code();
   }
   return info;

@@ -44,6 +44,7 @@ float TraceCache::call(const float* x, const float* y, int rows, bool training) 
                                                   Shape{traced_rows, options_.features},
                                                   Shape{traced_rows, 1}, 1, training);
     e.codegen_ms = program->codegen_ms();
+    e.code_cached = program->code_cached();
     it = programs_.emplace(key, std::move(program)).first;
     ++traces_;
   }

@@ -36,9 +36,20 @@ TEST(Unroll, CompiledModeTrainsAsTracedModeForEveryK) {
     EXPECT_EQ(c.contains("generated_code"), c["k"] == 1);
   }
   const std::string reading = compiled["summary"]["reading"];
-  EXPECT_NE(reading.find("In compiled mode, generating and building the code (or finding it"),
+  EXPECT_NE(reading.find("In compiled mode, generating and building the code took"),
             std::string::npos)
       << reading;
+  // The reading says the code was found built exactly when the engine says so. Run again in this
+  // process, every program's code is found built, and the reading says that no compiler ran.
+  const bool cached = compiled["runs"].front()["code_cached"].get<bool>() ||
+                      compiled["runs"].back()["code_cached"].get<bool>();
+  EXPECT_EQ(reading.find("found built in the compiled-code cache") != std::string::npos, cached)
+      << reading;
+  const json again = run_unroll(R"(, "mode": "compiled")");
+  for (const json& run : again["runs"]) EXPECT_TRUE(run["code_cached"].get<bool>());
+  EXPECT_NE(again["summary"]["reading"].get<std::string>().find("Both were found built"),
+            std::string::npos)
+      << again["summary"]["reading"];
   EXPECT_EQ(traced["summary"]["reading"].get<std::string>().find("In compiled mode"),
             std::string::npos);
 }

@@ -7,6 +7,7 @@
 // cases below are chosen to cover activations, losses and batch sizes with few programs.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -127,6 +128,27 @@ TEST(Compiled, LinearRegressionFollowsTracedOnRawData) {
     ASSERT_NEAR(b, a, 1e-5 * std::abs(a)) << "iteration " << i;
   }
   EXPECT_NEAR(compiled->weights().w[0], traced->weights().w[0], 1e-5);
+}
+
+// The engine says whether a compiler ran: a program never seen before is built (code_cached
+// false), the same program compiled again is found built. The constant makes the code new.
+TEST(Compiled, SaysWhetherTheCodeWasBuiltOrFoundInTheCache) {
+  const auto unique =
+      static_cast<float>(std::chrono::steady_clock::now().time_since_epoch().count() % 1000003);
+  Tensor x({64, 1}, 1.5f);
+  CompileOptions generate;
+  generate.generate = true;
+  bool cached[2] = {};
+  for (bool& c : cached) {
+    Tracer t;
+    const Value v = t.input(x, "x");
+    Program p = compile(t, {t.sum(t.add_const(v, unique))}, {}, generate);
+    c = p.stats().code_cached;
+    p.run();
+    EXPECT_FLOAT_EQ(p.output(0), 64.0f * (1.5f + unique));
+  }
+  EXPECT_FALSE(cached[0]) << "a new program's code is built";
+  EXPECT_TRUE(cached[1]) << "the same program's code is found built";
 }
 
 // A relaxed batch: a call with fewer rows derives the shapes again and, in compiled mode, generates

@@ -56,7 +56,8 @@ struct CompileStats {
   std::size_t unplanned_bytes = 0;  // what one buffer per node would have taken
   double flops_per_step = 0.0;
   double compile_ms = 0.0;
-  double codegen_ms = 0.0;  // compiled mode: generating and building the code (in compile_ms)
+  double codegen_ms = 0.0;   // compiled mode: generating and building the code (in compile_ms)
+  bool code_cached = false;  // compiled mode: found built in the compiled-code cache (no compiler)
 };
 
 struct CompileOptions {

@@ -45,6 +45,7 @@ class GraphTrainer {
   // generating and building it took (part of the compile); otherwise empty and 0.
   const std::string& generated_code() const;
   double codegen_ms() const { return program_ ? program_->stats().codegen_ms : 0.0; }
+  bool code_cached() const { return program_ && program_->stats().code_cached; }
 
  private:
   void trace();

@@ -41,8 +41,9 @@ struct TraceEvent {
   int rows = 0;
   bool training = true;
   bool traced = false;
-  std::string reason;       // empty when replayed
-  double codegen_ms = 0.0;  // compiled mode: of this trace, generating and building the code
+  std::string reason;        // empty when replayed
+  double codegen_ms = 0.0;   // compiled mode: of this trace, generating and building the code
+  bool code_cached = false;  // compiled mode: the code was found built (no compiler ran)
 };
 
 class TraceCache {

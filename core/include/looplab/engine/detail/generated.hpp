@@ -38,6 +38,7 @@ struct Generated {
   std::vector<float*> slots;
   std::string code;  // the C source, or the WebAssembly module's text
   StepFn fn = nullptr;
+  bool cached = false;  // found built (in this process, or natively in the on-disk cache)
   bool slots_dirty = true;
 
   void run(int steps) {
@@ -55,7 +56,8 @@ struct Generated {
 std::unique_ptr<Generated> generate(const Code& c);
 
 // The builders behind generate(), one per target (native_jit.cpp / wasm_jit.cpp): from the IR to
-// a callable function and the text a student reads.
-StepFn build_step(const kir::Program& ir, std::string& code_text);
+// a callable function and the text a student reads. *cached: true when no compiler ran, the code
+// being found built in the compiled-code cache.
+StepFn build_step(const kir::Program& ir, std::string& code_text, bool* cached = nullptr);
 
 }  // namespace looplab::detail
