@@ -73,13 +73,16 @@ test('1,000 consecutive runs of all eight experiments leave the wasm heap flat',
   assert.ok(after.used_bytes - start.used_bytes <= 4096, `malloc in use grew by ${after.used_bytes - start.used_bytes} bytes`);
 });
 
-/** A copy of a result without what is measured: keys naming times, the environment, the prose. */
+/**
+ * A copy of a result without what is measured: keys naming times, the environment, the prose; and
+ * code_cached (a program's first run builds its code, the second finds it built).
+ */
 function withoutTimings(value) {
   if (Array.isArray(value)) return value.map(withoutTimings);
   if (value === null || typeof value !== 'object') return value;
   const out = {};
   for (const [k, v] of Object.entries(value)) {
-    if (/(^|_)(ms|us|ns)(_|$)|^environment$|^headline$|^reading$|^answer$|^beside_quoted$|wall|speedup|^chunks$|_pct(_|$)/.test(k)) continue;
+    if (/(^|_)(ms|us|ns)(_|$)|^environment$|^headline$|^reading$|^answer$|^beside_quoted$|wall|speedup|^chunks$|_pct(_|$)|^code_cached$/.test(k)) continue;
     // A comparison of times or rates follows the clock (values, spreads, verdict); of losses and counts not.
     out[k] = k === 'comparisons' ? v.filter((c) => !['time', 'rate'].includes(c.quantity)) : withoutTimings(v);
   }
