@@ -3,6 +3,7 @@
 #include "looplab/engine/emit_wasm.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
@@ -131,6 +132,22 @@ struct Asm {
     memarg(2, offset);
     line("v128.store offset=" + std::to_string(offset) + " align=4");
   }
+  // A SIMD memory access at address + offset (v128.load64_zero, v128.load32_splat, ...).
+  void simd_memory(unsigned op, unsigned offset, const char* s) {
+    code.push_back(0xfd);
+    uleb(code, op);
+    memarg(2, offset);
+    line(std::string(s) + " offset=" + std::to_string(offset) + " align=4");
+  }
+  // i8x16.shuffle of (first, second) on the stack: bytes 0..15 from the first, 16..31 the second.
+  void shuffle(const std::array<unsigned char, 16>& bytes) {
+    code.push_back(0xfd);
+    uleb(code, 13);
+    code.insert(code.end(), bytes.begin(), bytes.end());
+    std::string t = "i8x16.shuffle";
+    for (unsigned char b : bytes) t += " " + std::to_string(b);
+    line(t);
+  }
   void lane(unsigned op, int l, const char* s) {
     code.push_back(0xfd);
     uleb(code, op);
@@ -190,22 +207,28 @@ struct Lanes {
 };
 
 // Local indices. Parameters: 0 s, 1 k, 2 steps. Then i32 off, a nest's row, column, reduction
-// step and a scratch address, and the loop's pointers; f32 and v128 pools of the same layout:
-// scalars, temps, accumulators, scratch.
+// step, a scratch address and a reduction's two running addresses, and the loop's pointers; f32
+// and v128 pools of the same layout: scalars, temps, accumulators, scratch; then, in the v128 pool
+// only, a nest's: a reduction's values for the second four columns of a block of eight (one per
+// temp), four f64x2 partial sums (columns 0-1, 2-3, 4-5, 6-7 of the block) and an f64x2 per
+// operand of a reduction that is the same across the columns; last, one f64 (a nest's reduction
+// over one column).
 struct Locals {
   int pointers = 0, scalars = 0, temps = 0, sinks = 0;
   static constexpr int kScratch = 6;    // A, B, X, X2, P, Q
-  static constexpr int kIntLocals = 5;  // off, row, col, step, address
+  static constexpr int kIntLocals = 7;  // off, row, col, step, address, reading 0 and 1
+  static constexpr int kNestF64x2 = 4 + 2;
   int off() const { return 3; }
   int row() const { return 4; }
   int col() const { return 5; }
   int step() const { return 6; }
   int address() const { return 7; }
+  int reading(int o) const { return 8 + o; }  // operand o of a reduction at the current step
   int pointer(int j) const { return 3 + kIntLocals + j; }
   int f32_base() const { return 3 + kIntLocals + pointers; }
   int f32_count() const { return scalars + temps + sinks + kScratch; }
   int v128_base() const { return f32_base() + f32_count(); }
-  int v128_count() const { return scalars + temps + 4 * sinks + kScratch; }
+  int v128_count() const { return scalars + temps + 4 * sinks + kScratch + temps + kNestF64x2; }
   int base(bool vec) const { return vec ? v128_base() : f32_base(); }
   int scalar(bool vec, int r) const { return base(vec) + r; }
   int temp(bool vec, int j) const { return base(vec) + scalars + j; }
@@ -215,6 +238,10 @@ struct Locals {
   int scratch(bool vec, int i) const {
     return base(vec) + scalars + temps + (vec ? 4 : 1) * sinks + i;
   }
+  int nest_v128() const { return v128_base() + scalars + temps + 4 * sinks + kScratch; }
+  int held(int j) const { return nest_v128() + j; }               // temp j, columns 4-7 of a block
+  int f64x2_sum(int h) const { return nest_v128() + temps + h; }  // columns 2h, 2h + 1
+  int f64x2_operand(int o) const { return nest_v128() + temps + 4 + o; }
   int f64_sum() const { return v128_base() + v128_count(); }  // a nest's reduction, in double
 };
 enum Scratch { kA = 0, kB, kX, kX2, kP, kQ };
@@ -225,7 +252,6 @@ struct Emitter {
   Asm a;
   Locals locals;
   std::map<int, int> pointer_of;  // slot -> pointer local (the current loop)
-  bool in_reduction = false;      // a nest's Strided operands read at step k (else at k = 0)
 
   // The slots a loop reads or writes element by element, each given a pointer local in order.
   static std::map<int, int> pointers_of(const kir::Loop& L) {
@@ -256,14 +282,14 @@ struct Emitter {
     a.load_i32(4u * static_cast<unsigned>(slot));
   }
 
-  // pointer + 4·(i·stride[0] + j·stride[1] + k·stride[2]) of a nest's operand (k in a reduction).
+  // pointer + 4·(i·stride[0] + j·stride[1]) of a nest's operand: its element at k = 0.
   void strided_address(const Ref& r) {
     a.get(locals.pointer(pointer_of.at(r.index)));
-    const int vars[] = {locals.row(), locals.col(), locals.step()};
+    const int vars[] = {locals.row(), locals.col()};
     bool any = false;
-    for (int d = 0; d < 3; ++d) {
+    for (int d = 0; d < 2; ++d) {
       const int stride = r.stride[static_cast<std::size_t>(d)];
-      if (stride == 0 || (d == 2 && !in_reduction)) continue;
+      if (stride == 0) continue;
       a.get(vars[d]);
       if (stride != 1) a.i32(stride), a.op(0x6c, "i32.mul");
       if (any) a.op(0x6a, "i32.add");
@@ -278,7 +304,7 @@ struct Emitter {
     const int across = r.stride[1];
     if (!vec) return a.load_f32(0);
     if (across == 1) return a.load_v128(0);
-    if (across == 0) return a.load_f32(0), a.simd(19, "f32x4.splat");
+    if (across == 0) return a.simd_memory(9, 0, "v128.load32_splat");
     a.set(locals.address());
     a.get(locals.address()), a.load_f32(0), a.simd(19, "f32x4.splat");
     for (int l = 1; l < 4; ++l)
@@ -388,7 +414,7 @@ struct Emitter {
         return;
       case kir::Op::Copy:
         return a.get(A);
-      case kir::Op::Sum:  // nests only: nest_body() sums them
+      case kir::Op::Sum:  // nests only: reduce() and reduce_columns() sum them
       case kir::Op::Dot:
         throw std::logic_error("emit_wasm: a reduction outside a nest");
     }
@@ -428,63 +454,158 @@ struct Emitter {
     a.br(0), a.end(), a.end();
   }
 
-  // A Sum or Dot's term at the current step (k = 0 unless in_reduction), in double.
+  // A reduction reads its operands through running addresses (locals reading 0 and 1): each
+  // starts at the operand's element at k = 0 and moves by stride[2] elements per step.
+  void start_readings(const kir::Expr& e) {
+    for (int o = 0; o < kir::arity(e.op); ++o)
+      strided_address(e.in[static_cast<std::size_t>(o)]), a.set(locals.reading(o));
+  }
+  void advance_readings(const kir::Expr& e) {
+    for (int o = 0; o < kir::arity(e.op); ++o) {
+      const int by = e.in[static_cast<std::size_t>(o)].stride[2];
+      if (by == 0) continue;
+      a.get(locals.reading(o)), a.i32(4LL * by), a.op(0x6a, "i32.add"), a.set(locals.reading(o));
+    }
+  }
+
+  // Steps k = 1 .. depth - 1 of a reduction: the readings advanced, then `each` step's terms.
+  template <class Each>
+  void further_steps(const kir::Expr& e, Each each) {
+    if (e.depth <= 1) return;
+    a.i32(1), a.set(locals.step());
+    counted(locals.step(), static_cast<unsigned>(e.depth), 1, [&] {
+      advance_readings(e);
+      each();
+    });
+  }
+
+  // A Sum or Dot's term at the current step, for one column, in double.
   void term(const kir::Expr& e) {
-    push(e.in[0], false, 0), a.op(0xbb, "f64.promote_f32");
-    if (e.op == kir::Op::Dot)
-      push(e.in[1], false, 0), a.op(0xbb, "f64.promote_f32"), a.op(0xa2, "f64.mul");
+    a.get(locals.reading(0)), a.load_f32(0), a.op(0xbb, "f64.promote_f32");
+    if (e.op == kir::Op::Dot) {
+      a.get(locals.reading(1)), a.load_f32(0), a.op(0xbb, "f64.promote_f32");
+      a.op(0xa2, "f64.mul");
+    }
   }
 
   // A reduction at the current column: its terms in order of k, summed in double and rounded to
   // float once, as the C does (there too one column's sum is one sequence of additions).
   void reduce(const kir::Expr& e) {
     const int sum = locals.f64_sum();
+    start_readings(e);
     term(e), a.set(sum);
-    if (e.depth > 1) {
-      a.i32(1), a.set(locals.step());
-      in_reduction = true;
-      counted(locals.step(), static_cast<unsigned>(e.depth), 1,
-              [&] { a.get(sum), term(e), a.op(0xa0, "f64.add"), a.set(sum); });
-      in_reduction = false;
-    }
+    further_steps(e, [&] { a.get(sum), term(e), a.op(0xa0, "f64.add"), a.set(sum); });
     a.get(sum), a.op(0xb6, "f32.demote_f64");
   }
 
-  // One column (tail) or four (vector) of a nest's row: a reduction is its first term, then the
-  // further terms in order of k; stores go to element i·n + j.
-  void nest_body(const kir::Loop& L, bool vec) {
-    for (std::size_t j = 0; j < L.body.size(); ++j) {
-      const kir::Expr& e = L.body[j];
-      const int t = locals.temp(vec, static_cast<int>(j));
-      if (kir::is_reduction(e.op) && !vec) {
-        reduce(e), a.set(t);
-      } else if (kir::is_reduction(e.op)) {  // four columns, one at a time, into the lanes
-        const int lane = locals.scratch(false, kA);
-        a.v128_splat(0.0f), a.set(t);
-        for (int l = 0; l < 4; ++l) {
-          if (l > 0) a.get(locals.col()), a.i32(1), a.op(0x6a, "i32.add"), a.set(locals.col());
-          reduce(e), a.set(lane);
-          a.get(t), a.get(lane), a.lane(32, l, "f32x4.replace_lane"), a.set(t);
-        }
-        a.get(locals.col()), a.i32(3), a.op(0x6b, "i32.sub"), a.set(locals.col());
-      } else {
-        expr(e, vec, 0), a.set(t);
-      }
-      if (e.store < 0) continue;
-      a.get(locals.pointer(pointer_of.at(e.store)));
-      a.get(locals.row()), a.i32(static_cast<long long>(L.n)), a.op(0x6c, "i32.mul");
-      a.get(locals.col()), a.op(0x6a, "i32.add"), a.i32(2), a.op(0x74, "i32.shl");
-      a.op(0x6a, "i32.add"), a.get(t);
-      vec ? a.store_v128(0) : a.store_f32(0);
+  // Operand o's values at columns c, c + 1 of the block (c even), promoted to an f64x2: two
+  // adjacent floats, two gathered, or the value the columns share (loaded once per step).
+  void operand_pair(const Ref& r, int o, int c) {
+    const int across = r.stride[1];
+    if (across == 0) return a.get(locals.f64x2_operand(o));
+    a.get(locals.reading(o));
+    if (across == 1) {
+      a.simd_memory(93, 4u * static_cast<unsigned>(c), "v128.load64_zero");
+      a.simd(95, "f64x2.promote_low_f32x4");
+      return;
+    }
+    a.load_f32(4u * static_cast<unsigned>(c * across)), a.op(0xbb, "f64.promote_f32");
+    a.simd(20, "f64x2.splat");
+    a.get(locals.reading(o)), a.load_f32(4u * static_cast<unsigned>((c + 1) * across));
+    a.op(0xbb, "f64.promote_f32"), a.lane(34, 1, "f64x2.replace_lane");
+  }
+
+  // The terms of one step for 4 · groups columns, added to the f64x2 partial sums (the first
+  // step sets them): each column's lane gets exactly the additions of reduce().
+  void pair_terms(const kir::Expr& e, int groups, bool first) {
+    for (int o = 0; o < kir::arity(e.op); ++o) {
+      if (e.in[static_cast<std::size_t>(o)].stride[1] != 0) continue;
+      a.get(locals.reading(o)), a.load_f32(0), a.op(0xbb, "f64.promote_f32");
+      a.simd(20, "f64x2.splat"), a.set(locals.f64x2_operand(o));
+    }
+    for (int h = 0; h < 2 * groups; ++h) {
+      const int sum = locals.f64x2_sum(h);
+      if (!first) a.get(sum);
+      operand_pair(e.in[0], 0, 2 * h);
+      if (e.op == kir::Op::Dot) operand_pair(e.in[1], 1, 2 * h), a.simd(242, "f64x2.mul");
+      if (!first) a.simd(240, "f64x2.add");
+      a.set(sum);
     }
   }
 
+  // A reduction over four columns (groups 1) or eight (2), two columns per f64x2, each column's
+  // sum in double in order of k as reduce() does, rounded to float once; the f32x4 of columns
+  // 4g .. 4g + 3 goes to local into[g].
+  void reduce_columns(const kir::Expr& e, int groups, const int* into) {
+    start_readings(e);
+    pair_terms(e, groups, true);
+    further_steps(e, [&] { pair_terms(e, groups, false); });
+    for (int g = 0; g < groups; ++g) {
+      a.get(locals.f64x2_sum(2 * g)), a.simd(94, "f32x4.demote_f64x2_zero");
+      a.get(locals.f64x2_sum(2 * g + 1)), a.simd(94, "f32x4.demote_f64x2_zero");
+      a.shuffle({0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23});
+      a.set(into[g]);
+    }
+  }
+
+  void store_nest(const kir::Loop& L, const kir::Expr& e, int t, bool vec) {
+    if (e.store < 0) return;
+    a.get(locals.pointer(pointer_of.at(e.store)));
+    a.get(locals.row()), a.i32(static_cast<long long>(L.n)), a.op(0x6c, "i32.mul");
+    a.get(locals.col()), a.op(0x6a, "i32.add"), a.i32(2), a.op(0x74, "i32.shl");
+    a.op(0x6a, "i32.add"), a.get(t);
+    vec ? a.store_v128(0) : a.store_f32(0);
+  }
+
+  // One column of a nest's row (the tail): a reduction is its first term, then the further terms
+  // in order of k; stores go to element i·n + j.
+  void nest_column(const kir::Loop& L) {
+    for (std::size_t j = 0; j < L.body.size(); ++j) {
+      const kir::Expr& e = L.body[j];
+      const int t = locals.temp(false, static_cast<int>(j));
+      kir::is_reduction(e.op) ? reduce(e) : expr(e, false, 0);
+      a.set(t);
+      store_nest(L, e, t, false);
+    }
+  }
+
+  // A block of 4 · groups columns (groups 1 or 2): the reductions first, over all the block's
+  // columns at once (their operands are Strided, so nothing in the body comes before them), then
+  // the rest of the body four columns at a time.
+  void nest_block(const kir::Loop& L, int groups) {
+    for (std::size_t j = 0; j < L.body.size(); ++j) {
+      if (!kir::is_reduction(L.body[j].op)) continue;
+      const int into[] = {locals.temp(true, static_cast<int>(j)), locals.held(static_cast<int>(j))};
+      reduce_columns(L.body[j], groups, into);
+    }
+    for (int g = 0; g < groups; ++g) {
+      if (g > 0) a.get(locals.col()), a.i32(4), a.op(0x6a, "i32.add"), a.set(locals.col());
+      for (std::size_t j = 0; j < L.body.size(); ++j) {
+        const kir::Expr& e = L.body[j];
+        const int t = locals.temp(true, static_cast<int>(j));
+        if (!kir::is_reduction(e.op))
+          expr(e, true, 0), a.set(t);
+        else if (g > 0)
+          a.get(locals.held(static_cast<int>(j))), a.set(t);
+        store_nest(L, e, t, true);
+      }
+    }
+    if (groups > 1)
+      a.get(locals.col()), a.i32(4 * (groups - 1)), a.op(0x6b, "i32.sub"), a.set(locals.col());
+  }
+
+  // Row by row: the columns in blocks of eight, then one of four if as many are left, then one
+  // by one.
   void nest(const kir::Loop& L) {
     a.i32(0), a.set(locals.row());
     counted(locals.row(), static_cast<unsigned>(L.rows), 1, [&] {
       a.i32(0), a.set(locals.col());
-      counted(locals.col(), static_cast<unsigned>(L.n - L.n % 4), 4, [&] { nest_body(L, true); });
-      counted(locals.col(), static_cast<unsigned>(L.n), 1, [&] { nest_body(L, false); });
+      counted(locals.col(), static_cast<unsigned>(L.n - L.n % 8), 8, [&] { nest_block(L, 2); });
+      if (L.n % 8 >= 4) {  // the column is n - n % 8 here
+        nest_block(L, 1);
+        a.get(locals.col()), a.i32(4), a.op(0x6a, "i32.add"), a.set(locals.col());
+      }
+      counted(locals.col(), static_cast<unsigned>(L.n), 1, [&] { nest_column(L); });
     });
   }
 

@@ -1,7 +1,8 @@
 // emit_test.cpp — the two code emitters of compiled mode on their own, on a synthetic IR that uses
 // every operation, a scalar, a once-per-run scalar expression and every kind of reduction over a
 // length that fills two blocks of partial sums and leaves a tail, and two nests (a transposed
-// product with a bias and an activation; sums over gathered operands): the built step (C natively,
+// product with a bias and an activation; sums over gathered operands), each as wide as a block of
+// eight columns, one of four and a tail: the built step (C natively,
 // a WebAssembly module in the wasm build) against an interpreter of the IR written here; natively
 // the C compiles with -Wall -Werror; in the wasm build WebAssembly.validate accepts the module.
 #include <gtest/gtest.h>
@@ -154,20 +155,20 @@ TEST(Emitters, GeneratedStepComputesWhatTheIrSays) {
   EXPECT_NEAR(data[5 + kIrOps][0], sums[2], 1e-5 * std::abs(sums[2]) + 1e-6);
 }
 
-// Two nests. Slots: 0 A [4 x 9] read transposed, 1 B [4 x 7], 2 a bias row [1 x 7], 3 the output
-// tanh(op(A)·B + bias) [9 x 7] (a product with inner size 4, a tail of 3 columns after the blocks
-// of 4); 4 C [6 x 5], 5 the output sigmoid(Σ_k C[j][k]) + C[j][0]·bias[j] as a 1 x 6 nest (its
-// operands gathered across the columns, stride 5), 6 relu of that.
+// Two nests. Slots: 0 A [4 x 9] read transposed, 1 B [4 x 15], 2 a bias row [1 x 15], 3 the
+// output tanh(op(A)·B + bias) [9 x 15] (a product with inner size 4: a block of 8 columns, one of 4
+// and a tail of 3); 4 C [13 x 5], 5 the output sigmoid(Σ_k C[j][k]) + C[j][0]·bias[j] as a 1 x 13
+// nest (its operands gathered across the columns, stride 5; 8 + 4 + 1 columns), 6 relu of that.
 kir::Program nest_program() {
   using K = IrRef::Kind;
   kir::Program p;
   kir::Loop dense;
   dense.rows = 9;
-  dense.n = 7;
+  dense.n = 15;
   kir::Expr dot;
   dot.op = Op::Dot;
   dot.depth = 4;
-  dot.in = {IrRef{K::Strided, 0, 0.0f, {1, 0, 9}}, IrRef{K::Strided, 1, 0.0f, {0, 1, 7}}};
+  dot.in = {IrRef{K::Strided, 0, 0.0f, {1, 0, 9}}, IrRef{K::Strided, 1, 0.0f, {0, 1, 15}}};
   kir::Expr bias;
   bias.op = Op::Add;
   bias.in = {IrRef{K::Temp, 0, 0.0f}, IrRef{K::Strided, 2, 0.0f, {0, 1, 0}}};
@@ -178,7 +179,7 @@ kir::Program nest_program() {
   dense.body = {dot, bias, act};
   kir::Loop rows;
   rows.rows = 1;
-  rows.n = 6;
+  rows.n = 13;
   kir::Expr sum;
   sum.op = Op::Sum;
   sum.depth = 5;
@@ -212,8 +213,8 @@ kir::Program nest_program() {
 // The nests against the same sums in the same order (from k = 0, in double), written out here.
 TEST(Emitters, GeneratedNestsComputeWhatTheIrSays) {
   const kir::Program p = nest_program();
-  std::vector<std::vector<float>> data(7, std::vector<float>(64, -9.0f));
-  for (int i = 0; i < 64; ++i) {
+  std::vector<std::vector<float>> data(7, std::vector<float>(160, -9.0f));
+  for (int i = 0; i < 160; ++i) {
     data[0][static_cast<std::size_t>(i)] = std::sin(0.3f * static_cast<float>(i));
     data[1][static_cast<std::size_t>(i)] = std::cos(0.7f * static_cast<float>(i));
     data[2][static_cast<std::size_t>(i)] = 0.1f * static_cast<float>(i % 7) - 0.3f;
@@ -228,13 +229,13 @@ TEST(Emitters, GeneratedNestsComputeWhatTheIrSays) {
     return data[static_cast<std::size_t>(s)][static_cast<std::size_t>(i)];
   };
   for (int i = 0; i < 9; ++i)
-    for (int j = 0; j < 7; ++j) {
+    for (int j = 0; j < 15; ++j) {
       double t = static_cast<double>(at(0, i)) * at(1, j);
-      for (int k = 1; k < 4; ++k) t += static_cast<double>(at(0, i + 9 * k)) * at(1, j + 7 * k);
-      EXPECT_FLOAT_EQ(at(3, i * 7 + j), fast_tanh(static_cast<float>(t) + at(2, j)))
+      for (int k = 1; k < 4; ++k) t += static_cast<double>(at(0, i + 9 * k)) * at(1, j + 15 * k);
+      EXPECT_FLOAT_EQ(at(3, i * 15 + j), fast_tanh(static_cast<float>(t) + at(2, j)))
           << i << ", " << j;
     }
-  for (int j = 0; j < 6; ++j) {
+  for (int j = 0; j < 13; ++j) {
     double sum = at(4, 5 * j);
     for (int k = 1; k < 5; ++k) sum += at(4, 5 * j + k);
     const auto t = static_cast<float>(sum);
@@ -242,8 +243,9 @@ TEST(Emitters, GeneratedNestsComputeWhatTheIrSays) {
     EXPECT_FLOAT_EQ(at(5, j), v) << j;
     EXPECT_FLOAT_EQ(at(6, j), v > 0.0f ? v : 0.0f) << j;
   }
-  EXPECT_EQ(at(3, 63), -9.0f) << "wrote past the output";
-  EXPECT_EQ(at(5, 6), -9.0f) << "wrote past the output";
+  EXPECT_EQ(at(3, 135), -9.0f) << "wrote past the output";
+  EXPECT_EQ(at(5, 13), -9.0f) << "wrote past the output";
+  EXPECT_EQ(at(6, 13), -9.0f) << "wrote past the output";
 }
 
 TEST(Emitters, WebAssemblyModuleValidates) {
