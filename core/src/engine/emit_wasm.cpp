@@ -145,7 +145,7 @@ struct Asm {
     uleb(code, 13);
     code.insert(code.end(), bytes.begin(), bytes.end());
     std::string t = "i8x16.shuffle";
-    for (unsigned char b : bytes) t += " " + std::to_string(b);
+    for (unsigned char b : bytes) t.append(1, ' ').append(std::to_string(b));
     line(t);
   }
   void lane(unsigned op, int l, const char* s) {
