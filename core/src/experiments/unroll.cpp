@@ -45,9 +45,19 @@ class UnrollRun final : public ChunkedRun {
   bool done() const override { return current_ >= factors_.size(); }
 
  private:
-  // One timed chunk of calls (at least 2 ms or one call) of the current k.
+  // A k's first call alone, then timed chunks of calls (at least 2 ms or one call). The first call
+  // is not a steady step: it pays one-time costs (in the browser a new WebAssembly function is
+  // compiled when it is first called), and with a few calls per k it would weigh on the median.
   void work_one() override {
     if (!trainer_) start_factor();
+    if (done_steps_ == 0) {
+      const Stopwatch first;
+      call();
+      first_call_ms_ = first.elapsed_ms();
+      total_ms_ += first_call_ms_;
+      if (done_steps_ >= steps_ || diverged_at_) finish_factor();
+      return;
+    }
     const Stopwatch chunk;
     long long steps = 0;
     while (done_steps_ < steps_ && !diverged_at_ && (steps == 0 || chunk.elapsed_ms() < 2.0)) {
@@ -246,9 +256,12 @@ class UnrollRun final : public ChunkedRun {
   }
 
   void finish_factor() {
+    // One call in all (k = all and one epoch): that call is all there is to time.
+    if (chunk_us_.empty()) chunk_us_.push_back(first_call_ms_ * 1000.0 / static_cast<double>(k()));
     const double steady = median(chunk_us_), spread = half_iqr(chunk_us_);
     json r = {{"k", k()},
               {"setup_ms", setup_ms_},
+              {"first_call_ms", first_call_ms_},
               {"steady_step_us", steady},
               {"steady_step_spread_us", spread},
               {"total_ms", total_ms_ + setup_ms_},
@@ -283,7 +296,7 @@ class UnrollRun final : public ChunkedRun {
   std::optional<long long> diverged_at_;  // of the current k
   float last_finite_loss_ = 0.0f;
   json diverged_ = json::array();  // a message per k that diverged, for the reading
-  double setup_ms_ = 0.0, total_ms_ = 0.0;
+  double setup_ms_ = 0.0, first_call_ms_ = 0.0, total_ms_ = 0.0;
   std::vector<double> chunk_us_;
   std::vector<const float*> xs_, ys_;
   std::vector<float> losses_;

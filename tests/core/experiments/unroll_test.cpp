@@ -32,6 +32,12 @@ TEST(Unroll, CompiledModeTrainsAsTracedModeForEveryK) {
     EXPECT_GT(c["codegen_ms"].get<double>(), 0.0);
     EXPECT_LE(c["codegen_ms"].get<double>(), c["setup_ms"].get<double>());
     EXPECT_FALSE(t.contains("codegen_ms"));
+    // The first call is timed alone (not a steady step) and counted in the total.
+    for (const json* r : {&t, &c}) {
+      EXPECT_GT((*r)["first_call_ms"].get<double>(), 0.0);
+      EXPECT_GE((*r)["total_ms"].get<double>(),
+                (*r)["setup_ms"].get<double>() + (*r)["first_call_ms"].get<double>());
+    }
     // One step's code is shown; a larger k repeats it k times.
     EXPECT_EQ(c.contains("generated_code"), c["k"] == 1);
   }
