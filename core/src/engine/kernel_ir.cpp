@@ -2,6 +2,7 @@
 // detail/generated.hpp), and generate(), which emits and builds it.
 #include "looplab/engine/kernel_ir.hpp"
 
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -57,10 +58,20 @@ using kir::Ref;
 struct KirBuilder {
   const Code& c;
   Lowered out;
+  std::map<const void*, int> input_of;  // a pointer field that reads an input -> its node id
+  std::map<int, int> input_slot;        // an input's node id -> its slot
 
+  // A pointer field as a slot. Fields that read the same input (x read by the forward product
+  // and by the gradient's) share one slot, so generated code loads each element once.
   int slot(const float* const* field) {
+    const auto input = input_of.find(field);
+    if (input != input_of.end())
+      if (const auto seen = input_slot.find(input->second); seen != input_slot.end())
+        return seen->second;
     out.slot_fields.push_back(field);
-    return static_cast<int>(out.slot_fields.size()) - 1;
+    const int s = static_cast<int>(out.slot_fields.size()) - 1;
+    if (input != input_of.end()) input_slot.emplace(input->second, s);
+    return s;
   }
   int call(const Kernel& k) {
     out.calls.push_back({k.forward, &k.args});
@@ -326,6 +337,8 @@ struct KirBuilder {
   }
 
   void build() {
+    for (std::size_t id = 0; id < c.input_uses.size(); ++id)
+      for (const float** use : c.input_uses[id]) input_of.emplace(use, static_cast<int>(id));
     for (const Instruction& ins : c.instructions) {
       kir::Stmt s;
       if (ins.loop < 0) {
@@ -371,7 +384,7 @@ struct KirBuilder {
 }  // namespace
 
 Lowered lower_to_kir(const Code& c) {
-  KirBuilder b{c, {}};
+  KirBuilder b{c, {}, {}, {}};
   b.build();
   return std::move(b.out);
 }
