@@ -320,6 +320,8 @@ struct KirBuilder {
       }
       if ((m == 0 && e.depth < 1) || (m > 0 && e.op == Op::Copy) || shape.size() == 0) {
         out.slot_fields.resize(mark);  // not a nest (or an empty product)
+        std::erase_if(input_slot,
+                      [&](const auto& e) { return e.second >= static_cast<int>(mark); });
         k = {};
         return false;
       }
