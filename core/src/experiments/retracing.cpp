@@ -308,12 +308,17 @@ class RetracingRun final : public ChunkedRun {
     long long programs = 0, cached = 0;
     for (const TraceEvent& e : cache_->events())
       if (e.traced) codegen += e.codegen_ms, ++programs, cached += e.code_cached ? 1 : 0;
+    // Whether a compiler ran, per program, from the engine (TraceEvent::code_cached).
+    const json cache = cached == 0 ? msg("rt.r_built_all")
+                       : cached == programs
+                           ? msg("rt.r_cached_all")
+                           : msg("rt.r_cached_some",
+                                 {{"built", programs - cached}, {"n", cached}, {"of", programs}});
     return msg("rt.r_codegen",
                {{"codegen", codegen},
                 {"ms", traced_total_ms_},
                 {"pct", traced_total_ms_ > 0.0 ? 100.0 * codegen / traced_total_ms_ : 0.0},
-                {"cache",
-                 cached == 0 ? json("") : msg("rt.r_cached", {{"n", cached}, {"of", programs}})}});
+                {"cache", cache}});
   }
 
   json summary() const override {

@@ -84,14 +84,20 @@ class UnrollRun final : public ChunkedRun {
             r["steady_step_spread_us"].get<double>()};
   }
 
-  // Each k > 1 against k = 1 (per step), and the compile of the largest k against k = 1's.
+  // A k that made one call only (k = all over one epoch, or a divergence in the first call) has
+  // no steady step: its time per step is that first call's, one-time costs included.
+  static bool one_call(const json& r) { return r.value("steady_from_first_call", false); }
+
+  // Each k > 1 that has a steady step against k = 1 (per step), and the compile of the largest k
+  // against k = 1's.
   std::vector<Comparison> comparisons() const {
     std::vector<Comparison> c;
     if (runs_.size() < 2) return c;  // one batch per epoch: k = 1 is already k = all
     const json& first = runs_.front();
     for (std::size_t i = 1; i < runs_.size(); ++i)
-      c.push_back(compare("step_k" + std::to_string(runs_[i]["k"].get<int>()) + "_vs_k1",
-                          step_of(runs_[i]), step_of(first), Quantity::Time, "µs per step"));
+      if (!one_call(runs_[i]) && !one_call(first))
+        c.push_back(compare("step_k" + std::to_string(runs_[i]["k"].get<int>()) + "_vs_k1",
+                            step_of(runs_[i]), step_of(first), Quantity::Time, "µs per step"));
     const json& last = runs_.back();
     c.push_back(compare("compile_all_vs_k1", {"k = all", last["setup_ms"].get<double>(), 0.0},
                         {"k = 1", first["setup_ms"].get<double>(), 0.0}, Quantity::Time,
@@ -104,9 +110,11 @@ class UnrollRun final : public ChunkedRun {
   const json& enough_k() const {
     std::size_t best = 0;
     for (std::size_t i = 1; i < runs_.size(); ++i)
-      if (runs_[i]["steady_step_us"] < runs_[best]["steady_step_us"]) best = i;
+      if (!one_call(runs_[i]) && runs_[i]["steady_step_us"] < runs_[best]["steady_step_us"])
+        best = i;
     for (const json& r : runs_)
-      if (compare("", step_of(r), step_of(runs_[best]), Quantity::Time, "").verdict != Verdict::B)
+      if (!one_call(r) &&
+          compare("", step_of(r), step_of(runs_[best]), Quantity::Time, "").verdict != Verdict::B)
         return r;
     return runs_[best];
   }
@@ -137,7 +145,7 @@ class UnrollRun final : public ChunkedRun {
     const json cache = ca && cb ? msg("unr.r_cached_both")
                        : ca     ? msg("unr.r_cached_first")
                        : cb     ? msg("unr.r_cached_last")
-                                : json("");
+                                : msg("unr.r_built_both");
     return msg(
         "unr.r_codegen",
         {{"a", a}, {"b", b}, {"pct", total > 0.0 ? 100.0 * b / total : 0.0}, {"cache", cache}});
@@ -183,9 +191,11 @@ class UnrollRun final : public ChunkedRun {
           {"value", msg("unr.ms_to_ms", {{"a", first["setup_ms"]}, {"b", last["setup_ms"]}})},
           {"note", msg("unr.h_compile_note", {{"k", factors_.back()}})}},
          {{"label", msg("unr.h_step")},
-          {"value", comparison_short_message(cmp[cmp.size() - 2].to_json())},
-          {"note",
-           msg("unr.us_to_us", {{"a", first["steady_step_us"]}, {"b", last["steady_step_us"]}})}},
+          {"value", one_call(last) || one_call(first)
+                        ? msg("unr.h_step_one_call")
+                        : comparison_short_message(cmp[cmp.size() - 2].to_json())},
+          {"note", msg(one_call(last) ? "unr.us_to_us_one_call" : "unr.us_to_us",
+                       {{"a", first["steady_step_us"]}, {"b", last["steady_step_us"]}})}},
          {{"label", msg("unr.h_size")},
           {"value",
            msg("unr.h_size_value", {{"a", first["instructions"]}, {"b", last["instructions"]}})},
@@ -198,6 +208,11 @@ class UnrollRun final : public ChunkedRun {
       if (i > 0) per_k.push_back(msg("sep.semicolon"));
       per_k.push_back(comparison_message(cmp[i].to_json()));
     }
+    for (const json& r : runs_)
+      if (one_call(r)) {
+        if (!per_k.empty()) per_k.push_back(msg("sep.semicolon"));
+        per_k.push_back(msg("unr.k_one_call", {{"k", r["k"]}, {"us", r["steady_step_us"]}}));
+      }
     const json reading =
         msg("unr.reading",
             {{"k", factors_.back()},
@@ -256,14 +271,17 @@ class UnrollRun final : public ChunkedRun {
   }
 
   void finish_factor() {
-    // One call in all (k = all and one epoch): that call is all there is to time.
-    if (chunk_us_.empty()) chunk_us_.push_back(first_call_ms_ * 1000.0 / static_cast<double>(k()));
+    // One call in all (k = all and one epoch): that call is all there is to time, and it is
+    // flagged, since it is no steady step (comparisons leave it out).
+    const bool one_call = chunk_us_.empty();
+    if (one_call) chunk_us_.push_back(first_call_ms_ * 1000.0 / static_cast<double>(k()));
     const double steady = median(chunk_us_), spread = half_iqr(chunk_us_);
     json r = {{"k", k()},
               {"setup_ms", setup_ms_},
               {"first_call_ms", first_call_ms_},
               {"steady_step_us", steady},
               {"steady_step_spread_us", spread},
+              {"steady_from_first_call", one_call},
               {"total_ms", total_ms_ + setup_ms_},
               {"final_loss", diverged_at_ ? json(nullptr) : json(last_finite_loss_)},
               {"diverged_at", diverged_at_ ? json(*diverged_at_) : json(nullptr)},

@@ -102,9 +102,17 @@ TEST(Retracing, CompiledModeRetracesAndRecompilesWhereTracedModeRetraces) {
                b = compiled["summary"]["last_finite_loss"];
   EXPECT_NEAR(b, a, 1e-5 * std::abs(a));
   const std::string reading = compiled["summary"]["reading"];
-  EXPECT_NE(reading.find("In compiled mode every trace also generated the step as code"),
+  EXPECT_NE(reading.find("In compiled mode every trace also produced the step as code"),
             std::string::npos)
       << reading;
+  // Whether a compiler ran, per program, as the engine says: all, none or some of them.
+  long long cached = 0;
+  for (const auto& t : compiled["runs"]) cached += t["code_cached"].get<bool>() ? 1 : 0;
+  const long long programs = static_cast<long long>(compiled["runs"].size());
+  const char* says = cached == 0          ? "Each time, that is generating the code and running"
+                     : cached == programs ? "No compiler ran: every program had been built before"
+                                          : "had been built before (by an earlier run";
+  EXPECT_NE(reading.find(says), std::string::npos) << cached << " of " << programs << reading;
   EXPECT_NE(reading.find("relaxed_batch cannot help in compiled mode"), std::string::npos)
       << reading;
 

@@ -44,9 +44,11 @@ enum class Op : unsigned char {
   Clip,      // a < lo ? lo : (a > hi ? hi : a)
   ClipGrad,  // lo < a < hi ? b : 0
   Copy,
-  Sum,  // nests only: Σ over k < depth of a, in double, in order from k = 0, rounded to float once
-  Dot,  // nests only: Σ over k < depth of a·b, likewise (a matrix product's element, as the
-        // kernels)
+  // Nests only: Σ over k < depth of a (Sum) or a·b (Dot, a matrix product's element), in double,
+  // in order from k = 0, rounded to float once. (The kernels sum in double too, but in 16 lanes,
+  // and hand a product whose every size is ≥ 8 to Eigen's float GEMM: the two agree to rounding.)
+  Sum,
+  Dot,
 };
 const char* op_name(Op op);
 int arity(Op op);
