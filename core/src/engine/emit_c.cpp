@@ -85,12 +85,20 @@ struct LoopWriter {
   std::ostringstream& o;
   const char* k_index = nullptr;  // in a nest's reduction: the name of its step
 
+  // A slot the loop reads and also stores (an activation applied in place) is reached through its
+  // store pointer alone: two restrict pointers to one array would be undefined behaviour.
+  std::string vector_name(int slot) const {
+    for (const kir::Expr& e : L.body)
+      if (e.store == slot) return "o" + std::to_string(slot);
+    return "v" + std::to_string(slot);
+  }
+
   std::string ref(const Ref& r, const char* index) const {
     switch (r.kind) {
       case Ref::Kind::Vector:
-        return "v" + std::to_string(r.index) + "[" + index + "]";
+        return vector_name(r.index) + "[" + index + "]";
       case Ref::Kind::Strided:
-        return "v" + std::to_string(r.index) + "[" + strided_index(r, k_index) + "]";
+        return vector_name(r.index) + "[" + strided_index(r, k_index) + "]";
       case Ref::Kind::Scalar:
         return "r" + std::to_string(r.index);
       case Ref::Kind::Temp:  // a nest's reduction: an array over the block's columns
@@ -184,7 +192,8 @@ struct LoopWriter {
       note(s.a);
       if (s.kind == kir::Sink::Kind::Dot) note(s.b);
     }
-    for (int v : vectors) o << "    const float* restrict v" << v << " = s[" << v << "];\n";
+    for (int v : vectors)
+      if (!stores.count(v)) o << "    const float* restrict v" << v << " = s[" << v << "];\n";
     for (int v : stores) o << "    float* restrict o" << v << " = s[" << v << "];\n";
     for (std::size_t r = 0; r < L.scalar_loads.size(); ++r)
       o << "    const float r" << r << " = s[" << L.scalar_loads[r] << "][0];\n";

@@ -338,19 +338,48 @@ struct KirBuilder {
     return true;
   }
 
+  // A nest over several rows that ends in tanh or sigmoid: the nest stores the value before the
+  // activation, and a flat loop over all rows x columns applies it in place. NOTE: vectorized
+  // along a short row (W2's 20 hidden units: 8 + 8 + 4) the activation's rational runs on
+  // partial vectors; over the whole matrix it runs on full ones: W2's step 54 → 45 ms natively
+  // (same arithmetic, same results).
+  static bool activation_apart(kir::Loop& nest, kir::Loop& flat) {
+    const kir::Op act = nest.body.back().op;
+    if (nest.rows < 2 || nest.body.size() < 2 || (act != Op::Tanh && act != Op::Sigmoid))
+      return false;
+    const int out = nest.body.back().store;
+    nest.body.pop_back();
+    nest.body.back().store = out;
+    flat = {};
+    flat.n = nest.rows * nest.n;
+    kir::Expr e;
+    e.op = act;
+    e.in[0] = {Ref::Kind::Vector, out, 0.0f};
+    e.store = out;
+    flat.body.push_back(e);
+    const std::size_t cut = nest.note.rfind(' ');
+    flat.note = nest.note.substr(cut + 1) + " (in place)";
+    nest.note.resize(cut);
+    return true;
+  }
+
   void build() {
     for (std::size_t id = 0; id < c.input_uses.size(); ++id)
       for (const float** use : c.input_uses[id]) input_of.emplace(use, static_cast<int>(id));
     for (const Instruction& ins : c.instructions) {
       kir::Stmt s;
       if (ins.loop < 0) {
-        kir::Loop k;
+        kir::Loop k, flat;
         if (nest(ins, k)) {
-          s.kind = kir::Stmt::Kind::Loop;
-          s.index = static_cast<int>(out.ir.loops.size());
-          s.note = k.note;
-          out.ir.loops.push_back(std::move(k));
-          out.ir.stmts.push_back(s);
+          const bool apart = activation_apart(k, flat);
+          for (kir::Loop* L : {&k, &flat}) {
+            if (L == &flat && !apart) break;
+            s.kind = kir::Stmt::Kind::Loop;
+            s.index = static_cast<int>(out.ir.loops.size());
+            s.note = L->note;
+            out.ir.loops.push_back(std::move(*L));
+            out.ir.stmts.push_back(s);
+          }
           continue;
         }
       }
