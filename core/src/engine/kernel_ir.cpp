@@ -363,6 +363,45 @@ struct KirBuilder {
     return true;
   }
 
+  // A lone elementwise op (a gradient of an activation between two products, an optimizer's
+  // scaling) as a flat loop of one expression, instead of a call of its kernel: no call, and
+  // the compiler vectorizes it for the known length.
+  bool single(const Instruction& ins, kir::Loop& k) {
+    if (ins.nodes.size() != 1) return false;
+    const OpDef* def = c.defs[static_cast<std::size_t>(ins.nodes[0])];
+    if (def->fusion.kind != FusionKind::Elementwise) return false;
+    const KernelArgs& a = ins.op.args;
+    const std::size_t n = a.out_shape.size();
+    const std::size_t mark = out.slot_fields.size();
+    std::array<Ref, 2> in{};
+    for (int j = 0; j < def->arity; ++j) {
+      const auto u = static_cast<std::size_t>(j);
+      const LoopOperand how = def->fusion.operand[u];
+      if (how == LoopOperand::Vector && a.in_shape[u].size() == n) {
+        in[u] = {Ref::Kind::Vector, slot(&a.in[u]), 0.0f};
+      } else if (how == LoopOperand::Scalar && a.in_shape[u].size() == 1) {
+        in[u] = {Ref::Kind::Scalar, static_cast<int>(k.scalar_loads.size()), 0.0f};
+        k.scalar_loads.push_back(slot(&a.in[u]));
+      } else if (how != LoopOperand::ShapeOnly) {  // a broadcast row: left to the kernel
+        out.slot_fields.resize(mark);
+        std::erase_if(input_slot,
+                      [&](const auto& e) { return e.second >= static_cast<int>(mark); });
+        k = {};
+        return false;
+      }
+    }
+    LoopStep st;
+    st.def = def;
+    st.attrs = a.attrs;
+    for (int op = 0; op < kOpCount; ++op)
+      if (&op_def(static_cast<OpKind>(op)) == def) st.op = static_cast<OpKind>(op);
+    k.n = n;
+    k.body.push_back(expr_of(st, in, n));
+    k.body.back().store = slot(const_cast<const float* const*>(&a.out));
+    k.note = std::string(def->name);
+    return true;
+  }
+
   void build() {
     for (std::size_t id = 0; id < c.input_uses.size(); ++id)
       for (const float** use : c.input_uses[id]) input_of.emplace(use, static_cast<int>(id));
@@ -382,6 +421,14 @@ struct KirBuilder {
           }
           continue;
         }
+      }
+      if (kir::Loop k; ins.loop < 0 && single(ins, k)) {
+        s.kind = kir::Stmt::Kind::Loop;
+        s.index = static_cast<int>(out.ir.loops.size());
+        s.note = k.note;
+        out.ir.loops.push_back(std::move(k));
+        out.ir.stmts.push_back(s);
+        continue;
       }
       if (ins.loop >= 0) {
         s.kind = kir::Stmt::Kind::Loop;

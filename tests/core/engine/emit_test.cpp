@@ -155,6 +155,38 @@ TEST(Emitters, GeneratedStepComputesWhatTheIrSays) {
   EXPECT_NEAR(data[5 + kIrOps][0], sums[2], 1e-5 * std::abs(sums[2]) + 1e-6);
 }
 
+// A loop of one selecting gradient, its second operand read by nothing else, on a condition that
+// changes inside a block of 16: gcc 12.2 -O3 -mavx2 loaded that operand with two masked loads
+// that both used the first half's mask (see emit_c.cpp's prelude), and this test failed.
+TEST(Emitters, SelectingGradientsPassTheRightElements) {
+  constexpr int kN = 48;
+  for (Op op : {Op::ReluGrad, Op::ClipGrad}) {
+    kir::Program p;
+    kir::Loop L;
+    L.n = kN;
+    kir::Expr e;
+    e.op = op;
+    e.in = {IrRef{IrRef::Kind::Vector, 0, 0.0f}, IrRef{IrRef::Kind::Vector, 1, 0.0f}};
+    e.lo = -0.5f, e.hi = 0.25f;
+    e.store = 2;
+    L.body.push_back(e);
+    p.loops.push_back(L);
+    p.stmts.push_back({});
+    p.slots = 3;
+    std::vector<float> a(kN), b(kN), out(kN, -1.0f);
+    for (int i = 0; i < kN; ++i)
+      a[static_cast<std::size_t>(i)] = std::sin(0.9f * static_cast<float>(i)),
+      b[static_cast<std::size_t>(i)] = 1.0f + static_cast<float>(i);
+    float* slots[] = {a.data(), b.data(), out.data()};
+    std::string text;
+    detail::build_step(p, text)(slots, nullptr, 1);
+    for (std::size_t i = 0; i < kN; ++i)
+      ASSERT_EQ(out[i], apply_ir_op(op, a[i], b[i], e.lo, e.hi))
+          << kir::op_name(op) << " element " << i << "\n"
+          << text;
+  }
+}
+
 // Two nests. Slots: 0 A [4 x 9] read transposed, 1 B [4 x 15], 2 a bias row [1 x 15], 3 the
 // output tanh(op(A)·B + bias) [9 x 15] (a product with inner size 4: a block of 8 columns, one of 4
 // and a tail of 3); 4 C [13 x 5], 5 the output sigmoid(Σ_k C[j][k]) + C[j][0]·bias[j] as a 1 x 13
