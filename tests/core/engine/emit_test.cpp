@@ -231,21 +231,32 @@ kir::Program nest_program() {
   relu.in[0] = IrRef{K::Temp, 3, 0.0f};
   relu.store = 6;
   rows.body = {sum, sig, mul, add, relu};
-  p.loops = {dense, rows};
-  for (int i = 0; i < 2; ++i) {
+  // A product whose second operand is gathered along the columns (A·Bᵀ, both read along k, as W2's
+  // output layer after the column becomes a row), its value stored as it is: [3 x 6], inner size 7.
+  kir::Loop gathered;
+  gathered.rows = 3;
+  gathered.n = 6;
+  kir::Expr abt;
+  abt.op = Op::Dot;
+  abt.depth = 7;
+  abt.in = {IrRef{K::Strided, 0, 0.0f, {7, 0, 1}}, IrRef{K::Strided, 1, 0.0f, {0, 7, 1}}};
+  abt.store = 7;
+  gathered.body = {abt};
+  p.loops = {dense, rows, gathered};
+  for (int i = 0; i < 3; ++i) {
     kir::Stmt s;
     s.index = i;
-    s.note = i ? "gathered sum" : "dense";
+    s.note = i == 2 ? "gathered product" : i ? "gathered sum" : "dense";
     p.stmts.push_back(s);
   }
-  p.slots = 7;
+  p.slots = 8;
   return p;
 }
 
 // The nests against the same sums in the same order (from k = 0, in double), written out here.
 TEST(Emitters, GeneratedNestsComputeWhatTheIrSays) {
   const kir::Program p = nest_program();
-  std::vector<std::vector<float>> data(7, std::vector<float>(160, -9.0f));
+  std::vector<std::vector<float>> data(8, std::vector<float>(160, -9.0f));
   for (int i = 0; i < 160; ++i) {
     data[0][static_cast<std::size_t>(i)] = std::sin(0.3f * static_cast<float>(i));
     data[1][static_cast<std::size_t>(i)] = std::cos(0.7f * static_cast<float>(i));
@@ -275,6 +286,13 @@ TEST(Emitters, GeneratedNestsComputeWhatTheIrSays) {
     EXPECT_FLOAT_EQ(at(5, j), v) << j;
     EXPECT_FLOAT_EQ(at(6, j), v > 0.0f ? v : 0.0f) << j;
   }
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 6; ++j) {
+      double t = static_cast<double>(at(0, 7 * i)) * at(1, 7 * j);
+      for (int k = 1; k < 7; ++k) t += static_cast<double>(at(0, 7 * i + k)) * at(1, 7 * j + k);
+      EXPECT_FLOAT_EQ(at(7, i * 6 + j), static_cast<float>(t)) << i << ", " << j;
+    }
+  EXPECT_EQ(at(7, 18), -9.0f) << "wrote past the output";
   EXPECT_EQ(at(3, 135), -9.0f) << "wrote past the output";
   EXPECT_EQ(at(5, 13), -9.0f) << "wrote past the output";
   EXPECT_EQ(at(6, 13), -9.0f) << "wrote past the output";
