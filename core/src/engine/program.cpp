@@ -27,13 +27,13 @@ void Program::regenerate() {
   code_->derive_shapes();
   generated_ = detail::generate(*code_);
 }
+// The training loops rebind the same data every step (full batch) or a new batch: only a new
+// pointer makes the generated step copy its slots again.
 void Program::bind_input(Value input, const float* data) {
-  code_->bind_input(input.id, data);
-  if (generated_) generated_->slots_dirty = true;
+  if (code_->bind_input(input.id, data) && generated_) generated_->slots_dirty = true;
 }
 void Program::bind_input(Value input, const float* data, Shape shape) {
-  code_->bind_input(input.id, data, shape);
-  if (generated_) generated_->slots_dirty = true;
+  if (code_->bind_input(input.id, data, shape) && generated_) generated_->slots_dirty = true;
 }
 const CompileStats& Program::stats() const { return code_->stats; }
 const std::string& Program::generated_code() const {
@@ -171,18 +171,23 @@ void Code::run_loop(Loop& L) {
   }
 }
 
-void Code::bind_input(int input, const float* data) {
-  if (static_cast<std::size_t>(input) >= input_uses.size()) return;  // an input nothing reads
-  for (const float** use : input_uses[static_cast<std::size_t>(input)]) *use = data;
+bool Code::bind_input(int input, const float* data) {
+  if (static_cast<std::size_t>(input) >= input_uses.size()) return false;  // nothing reads it
+  bool changed = false;
+  for (const float** use : input_uses[static_cast<std::size_t>(input)]) {
+    changed = changed || *use != data;
+    *use = data;
+  }
+  return changed;
 }
 
-void Code::bind_input(int input, const float* data, Shape shape) {
-  bind_input(input, data);
+bool Code::bind_input(int input, const float* data, Shape shape) {
+  const bool changed = bind_input(input, data);
   Shape& current = leaf_shape.at(static_cast<std::size_t>(input));
-  if (current != shape) {
-    current = shape;
-    shapes_dirty = true;
-  }
+  if (current == shape) return changed;
+  current = shape;
+  shapes_dirty = true;
+  return true;
 }
 
 // The shapes an instruction's kernels see, from the nodes' current shapes.

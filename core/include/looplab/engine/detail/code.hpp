@@ -100,8 +100,9 @@ struct Code {
   // The executor (program.cpp).
   void run(int steps);
   void run_loop(Loop& loop);
-  void bind_input(int input, const float* data);
-  void bind_input(int input, const float* data, Shape shape);
+  // Both return whether a pointer changed (a generated step then copies its slots again).
+  bool bind_input(int input, const float* data);
+  bool bind_input(int input, const float* data, Shape shape);
   void derive_shapes();
   void refresh_shapes(Instruction& ins);
 };
