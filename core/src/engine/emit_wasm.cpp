@@ -210,14 +210,14 @@ struct Lanes {
 // step, a scratch address and a reduction's two running addresses, and the loop's pointers; f32
 // and v128 pools of the same layout: scalars, temps, accumulators, scratch; then, in the v128 pool
 // only, a nest's: a reduction's values for the second four columns of a block of eight (one per
-// temp), four f64x2 partial sums (columns 0-1, 2-3, 4-5, 6-7 of the block) and an f64x2 per
-// operand of a reduction that is the same across the columns; last, one f64 (a nest's reduction
-// over one column).
+// temp), four f64x2 sums (columns 0-1, 2-3, 4-5, 6-7 of the block) per partial sum over k
+// (kir::partials) and an f64x2 per operand of a reduction that is the same across the columns;
+// last, an f64 per partial sum (a nest's reduction over one column).
 struct Locals {
   int pointers = 0, scalars = 0, temps = 0, sinks = 0;
   static constexpr int kScratch = 6;    // A, B, X, X2, P, Q
   static constexpr int kIntLocals = 7;  // off, row, col, step, address, reading 0 and 1
-  static constexpr int kNestF64x2 = 4 + 2;
+  static constexpr int kNestF64x2 = 4 * kir::kNestPartials + 2;
   int off() const { return 3; }
   int row() const { return 4; }
   int col() const { return 5; }
@@ -239,10 +239,12 @@ struct Locals {
     return base(vec) + scalars + temps + (vec ? 4 : 1) * sinks + i;
   }
   int nest_v128() const { return v128_base() + scalars + temps + 4 * sinks + kScratch; }
-  int held(int j) const { return nest_v128() + j; }               // temp j, columns 4-7 of a block
-  int f64x2_sum(int h) const { return nest_v128() + temps + h; }  // columns 2h, 2h + 1
-  int f64x2_operand(int o) const { return nest_v128() + temps + 4 + o; }
-  int f64_sum() const { return v128_base() + v128_count(); }  // a nest's reduction, in double
+  int held(int j) const { return nest_v128() + j; }  // temp j, columns 4-7 of a block
+  int f64x2_sum(int h, int p) const {                // columns 2h, 2h + 1; partial sum p over k
+    return nest_v128() + temps + 4 * p + h;
+  }
+  int f64x2_operand(int o) const { return nest_v128() + temps + 4 * kir::kNestPartials + o; }
+  int f64_sum(int p) const { return v128_base() + v128_count() + p; }  // one column, in double
 };
 enum Scratch { kA = 0, kB, kX, kX2, kP, kQ };
 
@@ -468,15 +470,29 @@ struct Emitter {
     }
   }
 
-  // Steps k = 1 .. depth - 1 of a reduction: the readings advanced, then `each` step's terms.
+  // The first term of each partial sum of a reduction (k = 0 .. parts - 1, kir::partials): the
+  // readings advanced before every term but the first, `first(p)` sets partial sum p.
+  template <class First>
+  void first_steps(const kir::Expr& e, First first) {
+    start_readings(e);
+    for (int p = 0; p < kir::partials(e.depth); ++p) {
+      if (p > 0) advance_readings(e);
+      first(p);
+    }
+  }
+  // Steps k = parts .. depth - 1: whole rounds of `parts` steps in a loop, then the last
+  // depth % parts; before each, the readings advanced; `each(p)` adds the step's terms to partial
+  // sum p = k % parts.
   template <class Each>
   void further_steps(const kir::Expr& e, Each each) {
-    if (e.depth <= 1) return;
-    a.i32(1), a.set(locals.step());
-    counted(locals.step(), static_cast<unsigned>(e.depth), 1, [&] {
-      advance_readings(e);
-      each();
-    });
+    const int parts = kir::partials(e.depth), whole = e.depth - e.depth % parts;
+    if (whole > parts) {
+      a.i32(parts), a.set(locals.step());
+      counted(locals.step(), static_cast<unsigned>(whole), parts, [&] {
+        for (int p = 0; p < parts; ++p) advance_readings(e), each(p);
+      });
+    }
+    for (int k = whole; k < e.depth; ++k) advance_readings(e), each(k % parts);
   }
 
   // A Sum or Dot's term at the current step, for one column, in double.
@@ -488,14 +504,17 @@ struct Emitter {
     }
   }
 
-  // A reduction at the current column: its terms in order of k, summed in double and rounded to
-  // float once, as the C does (there too one column's sum is one sequence of additions).
+  // A reduction at the current column: term k into partial sum k % parts, in double, the
+  // partial sums added in order and rounded to float once, as the C does.
   void reduce(const kir::Expr& e) {
-    const int sum = locals.f64_sum();
-    start_readings(e);
-    term(e), a.set(sum);
-    further_steps(e, [&] { a.get(sum), term(e), a.op(0xa0, "f64.add"), a.set(sum); });
-    a.get(sum), a.op(0xb6, "f32.demote_f64");
+    first_steps(e, [&](int p) { term(e), a.set(locals.f64_sum(p)); });
+    further_steps(e, [&](int p) {
+      a.get(locals.f64_sum(p)), term(e), a.op(0xa0, "f64.add"), a.set(locals.f64_sum(p));
+    });
+    a.get(locals.f64_sum(0));
+    for (int p = 1; p < kir::partials(e.depth); ++p)
+      a.get(locals.f64_sum(p)), a.op(0xa0, "f64.add");
+    a.op(0xb6, "f32.demote_f64");
   }
 
   // Operand o's values at columns c, c + 1 of the block (c even), promoted to an f64x2: two
@@ -515,16 +534,16 @@ struct Emitter {
     a.op(0xbb, "f64.promote_f32"), a.lane(34, 1, "f64x2.replace_lane");
   }
 
-  // The terms of one step for 4 · groups columns, added to the f64x2 partial sums (the first
-  // step sets them): each column's lane gets exactly the additions of reduce().
-  void pair_terms(const kir::Expr& e, int groups, bool first) {
+  // The terms of one step for 4 · groups columns, added to partial sum p's f64x2 sums (its
+  // first step sets them): each column's lane gets exactly the additions of reduce().
+  void pair_terms(const kir::Expr& e, int groups, int p, bool first) {
     for (int o = 0; o < kir::arity(e.op); ++o) {
       if (e.in[static_cast<std::size_t>(o)].stride[1] != 0) continue;
       a.get(locals.reading(o)), a.load_f32(0), a.op(0xbb, "f64.promote_f32");
       a.simd(20, "f64x2.splat"), a.set(locals.f64x2_operand(o));
     }
     for (int h = 0; h < 2 * groups; ++h) {
-      const int sum = locals.f64x2_sum(h);
+      const int sum = locals.f64x2_sum(h, p);
       if (!first) a.get(sum);
       operand_pair(e.in[0], 0, 2 * h);
       if (e.op == kir::Op::Dot) operand_pair(e.in[1], 1, 2 * h), a.simd(242, "f64x2.mul");
@@ -534,15 +553,19 @@ struct Emitter {
   }
 
   // A reduction over four columns (groups 1) or eight (2), two columns per f64x2, each column's
-  // sum in double in order of k as reduce() does, rounded to float once; the f32x4 of columns
-  // 4g .. 4g + 3 goes to local into[g].
+  // sum in double in the partial sums of reduce(), added in the same order, rounded to float
+  // once; the f32x4 of columns 4g .. 4g + 3 goes to local into[g].
   void reduce_columns(const kir::Expr& e, int groups, const int* into) {
-    start_readings(e);
-    pair_terms(e, groups, true);
-    further_steps(e, [&] { pair_terms(e, groups, false); });
+    first_steps(e, [&](int p) { pair_terms(e, groups, p, true); });
+    further_steps(e, [&](int p) { pair_terms(e, groups, p, false); });
+    for (int h = 0; h < 2 * groups; ++h)
+      for (int p = 1; p < kir::partials(e.depth); ++p) {
+        a.get(locals.f64x2_sum(h, 0)), a.get(locals.f64x2_sum(h, p));
+        a.simd(240, "f64x2.add"), a.set(locals.f64x2_sum(h, 0));
+      }
     for (int g = 0; g < groups; ++g) {
-      a.get(locals.f64x2_sum(2 * g)), a.simd(94, "f32x4.demote_f64x2_zero");
-      a.get(locals.f64x2_sum(2 * g + 1)), a.simd(94, "f32x4.demote_f64x2_zero");
+      a.get(locals.f64x2_sum(2 * g, 0)), a.simd(94, "f32x4.demote_f64x2_zero");
+      a.get(locals.f64x2_sum(2 * g + 1, 0)), a.simd(94, "f32x4.demote_f64x2_zero");
       a.shuffle({0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23});
       a.set(into[g]);
     }
@@ -682,7 +705,7 @@ struct Emitter {
     uleb(body, static_cast<unsigned>(Locals::kIntLocals + locals.pointers)), body.push_back(kI32);
     uleb(body, static_cast<unsigned>(locals.f32_count())), body.push_back(kF32);
     uleb(body, static_cast<unsigned>(locals.v128_count())), body.push_back(kV128);
-    uleb(body, 1), body.push_back(0x7c);  // f64: a nest's reduction
+    uleb(body, kir::kNestPartials), body.push_back(0x7c);  // f64: a nest's partial sums
     body.insert(body.end(), a.code.begin(), a.code.end());
     return body;
   }

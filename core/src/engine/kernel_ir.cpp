@@ -212,8 +212,10 @@ struct KirBuilder {
 
   // Σ (t·c) → (Σ t)·c and Σ (t / c) → (Σ t) / c for a loop-invariant c (a constant or a scalar
   // register): the multiply leaves the loop, as in a hand-written one (W1's gradient is
-  // Σ 2·r·(1/N)·x: two multiplies per point before, none after). It moves rounding by an ulp or
-  // so per sum; compiled mode's curves stay within 1e-5 of traced (compiled_test.cpp).
+  // Σ 2·r·(1/N)·x: two multiplies per point before, none after). A Dot sink (Σ a·b) is peeled on
+  // both operands: Σ (a·c)·(b·d) → (Σ a·b)·c·d, a's factors applied last. A sum of squares keeps
+  // its factors (they would be squared). It moves rounding by an ulp or so per sum; compiled
+  // mode's curves stay within 1e-5 of traced (compiled_test.cpp).
   static bool invariant(const Ref& r) {
     return r.kind == Ref::Kind::Const || r.kind == Ref::Kind::Scalar;
   }

@@ -298,6 +298,39 @@ TEST(Emitters, GeneratedNestsComputeWhatTheIrSays) {
   EXPECT_EQ(at(6, 13), -9.0f) << "wrote past the output";
 }
 
+// A nest's reduction sums term k into partial sum k % 4 (kir::partials) and adds the four in
+// order at the end. Terms chosen so that the order shows: 1e20 swallows a 1 in double. Column
+// pattern A, [1e20, 1, 1, 1, 1, 1, -1e20]: partial sums 1e20, 2, -1e20, 1 → 1 (in order from
+// k = 0: 0). Pattern B, [1e20, 1, 1, 1, -1e20, 0, 0]: 0, 1, 1, 1 → 3 (in order: 0). Nine columns:
+// a block of eight and a tail of one in WebAssembly.
+TEST(Emitters, NestReductionsSumInFourPartialSumsOverK) {
+  using K = IrRef::Kind;
+  kir::Program p;
+  kir::Loop rows;
+  rows.rows = 1;
+  rows.n = 9;
+  kir::Expr sum;
+  sum.op = Op::Sum;
+  sum.depth = 7;
+  sum.in[0] = IrRef{K::Strided, 0, 0.0f, {0, 7, 1}};
+  sum.store = 1;
+  rows.body = {sum};
+  p.loops = {rows};
+  p.stmts.push_back(kir::Stmt{});
+  p.slots = 2;
+  const std::vector<float> a = {1e20f, 1, 1, 1, 1, 1, -1e20f}, b = {1e20f, 1, 1, 1, -1e20f, 0, 0};
+  std::vector<float> in, out(10, -9.0f);
+  for (int j = 0; j < 9; ++j)
+    in.insert(in.end(), j % 2 ? b.begin() : a.begin(), j % 2 ? b.end() : a.end());
+  float* slots[] = {in.data(), out.data()};
+  std::string text;
+  detail::build_step(p, text)(slots, nullptr, 1);
+  for (int j = 0; j < 9; ++j)
+    EXPECT_EQ(out[static_cast<std::size_t>(j)], j % 2 ? 3.0f : 1.0f) << "column " << j << "\n"
+                                                                     << text;
+  EXPECT_EQ(out[9], -9.0f) << "wrote past the output";
+}
+
 TEST(Emitters, WebAssemblyModuleValidates) {
   WasmImports imports;
   imports.log_function = 1;
