@@ -60,6 +60,8 @@ json environment() {
 #endif
 #if defined(__wasm_simd128__)
   const char* simd_kind = "wasm simd128";
+#elif defined(__AVX512F__)
+  const char* simd_kind = "AVX-512";
 #elif defined(__AVX2__)
   const char* simd_kind = "AVX2";
 #elif defined(__SSE2__)
