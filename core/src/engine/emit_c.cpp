@@ -93,6 +93,7 @@ struct LoopWriter {
   const kir::Loop& L;
   std::ostringstream& o;
   const char* k_index = nullptr;  // in a nest's reduction: the name of its step
+  bool in_float = false;          // a reduction of one term, computed in float (reduction())
 
   // A slot the loop reads and also stores (an activation applied in place) is reached through its
   // store pointer alone: two restrict pointers to one array would be undefined behaviour.
@@ -155,9 +156,9 @@ struct LoopWriter {
       case kir::Op::Copy:
         return a;
       case kir::Op::Sum:  // one term of a nest's reduction (nest()), in double
-        return "(double)" + a;
+        return in_float ? a : "(double)" + a;
       case kir::Op::Dot:
-        return "(double)" + a + " * (double)" + b;
+        return in_float ? a + " * " + b : "(double)" + a + " * (double)" + b;
     }
     return a;
   }
@@ -226,12 +227,17 @@ struct LoopWriter {
   // Reduction j over the block's columns, in double: term k into partial sum k % P (kernel_ir.hpp),
   // the whole rounds of P terms in a loop, the last depth % P terms after it; then the partial
   // sums are added in order into t<j>, which is rounded to float where it is read.
+  //
+  // A reduction of one term (an outer product: W2's first layer and its weight gradient) is
+  // computed in float: the product of two floats is exact in double, so rounding it to float is
+  // the float product, bit for bit, and float fills twice the lanes of a vector.
   void reduction(std::size_t j) {
     const kir::Expr& e = L.body[j];
     const int parts = kir::partials(e.depth), whole = e.depth - e.depth % parts;
     auto sum = [&](int p) { return "t" + std::to_string(j) + (p ? "_" + std::to_string(p) : ""); };
+    in_float = e.depth == 1;
     for (int p = 0; p < parts; ++p) {
-      o << "        double " << sum(p) << "[" << kNestBlock << "];\n";
+      o << "        " << (in_float ? "float " : "double ") << sum(p) << "[" << kNestBlock << "];\n";
       term(e, sum(p), p ? std::to_string(p) : "", "=", "        ");
     }
     if (whole > parts) {
@@ -243,6 +249,7 @@ struct LoopWriter {
     }
     for (int k = whole; k < e.depth; ++k)
       term(e, sum(k % parts), std::to_string(k), "+=", "        ");
+    in_float = false;
     if (parts == 1) return;
     o << "        for (long jj = 0; jj < w; ++jj) " << sum(0) << "[jj] = ";
     for (int p = 0; p < parts; ++p) o << (p ? " + " : "") << sum(p) << "[jj]";
