@@ -93,7 +93,6 @@ struct LoopWriter {
   const kir::Loop& L;
   std::ostringstream& o;
   const char* k_index = nullptr;  // in a nest's reduction: the name of its step
-  bool in_float = false;          // a reduction of one term, computed in float (reduction())
 
   // A slot the loop reads and also stores (an activation applied in place) is reached through its
   // store pointer alone: two restrict pointers to one array would be undefined behaviour.
@@ -113,7 +112,7 @@ struct LoopWriter {
         return "r" + std::to_string(r.index);
       case Ref::Kind::Temp:  // a nest's reduction: an array over the block's columns
         if (L.nest() && kir::is_reduction(L.body[static_cast<std::size_t>(r.index)].op))
-          return "(float)t" + std::to_string(r.index) + "[jj]";
+          return "t" + std::to_string(r.index) + "[jj]";
         return "t" + std::to_string(r.index);
       case Ref::Kind::Const:
         return c_float(r.value);
@@ -155,10 +154,10 @@ struct LoopWriter {
         return "looplab_clip_grad(" + a + ", " + b + ", " + lo + ", " + hi + ")";
       case kir::Op::Copy:
         return a;
-      case kir::Op::Sum:  // one term of a nest's reduction (nest()), in double
-        return in_float ? a : "(double)" + a;
+      case kir::Op::Sum:  // one term of a nest's reduction (nest())
+        return a;
       case kir::Op::Dot:
-        return in_float ? a + " * " + b : "(double)" + a + " * (double)" + b;
+        return a + " * " + b;
     }
     return a;
   }
@@ -224,20 +223,15 @@ struct LoopWriter {
     k_index = nullptr;
   }
 
-  // Reduction j over the block's columns, in double: term k into partial sum k % P (kernel_ir.hpp),
-  // the whole rounds of P terms in a loop, the last depth % P terms after it; then the partial
-  // sums are added in order into t<j>, which is rounded to float where it is read.
-  //
-  // A reduction of one term (an outer product: W2's first layer and its weight gradient) is
-  // computed in float: the product of two floats is exact in double, so rounding it to float is
-  // the float product, bit for bit, and float fills twice the lanes of a vector.
+  // Reduction j over the block's columns, in float (kernel_ir.hpp): term k into partial sum
+  // k % P, the whole rounds of P terms in a loop, the last depth % P terms after it; then the
+  // partial sums are added in order into t<j>.
   void reduction(std::size_t j) {
     const kir::Expr& e = L.body[j];
     const int parts = kir::partials(e.depth), whole = e.depth - e.depth % parts;
     auto sum = [&](int p) { return "t" + std::to_string(j) + (p ? "_" + std::to_string(p) : ""); };
-    in_float = e.depth == 1;
     for (int p = 0; p < parts; ++p) {
-      o << "        " << (in_float ? "float " : "double ") << sum(p) << "[" << kNestBlock << "];\n";
+      o << "        float " << sum(p) << "[" << kNestBlock << "];\n";
       term(e, sum(p), p ? std::to_string(p) : "", "=", "        ");
     }
     if (whole > parts) {
@@ -249,7 +243,6 @@ struct LoopWriter {
     }
     for (int k = whole; k < e.depth; ++k)
       term(e, sum(k % parts), std::to_string(k), "+=", "        ");
-    in_float = false;
     if (parts == 1) return;
     o << "        for (long jj = 0; jj < w; ++jj) " << sum(0) << "[jj] = ";
     for (int p = 0; p < parts; ++p) o << (p ? " + " : "") << sum(p) << "[jj]";

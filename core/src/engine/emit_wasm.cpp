@@ -210,14 +210,14 @@ struct Lanes {
 // step, a scratch address and a reduction's two running addresses, and the loop's pointers; f32
 // and v128 pools of the same layout: scalars, temps, accumulators, scratch; then, in the v128 pool
 // only, a nest's: a reduction's values for the second four columns of a block of eight (one per
-// temp), four f64x2 sums (columns 0-1, 2-3, 4-5, 6-7 of the block) per partial sum over k
-// (kir::partials) and an f64x2 per operand of a reduction that is the same across the columns;
-// last, an f64 per partial sum (a nest's reduction over one column).
+// temp), two f32x4 sums (columns 0-3, 4-7 of the block) per partial sum over k (kir::partials)
+// and an f32x4 per operand of a reduction that is the same across the columns; last, an f32 per
+// partial sum (a nest's reduction over one column).
 struct Locals {
   int pointers = 0, scalars = 0, temps = 0, sinks = 0;
   static constexpr int kScratch = 6;    // A, B, X, X2, P, Q
   static constexpr int kIntLocals = 7;  // off, row, col, step, address, reading 0 and 1
-  static constexpr int kNestF64x2 = 4 * kir::kNestPartials + 2;
+  static constexpr int kNestF32x4 = 2 * kir::kNestPartials + 2;
   int off() const { return 3; }
   int row() const { return 4; }
   int col() const { return 5; }
@@ -228,7 +228,7 @@ struct Locals {
   int f32_base() const { return 3 + kIntLocals + pointers; }
   int f32_count() const { return scalars + temps + sinks + kScratch; }
   int v128_base() const { return f32_base() + f32_count(); }
-  int v128_count() const { return scalars + temps + 4 * sinks + kScratch + temps + kNestF64x2; }
+  int v128_count() const { return scalars + temps + 4 * sinks + kScratch + temps + kNestF32x4; }
   int base(bool vec) const { return vec ? v128_base() : f32_base(); }
   int scalar(bool vec, int r) const { return base(vec) + r; }
   int temp(bool vec, int j) const { return base(vec) + scalars + j; }
@@ -240,11 +240,11 @@ struct Locals {
   }
   int nest_v128() const { return v128_base() + scalars + temps + 4 * sinks + kScratch; }
   int held(int j) const { return nest_v128() + j; }  // temp j, columns 4-7 of a block
-  int f64x2_sum(int h, int p) const {                // columns 2h, 2h + 1; partial sum p over k
-    return nest_v128() + temps + 4 * p + h;
+  int quad_sum(int g, int p) const {                 // columns 4g .. 4g + 3; partial sum p
+    return nest_v128() + temps + 2 * p + g;
   }
-  int f64x2_operand(int o) const { return nest_v128() + temps + 4 * kir::kNestPartials + o; }
-  int f64_sum(int p) const { return v128_base() + v128_count() + p; }  // one column, in double
+  int quad_operand(int o) const { return nest_v128() + temps + 2 * kir::kNestPartials + o; }
+  int column_sum(int p) const { return v128_base() + v128_count() + p; }  // one column
 };
 enum Scratch { kA = 0, kB, kX, kX2, kP, kQ };
 
@@ -495,78 +495,65 @@ struct Emitter {
     for (int k = whole; k < e.depth; ++k) advance_readings(e), each(k % parts);
   }
 
-  // A Sum or Dot's term at the current step, for one column, in double.
+  // A Sum or Dot's term at the current step, for one column.
   void term(const kir::Expr& e) {
-    a.get(locals.reading(0)), a.load_f32(0), a.op(0xbb, "f64.promote_f32");
-    if (e.op == kir::Op::Dot) {
-      a.get(locals.reading(1)), a.load_f32(0), a.op(0xbb, "f64.promote_f32");
-      a.op(0xa2, "f64.mul");
-    }
+    a.get(locals.reading(0)), a.load_f32(0);
+    if (e.op == kir::Op::Dot) a.get(locals.reading(1)), a.load_f32(0), a.op(0x94, "f32.mul");
   }
 
-  // A reduction at the current column: term k into partial sum k % parts, in double, the
-  // partial sums added in order and rounded to float once, as the C does.
+  // A reduction at the current column: term k into partial sum k % parts, the partial sums
+  // added in order, as the C does.
   void reduce(const kir::Expr& e) {
-    first_steps(e, [&](int p) { term(e), a.set(locals.f64_sum(p)); });
+    first_steps(e, [&](int p) { term(e), a.set(locals.column_sum(p)); });
     further_steps(e, [&](int p) {
-      a.get(locals.f64_sum(p)), term(e), a.op(0xa0, "f64.add"), a.set(locals.f64_sum(p));
+      a.get(locals.column_sum(p)), term(e), a.op(0x92, "f32.add"), a.set(locals.column_sum(p));
     });
-    a.get(locals.f64_sum(0));
+    a.get(locals.column_sum(0));
     for (int p = 1; p < kir::partials(e.depth); ++p)
-      a.get(locals.f64_sum(p)), a.op(0xa0, "f64.add");
-    a.op(0xb6, "f32.demote_f64");
+      a.get(locals.column_sum(p)), a.op(0x92, "f32.add");
   }
 
-  // Operand o's values at columns c, c + 1 of the block (c even), promoted to an f64x2: two
-  // adjacent floats, two gathered, or the value the columns share (loaded once per step).
-  void operand_pair(const Ref& r, int o, int c) {
+  // Operand o's values at columns c .. c + 3 of the block: four adjacent floats, four gathered,
+  // or the value the columns share (loaded once per step).
+  void operand_quad(const Ref& r, int o, int c) {
     const int across = r.stride[1];
-    if (across == 0) return a.get(locals.f64x2_operand(o));
+    if (across == 0) return a.get(locals.quad_operand(o));
     a.get(locals.reading(o));
-    if (across == 1) {
-      a.simd_memory(93, 4u * static_cast<unsigned>(c), "v128.load64_zero");
-      a.simd(95, "f64x2.promote_low_f32x4");
-      return;
-    }
-    a.load_f32(4u * static_cast<unsigned>(c * across)), a.op(0xbb, "f64.promote_f32");
-    a.simd(20, "f64x2.splat");
-    a.get(locals.reading(o)), a.load_f32(4u * static_cast<unsigned>((c + 1) * across));
-    a.op(0xbb, "f64.promote_f32"), a.lane(34, 1, "f64x2.replace_lane");
+    if (across == 1) return a.load_v128(4u * static_cast<unsigned>(c));
+    a.load_f32(4u * static_cast<unsigned>(c * across)), a.simd(19, "f32x4.splat");
+    for (int l = 1; l < 4; ++l)
+      a.get(locals.reading(o)), a.load_f32(4u * static_cast<unsigned>((c + l) * across)),
+          a.lane(32, l, "f32x4.replace_lane");
   }
 
-  // The terms of one step for 4 · groups columns, added to partial sum p's f64x2 sums (its
+  // The terms of one step for 4 · groups columns, added to partial sum p's f32x4 sums (its
   // first step sets them): each column's lane gets exactly the additions of reduce().
-  void pair_terms(const kir::Expr& e, int groups, int p, bool first) {
+  void quad_terms(const kir::Expr& e, int groups, int p, bool first) {
     for (int o = 0; o < kir::arity(e.op); ++o) {
       if (e.in[static_cast<std::size_t>(o)].stride[1] != 0) continue;
-      a.get(locals.reading(o)), a.load_f32(0), a.op(0xbb, "f64.promote_f32");
-      a.simd(20, "f64x2.splat"), a.set(locals.f64x2_operand(o));
+      a.get(locals.reading(o)), a.load_f32(0), a.simd(19, "f32x4.splat");
+      a.set(locals.quad_operand(o));
     }
-    for (int h = 0; h < 2 * groups; ++h) {
-      const int sum = locals.f64x2_sum(h, p);
+    for (int g = 0; g < groups; ++g) {
+      const int sum = locals.quad_sum(g, p);
       if (!first) a.get(sum);
-      operand_pair(e.in[0], 0, 2 * h);
-      if (e.op == kir::Op::Dot) operand_pair(e.in[1], 1, 2 * h), a.simd(242, "f64x2.mul");
-      if (!first) a.simd(240, "f64x2.add");
+      operand_quad(e.in[0], 0, 4 * g);
+      if (e.op == kir::Op::Dot) operand_quad(e.in[1], 1, 4 * g), a.simd(230, "f32x4.mul");
+      if (!first) a.simd(228, "f32x4.add");
       a.set(sum);
     }
   }
 
-  // A reduction over four columns (groups 1) or eight (2), two columns per f64x2, each column's
-  // sum in double in the partial sums of reduce(), added in the same order, rounded to float
-  // once; the f32x4 of columns 4g .. 4g + 3 goes to local into[g].
+  // A reduction over four columns (groups 1) or eight (2), four columns per f32x4, each column's
+  // sum in the partial sums of reduce(), added in the same order; the f32x4 of columns
+  // 4g .. 4g + 3 goes to local into[g].
   void reduce_columns(const kir::Expr& e, int groups, const int* into) {
-    first_steps(e, [&](int p) { pair_terms(e, groups, p, true); });
-    further_steps(e, [&](int p) { pair_terms(e, groups, p, false); });
-    for (int h = 0; h < 2 * groups; ++h)
-      for (int p = 1; p < kir::partials(e.depth); ++p) {
-        a.get(locals.f64x2_sum(h, 0)), a.get(locals.f64x2_sum(h, p));
-        a.simd(240, "f64x2.add"), a.set(locals.f64x2_sum(h, 0));
-      }
+    first_steps(e, [&](int p) { quad_terms(e, groups, p, true); });
+    further_steps(e, [&](int p) { quad_terms(e, groups, p, false); });
     for (int g = 0; g < groups; ++g) {
-      a.get(locals.f64x2_sum(2 * g, 0)), a.simd(94, "f32x4.demote_f64x2_zero");
-      a.get(locals.f64x2_sum(2 * g + 1, 0)), a.simd(94, "f32x4.demote_f64x2_zero");
-      a.shuffle({0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23});
+      a.get(locals.quad_sum(g, 0));
+      for (int p = 1; p < kir::partials(e.depth); ++p)
+        a.get(locals.quad_sum(g, p)), a.simd(228, "f32x4.add");
       a.set(into[g]);
     }
   }
@@ -705,7 +692,7 @@ struct Emitter {
     uleb(body, static_cast<unsigned>(Locals::kIntLocals + locals.pointers)), body.push_back(kI32);
     uleb(body, static_cast<unsigned>(locals.f32_count())), body.push_back(kF32);
     uleb(body, static_cast<unsigned>(locals.v128_count())), body.push_back(kV128);
-    uleb(body, kir::kNestPartials), body.push_back(0x7c);  // f64: a nest's partial sums
+    uleb(body, kir::kNestPartials), body.push_back(kF32);  // a nest's column sums
     body.insert(body.end(), a.code.begin(), a.code.end());
     return body;
   }
@@ -764,7 +751,7 @@ WasmModule emit_wasm(const kir::Program& ir, const WasmImports& imports) {
       "  (func (export \"step\") (type 0)\n" +
       ("    (local i32 x" + std::to_string(Locals::kIntLocals + l.pointers) + ") (local f32 x" +
        std::to_string(l.f32_count()) + ") (local v128 x" + std::to_string(l.v128_count()) +
-       ") (local f64)\n") +
+       ") (local f32 x" + std::to_string(kir::kNestPartials) + ")\n") +
       e.a.text + "  )\n)\n";
   return out;
 }

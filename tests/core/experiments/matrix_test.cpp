@@ -61,7 +61,9 @@ TEST(Matrix, NineCellsWithTimesPercentagesAndAWinner) {
 }
 
 // Every cell's model and rows in compiled mode train as in traced mode: the same losses (within
-// 1e-5 relative) from the same initial weights on the same batch, the session the matrix times.
+// 1e-5 relative, and 1e-7 absolute: with 2 rows the 128 → 256 model drives its loss towards 0,
+// where two float32 summation orders differ by ~5e-9) from the same initial weights on the same
+// batch, the session the matrix times.
 TEST(Matrix, CompiledCellsGiveTheTracedLosses) {
   for (const auto& [inputs, hidden] : {std::pair{8, 16}, {32, 64}, {128, 256}})
     for (int rows : {2, 8}) {
@@ -81,7 +83,7 @@ TEST(Matrix, CompiledCellsGiveTheTracedLosses) {
         for (int step = 0; step < 20; ++step) losses[m].push_back(session.train_staged());
       }
       for (std::size_t i = 0; i < losses[0].size(); ++i)
-        ASSERT_NEAR(losses[1][i], losses[0][i], 1e-5 * std::abs(losses[0][i]))
+        ASSERT_NEAR(losses[1][i], losses[0][i], 1e-5 * std::abs(losses[0][i]) + 1e-7)
             << inputs << "→" << hidden << ", " << rows << " rows, step " << i;
     }
 }
