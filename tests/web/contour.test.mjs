@@ -62,6 +62,8 @@ test('standardization on the page: the valleys and the paths drawn live, the pat
   // "Show data": the paths as a table, one row per point.
   const details = page.locator('.plot-box', { has: page.locator('.plot-contour') }).locator('details.plot-data');
   await details.locator('summary').click();
+  // The table is built on the details' toggle event, a task after the click: wait for it.
+  await details.locator('tbody tr').first().waitFor({ timeout: 10_000 });
   const rows = await details.locator('tbody tr').count();
   assert.equal(rows, Math.min(500, expected), 'one table row per path point (the table shows at most 500)');
   assert.match(await details.locator('thead').textContent(), /run.*iteration.*W.*b.*gap/s);

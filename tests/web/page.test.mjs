@@ -92,7 +92,9 @@ test('a URL with lr_raw=0.001 sets the control and the raw run diverges', { time
   await page.close();
 });
 
-test('Stop ends a long run within 2 s', { timeout: 120_000 }, async () => {
+// How fast Stop acts is measured in timed.test.mjs, alone at the end of `make test`: here, beside
+// other browsers and compilers, only what it does.
+test('Stop ends a long run: Run works again and nothing arrives after it', { timeout: 120_000 }, async () => {
   const { page, problems } = await open('/web/?experiment=standardization');
   await waitForStatus(page, 'ready');
   await page.fill('#param-max_iterations', '5000000');
@@ -102,11 +104,8 @@ test('Stop ends a long run within 2 s', { timeout: 120_000 }, async () => {
   await page.waitForFunction(() => window.__looplab.plots[0].pointCount() > 0, null, { timeout: 30_000 });
   await page.waitForTimeout(500);
   assert.ok((await status(page)).startsWith('running'), 'still running before Stop');
-  const t0 = Date.now();
   await page.click('#stop');
-  await waitForStatus(page, 'stopped', 2_000);
-  const elapsed = Date.now() - t0;
-  assert.ok(elapsed < 2_000, `stopped after ${elapsed} ms`);
+  await waitForStatus(page, 'stopped', 10_000);
   assert.equal(await page.isEnabled('#run'), true, 'Run enabled again');
   assert.equal(new URL(page.url()).searchParams.get('max_iterations'), '5000000');
   await page.waitForTimeout(300);
