@@ -56,6 +56,27 @@ test('a trapping module: the page says so, starts a fresh worker, and the next r
   assert.equal(problems.filter((p) => !/unreachable|crashed|net::ERR_ABORTED/.test(p)).length, 0, problems.join('\n'));
 });
 
+// A module whose start-up (the static constructors, run by the glue's initRuntime) takes 1.5 s, as
+// on a slow phone or a machine busy with other work: the worker cannot answer the heartbeat
+// meanwhile, and must not be taken for dead (it says BUSY first: worker.js).
+test('a module that takes 1.5 s to start: the page waits for it, then runs', { timeout: 180_000 }, async () => {
+  const { page, problems } = await browser.open('/tests/web/fixtures/blank.html');
+  const origin = new URL(page.url()).origin;
+  const glue = readFileSync(join(ROOT, 'build', 'wasm', 'looplab.mjs'), 'utf8');
+  const slow = glue.replace('function initRuntime(){',
+    'function initRuntime(){const t0=performance.now();while(performance.now()-t0<1500);');
+  assert.notEqual(slow, glue, 'the glue has an initRuntime to slow down');
+  await page.route(/\/build\/wasm\/looplab\.mjs$/, (route) => route.fulfill({
+    status: 200, contentType: 'text/javascript', body: slow,
+    headers: { 'Cross-Origin-Resource-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
+  }));
+  await page.goto(`${origin}/web/?${SHORT_QUERY}`);
+  await waitForStatus(page, 'ready', 60_000);
+  await runToDone(page);
+  assert.deepEqual(problems, [], 'console errors, page errors or failed requests');
+  await page.close();
+});
+
 test('a worker that dies with an uncaught error is replaced and the next run works', { timeout: 180_000 }, async () => {
   const { page } = await browser.open(`/web/?${SHORT_QUERY}`);
   await waitForStatus(page, 'ready');

@@ -31,7 +31,7 @@ const TERMINATED = 'WorkerTerminated';
 // ticks, not in elapsed time, so a page whose timers were throttled (a background tab) or that was
 // busy itself does not mistake its own delay for a dead worker. A worker that said BUSY is inside one
 // module call (a run's chunk is ~50 ms, but one step of a large config can take seconds, the default
-// matrix's longest ~1.7 s): it is given BUSY_LIMIT_MS.
+// matrix's longest ~1.7 s) or starting the module up (worker.js): it is given BUSY_LIMIT_MS.
 const HEARTBEAT_MS = 150;
 const SILENT_TICKS = 5;
 const BUSY_LIMIT_MS = 60_000;

@@ -24,9 +24,14 @@ const initialized = new Promise((resolve) => { receiveInit = resolve; });
  */
 async function instantiate(module) {
   const { default: createLooplab } = await glue;
-  if (!module) return createLooplab();
+  // Once instantiated, the module starts up in one go (its static constructors, then wrap() and
+  // READY): say BUSY first, so that a slow device, or a machine busy with other work, missing a few
+  // heartbeats meanwhile is not taken for a dead worker (client.js).
+  const startUp = { preRun: [busy] };
+  if (!module) return createLooplab(startUp);
   return new Promise((resolve, reject) => {
     createLooplab({
+      ...startUp,
       instantiateWasm(imports, done) {
         WebAssembly.instantiate(module, imports).then((instance) => done(instance, module), reject);
         return {};   // Emscripten's "instantiating asynchronously" answer
