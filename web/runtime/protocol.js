@@ -8,7 +8,8 @@
 //                   {type: PING}                        heartbeat: answered at once, also between chunks of a run
 //                   {type: LIST | DESCRIBE | VALIDATE | RUN | CANCEL, id, experiment?, config?}
 //   worker -> page  {type: PONG}                        the answer to PING (the worker is alive)
-//                   {type: BUSY}                        entering a module call that may take long (a chunk):
+//                   {type: BUSY}                        entering a module call that may take long (a chunk,
+//                                                       or the module's start-up before READY):
 //                                                       pings wait until it returns (any later message)
 //                   {type: READY, environment}          once the module is instantiated
 //                   {type: REPLY, id, value}            LIST / DESCRIBE / VALIDATE
