@@ -19,8 +19,10 @@ const cases = JSON.parse(readFileSync(join(ROOT, 'tests', 'bad-inputs', 'cases.j
  * Serves looplab-test.mjs (with the trap hook) whenever the worker asks for looplab.mjs, and its
  * looplab-test.wasm when the page fetches looplab.wasm to compile it for the workers.
  */
+const MODULE_HEADERS = { 'Cross-Origin-Resource-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
 async function useTestModule(page) {
-  const headers = { 'Cross-Origin-Resource-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+  const headers = MODULE_HEADERS;
   const serve = (file, contentType) => (route) => route.fulfill({
     status: 200, contentType, headers, body: readFileSync(join(ROOT, 'build', 'wasm', file)),
   });
@@ -67,8 +69,7 @@ test('a module that takes 1.5 s to start: the page waits for it, then runs', { t
     'function initRuntime(){const t0=performance.now();while(performance.now()-t0<1500);');
   assert.notEqual(slow, glue, 'the glue has an initRuntime to slow down');
   await page.route(/\/build\/wasm\/looplab\.mjs$/, (route) => route.fulfill({
-    status: 200, contentType: 'text/javascript', body: slow,
-    headers: { 'Cross-Origin-Resource-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
+    status: 200, contentType: 'text/javascript', body: slow, headers: MODULE_HEADERS,
   }));
   await page.goto(`${origin}/web/?${SHORT_QUERY}`);
   await waitForStatus(page, 'ready', 60_000);

@@ -300,6 +300,14 @@ struct Emitter {
     if (any) a.i32(2), a.op(0x74, "i32.shl"), a.op(0x6a, "i32.add");
   }
 
+  // Four floats `across` elements apart, from the address in local `base` plus `offset` bytes.
+  void gather4(int base, unsigned offset, int across) {
+    for (int l = 0; l < 4; ++l) {
+      a.get(base), a.load_f32(offset + 4u * static_cast<unsigned>(l * across));
+      l == 0 ? a.simd(19, "f32x4.splat") : a.lane(32, l, "f32x4.replace_lane");
+    }
+  }
+
   // A nest's operand for one column or four: a row of four, one value splat, or four gathered.
   void push_strided(const Ref& r, bool vec) {
     strided_address(r);
@@ -308,10 +316,7 @@ struct Emitter {
     if (across == 1) return a.load_v128(0);
     if (across == 0) return a.simd_memory(9, 0, "v128.load32_splat");
     a.set(locals.address());
-    a.get(locals.address()), a.load_f32(0), a.simd(19, "f32x4.splat");
-    for (int l = 1; l < 4; ++l)
-      a.get(locals.address()), a.load_f32(4u * static_cast<unsigned>(l * across)),
-          a.lane(32, l, "f32x4.replace_lane");
+    gather4(locals.address(), 0, across);
   }
 
   // Pushes an operand: for the vector body, sub-block k (elements off/4 + 4k ..).
@@ -518,12 +523,9 @@ struct Emitter {
   void operand_quad(const Ref& r, int o, int c) {
     const int across = r.stride[1];
     if (across == 0) return a.get(locals.quad_operand(o));
-    a.get(locals.reading(o));
-    if (across == 1) return a.load_v128(4u * static_cast<unsigned>(c));
-    a.load_f32(4u * static_cast<unsigned>(c * across)), a.simd(19, "f32x4.splat");
-    for (int l = 1; l < 4; ++l)
-      a.get(locals.reading(o)), a.load_f32(4u * static_cast<unsigned>((c + l) * across)),
-          a.lane(32, l, "f32x4.replace_lane");
+    if (across != 1)
+      return gather4(locals.reading(o), 4u * static_cast<unsigned>(c * across), across);
+    a.get(locals.reading(o)), a.load_v128(4u * static_cast<unsigned>(c));
   }
 
   // The terms of one step for 4 · groups columns, added to partial sum p's f32x4 sums (its
