@@ -54,8 +54,8 @@ std::string cell(const json& v) {
   if (v.is_null()) return "-";
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return tr(v.get<bool>() ? "word.yes" : "word.no");
-  if (v.is_number_integer()) return with_commas(v.get<long long>());
-  if (v.is_number()) return format_sig(v.get<double>(), 4);
+  if (v.is_number_integer()) return in_language(with_commas(v.get<long long>()), g_lang);
+  if (v.is_number()) return in_language(format_sig(v.get<double>(), 4), g_lang);
   return v.dump();
 }
 
@@ -108,8 +108,10 @@ int cmd_list() {
 int cmd_describe(const std::string& id) {
   const json d = json::parse(describe_json(id));
   const std::string e = "exp." + id + ".";
-  std::cout << localized(e + "title", d["title"]) << " (" << id
-            << "): " << localized(e + "question", d["question"]) << "\n\n";
+  std::cout << tr("cli.title_line", {{"title", localized(e + "title", d["title"])},
+                                     {"id", id},
+                                     {"question", localized(e + "question", d["question"])}})
+            << "\n\n";
   for (const char* key : {"intro", "try", "mechanism"})
     if (d["explanation"].contains(key))
       std::cout << localized(e + key, d["explanation"][key]) << "\n\n";
@@ -133,8 +135,9 @@ int cmd_describe(const std::string& id) {
     int i = 0;
     for (const auto& t : d["tensorflow"]) {
       const std::string k = "tf." + id + "." + std::to_string(i++) + ".";
-      std::cout << "  " << localized(k + "looplab", t["looplab"]) << ": "
-                << localized(k + "tensorflow", t["tensorflow"]) << "\n";
+      std::cout << tr("cli.term_line", {{"term", localized(k + "looplab", t["looplab"])},
+                                        {"meaning", localized(k + "tensorflow", t["tensorflow"])}})
+                << "\n";
     }
   }
   if (!d["quoted"].empty()) {
@@ -142,9 +145,11 @@ int cmd_describe(const std::string& id) {
     int i = 0;
     for (const auto& q : d["quoted"]) {
       const std::string k = "quoted." + id + "." + std::to_string(i++) + ".";
-      std::cout << "  " << localized(k + "label", q["label"]) << ": "
-                << localized(k + "value", q["value"]) << " ("
-                << localized("source." + cell(q["source"]), q["source"]) << ")\n";
+      std::cout << tr("cli.quoted_line",
+                      {{"label", localized(k + "label", q["label"])},
+                       {"value", localized(k + "value", q["value"])},
+                       {"source", localized("source." + cell(q["source"]), q["source"])}})
+                << "\n";
     }
   }
   return 0;
@@ -277,7 +282,10 @@ void print_result(const json& r) {
   std::cout << "\n";
   const auto say = [](const json& v) { return v.is_object() ? render(v, g_lang) : cell(v); };
   for (const auto& h : m["headline"])
-    std::cout << say(h["label"]) << ": " << say(h["value"]) << "  (" << say(h["note"]) << ")\n";
+    std::cout << tr("cli.headline", {{"label", say(h["label"])},
+                                     {"value", say(h["value"])},
+                                     {"note", say(h["note"])}})
+              << "\n";
   std::cout << "\n" << say(m["reading"]) << "\n";
   if (m.contains("answer")) std::cout << "\n" << say(m["answer"]) << "\n";
   for (const auto& q : m.value("beside_quoted", json::array()))

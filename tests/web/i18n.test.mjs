@@ -21,13 +21,19 @@ test('web/util/catalogs.js is generated from core/i18n (node web/tools/catalogs.
   assert.equal(readFileSync(OUT, 'utf8'), catalogsModule(), 'stale: run node web/tools/catalogs.mjs');
 });
 
+// A language's glossary: glossary.<lang>.json (English term → the rendering every key must use where
+// the English has the term; the form ../shared/reviews/translation-check.py reads) and
+// glossary.<lang>.replaced.json (renderings a review replaced: a pattern no catalog value may match,
+// what to use instead and why).
+const readJson = (name) => JSON.parse(readFileSync(join(ROOT, 'core', 'i18n', name), 'utf8'));
+const glossary = (lang) => ({ terms: readJson(`glossary.${lang}.json`), replaced: readJson(`glossary.${lang}.replaced.json`) });
+
 test('each language uses its glossary term wherever the English uses the term', () => {
   const en = catalog('en');
   for (const lang of ['zh-CN', 'id']) {
-    const glossary = JSON.parse(readFileSync(join(ROOT, 'core', 'i18n', `glossary.${lang}.json`), 'utf8'));
     const c = catalog(lang);
     const misses = [];
-    for (const [term, translation] of Object.entries(glossary)) {
+    for (const [term, translation] of Object.entries(glossary(lang).terms)) {
       // Not inside code such as map(standardize) or an id in quotes ("standardization"), and not in a
       // thread's own words (…original).
       const re = new RegExp(`(?<![(.\\w"])${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'i');
@@ -38,6 +44,27 @@ test('each language uses its glossary term wherever the English uses the term', 
     }
     assert.deepEqual(misses, [], lang);
   }
+});
+
+test('no catalog value uses a rendering its glossary replaced', () => {
+  for (const lang of ['zh-CN', 'id']) {
+    const { replaced } = glossary(lang);
+    assert.ok(Array.isArray(replaced) && replaced.length > 0, `${lang}: glossary has a "replaced" list`);
+    const found = [];
+    for (const { pattern, use, why } of replaced) {
+      assert.ok(pattern && use && why, `${lang}: ${JSON.stringify({ pattern, use, why })} names pattern, use and why`);
+      const re = new RegExp(pattern, 'iu');
+      for (const [key, text] of Object.entries(catalog(lang))) {
+        if (!key.endsWith('.original') && re.test(text)) found.push(`${key}: /${pattern}/ → ${use}: "${text}"`);
+      }
+    }
+    assert.deepEqual(found, [], lang);
+  }
+});
+
+test('Chinese has no space between two Han characters (as the core renders it)', () => {
+  assert.equal(t('std.h_why', { label: 'raw x' }, 'zh-CN'), '为什么原始 x 需要这么多次迭代');
+  assert.equal(t('std.h_why', { label: 'fit' }, 'zh-CN'), '为什么 fit 需要这么多次迭代');
 });
 
 test('language choice: ?lang=, then the element or page, then the browser; anything else is English', () => {
@@ -72,7 +99,7 @@ test('the JS renderer says what the core says, and every language has every key 
   assert.equal(render({ key: 'std.iter', args: { n: 132956 } }, 'zh-CN'), '132,956');
   assert.equal(render({ key: 'cmp.value', args: { v: 0.8124 } }, 'id'), '0,812');
   const gap = s.comparisons.find((c) => c.id === 'final_gap');
-  assert.match(render(comparisonMessage(gap), 'zh-CN'), /标准化的 x 的最终损失低于 原始 x/);
+  assert.match(render(comparisonMessage(gap), 'zh-CN'), /标准化的 x 的最终损失低于原始 x/);
   const d = localizeDescribe(JSON.parse(m.describe('standardization')), 'id');
   assert.equal(d.title, 'Standardisasi');
   assert.ok(d.parameters.find((p) => p.name === 'lr_raw').help.includes('laju pembelajaran'));
@@ -108,7 +135,7 @@ test('every bad input of tests/bad-inputs is said in every language: the JS rend
   assert.ok(checked >= 50, `checked ${checked}`);
   // The JSON syntax error, its place and what was wrong, in Chinese.
   const syntax = JSON.parse(m.validateConfig('{"experiment": "standardization",}').i18n);
-  assert.equal(render(syntax, 'zh-CN'), 'config: 不是有效的 JSON（第 1 行第 34 列）：意外的 \'}\'；应为 字符串');
+  assert.equal(render(syntax, 'zh-CN'), 'config: 不是有效的 JSON（第 1 行第 34 列）：意外的 \'}\'；应为字符串');
 });
 
 test('the English catalog holds describe()\'s texts as the core says them (a changed text needs its translations redone)', async () => {

@@ -3,7 +3,8 @@
 // finished run shows (tables, other numbers, verdicts, errors); the page in id runs standardization
 // and retracing; the authoring page and the embed's postMessage errors in zh-CN; a
 // screenshot of standardization after a run per language (test-results/lang-<lang>-standardization.png
-// and -summary.png; English: page.test.mjs's page.png); <looplab-experiment lang="id"> inside a Chinese host
+// and -summary.png; English: page.test.mjs's page.png) and of the standardization and call-granularity
+// summaries (lang-<lang>-<id>-summary.png); no number written the English way in Indonesian; <looplab-experiment lang="id"> inside a Chinese host
 // page speaks Indonesian and the widget without lang follows the host (zh-CN), both usable at 360 px.
 //
 //   node --test tests/web/languages.test.mjs   (needs `npm ci`, the wasm build, /usr/bin/chromium)
@@ -82,6 +83,9 @@ async function assertChinese(page, id) {
   assert.deepEqual(english, [], `${id}: English in the tables`);
   const dumped = (await tableTexts(page)).filter((text) => /^[[{]"/.test(text));
   assert.deepEqual(dumped, [], `${id}: raw JSON in the tables`);
+  // Mixed-script artefacts: a space between two Han characters (a template's space beside a Chinese label).
+  const spaced = (await pageText(page)).match(/.{0,12}[\u4e00-\u9fff] [\u4e00-\u9fff].{0,12}/g) ?? [];
+  assert.deepEqual(spaced, [], `${id}: a space between two Han characters`);
 }
 
 async function runAndCheck(page, id, lang) {
@@ -197,6 +201,53 @@ test('the page in Bahasa Indonesia: retracing\'s reasons and the other numbers',
   await assertClean(page, problems);
 });
 
+// A number written the English way where Indonesian is shown: a decimal point ("3.41", "0.0125") or
+// a decimal comma grouped like thousands would be ambiguous, so only the unambiguous English forms:
+// '.' followed by 1–2 or 4+ digits (Indonesian groups by three after '.'). Quoted versions
+// (TensorFlow 2.4, Python 3.10) and addresses are not numbers a student reads as a quantity.
+const ENGLISH_DECIMAL = /(?<![\d.,])\d+\.(\d{1,2}|\d{4,})(?![\d.,])/g;
+const NOT_A_QUANTITY = /https?:\S+|\barange\([^)]*\)|\b(TensorFlow|TF|tf|Python|Chromium|Chrome|Node|node|V8|Emscripten|emcc|C\+\+|uPlot|Eigen)[ /v]*\d+(\.\d+)*\S*|\b\d+\.\d+\.\d+\S*/g;
+
+/**
+ * Every text a finished run shows in a root (the document or a widget's shadow root): each text node
+ * outside code (values as one types them: the controls, their ranges and defaults), the plots' SVG
+ * text and aria-labels, the line plots' tick labels.
+ */
+const shownTexts = (page, host) => page.evaluate((sel) => {
+  const root = sel ? document.querySelector(sel).shadowRoot : document;
+  const texts = [];
+  const walker = document.createTreeWalker(sel ? root : document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.parentElement.closest('code, pre, select, script, style')) texts.push(node.textContent);
+  }
+  for (const node of root.querySelectorAll('[aria-label]')) texts.push(node.getAttribute('aria-label'));
+  const plots = sel ? document.querySelector(sel).plots ?? [] : window.__looplab.plots;
+  for (const p of plots) for (const axis of p.uplot?.axes ?? []) texts.push((axis._values ?? []).join(' '));
+  return texts.filter(Boolean);
+}, host);
+
+function assertIndonesianNumbers(texts, where) {
+  const english = texts.flatMap((t) => {
+    const text = t.replace(NOT_A_QUANTITY, '');
+    return [...text.matchAll(ENGLISH_DECIMAL)].map((m) => `${m[0]} in "…${text.slice(Math.max(0, m.index - 40), m.index + m[0].length + 10)}…"`);
+  });
+  assert.deepEqual(english, [], `${where}: numbers written the English way`);
+}
+
+test('the page in Bahasa Indonesia: every number written the Indonesian way (tables, verdicts, plots)', { timeout: 180_000 }, async () => {
+  for (const id of ['standardization', 'call-granularity', 'overhead', 'matrix']) {
+    const { page, problems } = await browser.open(`/web/?lang=id&experiment=${id}&${new URLSearchParams(SMALL[id])}`);
+    await waitForStatus(page, 'ready');
+    await runAndCheck(page, id, 'id');
+    await page.evaluate(() => { document.querySelector('#summary details.more').open = true; });
+    const texts = await shownTexts(page, null);
+    assert.ok(texts.join(' ').match(/\d,\d/), `${id}: some decimal comma is shown`);
+    assertIndonesianNumbers(texts, id);
+    await assertClean(page, problems);
+    await page.close();
+  }
+});
+
 test('the authoring page and the embed\'s messages to the host in 简体中文', { timeout: 120_000 }, async () => {
   const { page, problems } = await browser.open('/web/author.html?lang=zh-CN');
   await page.waitForFunction(() => document.querySelector('#preview-widget')?.status === 'ready', null, { timeout: 30_000 });
@@ -226,7 +277,7 @@ test('the authoring page and the embed\'s messages to the host in 简体中文',
   await host.waitForFunction(() => window.__messages.filter((m) => m.data?.type === 'looplab:error').length >= 4, null, { timeout: 10_000 });
   const errors = await host.evaluate(() => window.__messages.filter((m) => m.data?.type === 'looplab:error').map((m) => m.data.message));
   assert.deepEqual(errors.slice(0, 3), ['已忽略消息：looplab:set 需要 params: {name: value}',
-    '已忽略消息：looplab:set：lr_scaled 必须是字符串、数字或布尔值',
+    '已忽略消息：looplab:set: lr_scaled 必须是字符串、数字或布尔值',
     '已忽略消息：未知的 type（应为 looplab:run、looplab:stop 或 looplab:set）']);
   assert.match(errors[3], /^lr_raw: 必须是区间/, 'the widget\'s own error in the same language');
   await assertClean(host, hostProblems);
@@ -263,6 +314,23 @@ for (const lang of ['id']) {
   });
 }
 
+// The summaries a student reads first, for a person to look at (test-results/lang-<lang>-<id>-summary.png).
+test('the summaries of standardization and call-granularity in 简体中文 and Bahasa Indonesia (screenshots)', { timeout: 180_000 }, async () => {
+  for (const lang of ['zh-CN', 'id']) {
+    for (const id of ['standardization', 'call-granularity']) {
+      if (lang === 'id' && id === 'standardization') continue;   // the test above
+      const { page, problems } = await browser.open(`/web/?lang=${lang}&experiment=${id}&${new URLSearchParams(SMALL[id])}`);
+      await waitForStatus(page, 'ready');
+      await runAndCheck(page, id, lang);
+      if (lang === 'zh-CN') await assertChinese(page, id);
+      else assertIndonesianNumbers(await shownTexts(page, null), id);
+      await page.locator('#summary').screenshot({ path: join(RESULTS, `lang-${lang}-${id}-summary.png`) });
+      await assertClean(page, problems);
+      await page.close();
+    }
+  }
+});
+
 test('<looplab-experiment lang="id"> in a Chinese host page, and one that follows the host, at 360 px', { timeout: 120_000 }, async () => {
   const { page, problems } = await browser.open('/tests/web/fixtures/blank.html');
   await page.setViewportSize({ width: 360, height: 800 });
@@ -274,6 +342,7 @@ test('<looplab-experiment lang="id"> in a Chinese host page, and one that follow
   const result = await page.evaluate(() => document.querySelector('#id-widget').run().then(() => document.querySelector('#id-widget').status));
   assert.equal(result, 'done');
   assert.match(await shadowText('#id-widget', '#answer'), /x mentah/);
+  assertIndonesianNumbers(await shownTexts(page, '#id-widget'), 'the id widget');
   // Usable at 360 px: nothing wider than the viewport, the Run button inside it.
   const layout = await page.evaluate(() => ({
     page: document.documentElement.scrollWidth,

@@ -28,12 +28,12 @@ export function renderEnvironment(section, env, pageClockNs, lang = 'en') {
   const add = (k, v) => dl.append(el('dt', null, k), el('dd', null, v));
   add(tr('env.build', {}, lang), `${env.build ?? '?'}${tr(env.simd ? 'env.simd' : 'env.no_simd', {}, lang)}`);
   if (env.compiler) add(tr('env.compiler', {}, lang), env.compiler);
-  add(tr('env.core_clock', {}, lang), formatDuration(env.clock_resolution_ns));
-  add(tr('env.page_clock', {}, lang), formatDuration(pageClockNs));
+  add(tr('env.core_clock', {}, lang), formatDuration(env.clock_resolution_ns, lang));
+  add(tr('env.page_clock', {}, lang), formatDuration(pageClockNs, lang));
   add(tr('env.isolated', {}, lang), tr(window.crossOriginIsolated ? 'word.yes' : 'word.no', {}, lang));
   for (const [k, v] of Object.entries(env)) {
     if (SHOWN_FIRST.includes(k) || (v !== null && typeof v === 'object')) continue;
-    add(has(`env.${k}`) ? tr(`env.${k}`, {}, lang) : k.replace(/_/g, ' '), typeof v === 'boolean' ? tr(v ? 'word.yes' : 'word.no', {}, lang) : formatValue(v));
+    add(has(`env.${k}`) ? tr(`env.${k}`, {}, lang) : k.replace(/_/g, ' '), typeof v === 'boolean' ? tr(v ? 'word.yes' : 'word.no', {}, lang) : formatValue(v, lang));
   }
   section.append(dl, el('p', 'env-note', tr('env.note', {}, lang)));
 }

@@ -82,17 +82,20 @@ export class Controls {
     const help = document.createElement('p');
     help.className = 'field-help';
     help.id = `${id}-help`;
+    // The range and the default are values as one types them (here, in the URL, in the CLI), where '.'
+    // is the only decimal sign the core reads: they are shown as code, not as numbers in the
+    // language's signs.
+    const meta = document.createElement('span');
+    meta.className = 'field-meta';
     const facts = [];
     if (p.type === 'number' || p.type === 'integer') {
       const r = rangeText(p);   // the core's own wording when it gives one
-      const allowed = t(p.type === 'integer' ? 'allowed.integer_in' : 'allowed.number_in', { range: r }, this.lang);
-      facts.push(`${r ? allowed : p.type}${p.log ? t('ui.log_scale', {}, this.lang) : ''}`);
+      const allowed = r ? withCode(t(p.type === 'integer' ? 'allowed.integer_in' : 'allowed.number_in', { range: MARK }, this.lang), r) : [p.type];
+      facts.push([...allowed, p.log ? t('ui.log_scale', {}, this.lang) : '']);
     }
-    facts.push(t('ui.default_value', { value: formatDefault(p) }, this.lang));
+    facts.push(withCode(t('ui.default_value', { value: MARK }, this.lang), formatDefault(p)));
     help.textContent = p.help || '';
-    const meta = document.createElement('span');
-    meta.className = 'field-meta';
-    meta.textContent = facts.join(' · ');
+    facts.forEach((nodes, i) => meta.append(...(i ? [' · '] : []), ...nodes));
     help.append(meta);
 
     // Under a parameter that others depend on: which ones are hidden, and when they apply.
@@ -220,6 +223,16 @@ export class Controls {
   focus(name) {
     this.fields.get(name)?.input.focus();
   }
+}
+
+const MARK = '\u0000';
+
+/** A catalog text rendered with MARK for a value: its parts, the value as a <code> element. */
+function withCode(text, value) {
+  const code = document.createElement('code');
+  code.textContent = value;
+  const [before, after = ''] = text.split(MARK);
+  return [before, code, after].filter((part) => part !== '');
 }
 
 function formatDefault(p) {

@@ -21,7 +21,7 @@ import { isTerminated } from '../runtime/client.js';
 import { createPlot } from '../plots/plots.js';
 import { seriesColors } from '../plots/colors.js';
 import { download, el } from '../util/dom.js';
-import { formatValue } from '../util/format.js';
+import { formatValue, numberFormat } from '../util/format.js';
 import { errorText, localizeDescribe, localizeResult, render, t } from '../util/i18n.js';
 import { Controls } from './controls.js';
 import { DataPicker } from './data-picker.js';
@@ -33,7 +33,8 @@ const REDUCED_MOTION = '(prefers-reduced-motion: reduce)';
 const VALIDATE_DELAY_MS = 120;    // typing: ask the core once the keys pause
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-const seconds = (since) => ((performance.now() - since) / 1000).toFixed(1);
+/** Seconds since `since`, one decimal, in the language's signs ("0,4" in Indonesian). */
+const seconds = (since, lang) => numberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format((performance.now() - since) / 1000);
 
 export class ExperimentPanel extends EventTarget {
   constructor(container, { layout = 'widget', linkBase = '', lang = 'en' } = {}) {
@@ -282,7 +283,7 @@ export class ExperimentPanel extends EventTarget {
     this.state.active = handle;
     try {
       const { result, cancelled } = await handle.done;
-      if (cancelled) this.showStopped(t('ui.stopped_after', { s: seconds(started) }, this.lang));
+      if (cancelled) this.showStopped(t('ui.stopped_after', { s: seconds(started, this.lang) }, this.lang));
       else this.showFinished(result, started);
     } catch (e) {
       if (isTerminated(e)) this.showStopped(t('ui.stopped_left', {}, this.lang));
@@ -301,7 +302,7 @@ export class ExperimentPanel extends EventTarget {
   showFinished(result, started) {
     this.showResult(result);
     this.ui.progress.value = 1;
-    this.showProgressMessage(t('ui.finished_in', { s: seconds(started) }, this.lang));
+    this.showProgressMessage(t('ui.finished_in', { s: seconds(started, this.lang) }, this.lang));
     this.setStatus('done');
     this.emit('result', { result });
   }

@@ -6,7 +6,7 @@
 //   const { name, blob } = await chartImage(plot, spec);  // PNG
 import { el } from '../util/dom.js';
 import { formatValue, humanize } from '../util/format.js';
-import { formatNumberIn, t as say, text } from '../util/i18n.js';
+import { t as say, text } from '../util/i18n.js';
 
 const MAX_ROWS = 500;   // a longer table helps nobody; the CSV export has every point
 
@@ -44,8 +44,7 @@ function columnsOf(plot, spec, result) {
 
 /** A value as the table shows it: numbers in the language's digits and signs, names by their label. */
 function cell(v, lang) {
-  if (!lang || lang === 'en') return formatValue(v);
-  if (typeof v === 'number') return formatNumberIn(v, lang);
+  if (typeof v === 'number' || !lang || lang === 'en') return formatValue(v, lang || 'en');
   if (typeof v === 'string') return text(`label.${v}`, v, lang);
   return typeof v === 'boolean' ? say(v ? 'word.yes' : 'word.no', {}, lang) : formatValue(v);
 }

@@ -2,8 +2,8 @@
 // reading sentence, runs table (columns from the keys), extra summary numbers, quoted figures, and
 // the series as CSV. Everything is built with textContent; nothing from data is parsed as HTML.
 import { el } from '../util/dom.js';
-import { humanize, formatValue, formatDuration } from '../util/format.js';
-import { comparisonMessage, comparisonName, comparisonShortMessage, formatNumberIn, has, localizeResult, render, t, text } from '../util/i18n.js';
+import { humanize, formatNumber, formatValue, formatDuration } from '../util/format.js';
+import { comparisonMessage, comparisonName, comparisonShortMessage, has, localizeResult, render, t, text } from '../util/i18n.js';
 
 /**
  * A record key as a heading: in English the key made readable; in another language its catalog name
@@ -65,7 +65,7 @@ function comparisonsTable(comparisons, lang) {
 /** result.environment -> "Measured in wasm, SIMD simd128, clock step 1 µs": where the numbers come from. */
 function measuredOn(env, lang) {
   if (!env) return '';
-  const clock = Number.isFinite(env.clock_resolution_ns) ? t('ui.clock_step', { step: formatDuration(env.clock_resolution_ns) }, lang) : '';
+  const clock = Number.isFinite(env.clock_resolution_ns) ? t('ui.clock_step', { step: formatDuration(env.clock_resolution_ns, lang) }, lang) : '';
   return t('ui.measured_on', { build: env.build, simd: env.simd_kind || t(env.simd ? 'ui.on' : 'ui.off', {}, lang), clock }, lang);
 }
 
@@ -113,7 +113,7 @@ const NULL_TEXT = { iterations_to_tolerance: 'ui.not_reached', diverged_at: 'wor
 function cellText(key, v, lang) {
   if (v === null || v === undefined) return NULL_TEXT[key] ? t(NULL_TEXT[key], {}, lang) : '—';
   if (typeof v === 'boolean') return t(v ? 'word.yes' : 'word.no', {}, lang);
-  if (typeof v === 'number' && lang !== 'en') return formatNumberIn(v, lang);
+  if (typeof v === 'number') return formatNumber(v, lang);
   if (typeof v === 'string' && lang !== 'en') return text(`label.${v}`, v, lang);
   return formatValue(v);
 }

@@ -39,7 +39,7 @@ function niceStep(span, count) {
 }
 
 /** Axis for the values: {min, max, ticks, pos(v) -> 0..1 from the bottom, label(v)}. */
-export function barScale(values, log) {
+export function barScale(values, log, lang = 'en') {
   if (log) {
     const pos = values.filter((v) => v > 0);
     if (!pos.length) return null;
@@ -50,7 +50,7 @@ export function barScale(values, log) {
     const mults = hi - lo <= 2 ? [1, 2, 5] : [1];
     for (let e = lo; e <= hi; e++) for (const m of mults) if (e < hi || m === 1) ticks.push(m * 10 ** e);
     return {
-      ticks, label: logTick,
+      ticks, label: (v) => logTick(v, lang),
       pos: (v) => (Math.log10(v) - lo) / (hi - lo),
       drawable: (v) => typeof v === 'number' && v > 0 && Number.isFinite(v),
     };
@@ -66,7 +66,7 @@ export function barScale(values, log) {
   const ticks = [];
   for (let t = lo; t <= hi + step / 2; t += step) ticks.push(+t.toPrecision(12));
   return {
-    ticks, label: (v) => formatShort(v),
+    ticks, label: (v) => formatShort(v, 3, lang),
     pos: (v) => (v - lo) / (hi - lo),
     drawable: (v) => typeof v === 'number' && Number.isFinite(v),
   };
@@ -107,7 +107,7 @@ export class BarPlot {
 
   /** The bars as drawn: [{label, value, spread?}] (value null where it cannot be drawn; spread with a whisker). */
   bars() {
-    const scale = barScale(this.extents(), this.spec.log_y);
+    const scale = barScale(this.extents(), this.spec.log_y, this.spec.lang);
     return this.items.map((b) => {
       const ok = Boolean(scale?.drawable(b.value));
       return {
@@ -136,7 +136,7 @@ export class BarPlot {
     this.chart = null;
     this.width = this.body.clientWidth;
     const stacked = Array.isArray(this.spec.stack);
-    const scale = barScale(stacked ? this.items.map((b) => b.value) : this.extents(), this.spec.log_y && !stacked);
+    const scale = barScale(stacked ? this.items.map((b) => b.value) : this.extents(), this.spec.log_y && !stacked, this.spec.lang);
     this.empty.hidden = Boolean(scale && this.items.length);
     if (!this.empty.hidden) return;
 
@@ -149,13 +149,13 @@ export class BarPlot {
     const y = (v) => bottom - scale.pos(v) * (bottom - top);
     const unit = this.spec.y_label || humanize(this.spec.value);
     const partNames = this.spec.stack_labels || this.spec.stack || [];
-    const partsText = (b) => (b.parts ? ` (${b.parts.map((v, k) => `${partNames[k]} ${formatShort(v)}`).join(' + ')})` : '');
-    const spreadText = (b, digits) => (b.spread ? ` ± ${formatShort(b.spread, digits)}` : '');
+    const partsText = (b) => (b.parts ? ` (${b.parts.map((v, k) => `${partNames[k]} ${formatShort(v, 3, this.spec.lang)}`).join(' + ')})` : '');
+    const spreadText = (b, digits) => (b.spread ? ` ± ${formatShort(b.spread, digits, this.spec.lang)}` : '');
     const noValue = tr('plot.no_value', {}, this.spec.lang);
-    const described = this.items.map((b) => `${b.label}: ${scale.drawable(b.value) ? formatShort(b.value) + spreadText(b) + partsText(b) : noValue}`);
+    const described = this.items.map((b) => `${b.label}: ${scale.drawable(b.value) ? formatShort(b.value, 3, this.spec.lang) + spreadText(b) + partsText(b) : noValue}`);
     const chart = svg('svg', {
       class: 'bars', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
-      'aria-label': `${this.spec.title} (${unit}${this.spec.log_y ? tr('ui.log_scale', {}, this.spec.lang) : ''}${this.spec.spread ? tr('plot.spread_note', {}, this.spec.lang) : ''}): ${described.join(', ')}`,
+      'aria-label': `${this.spec.title} (${unit}${this.spec.log_y ? tr('ui.log_scale', {}, this.spec.lang) : ''}${this.spec.spread ? tr('plot.spread_note', {}, this.spec.lang) : ''}): ${described.join('; ')}`,
     });
 
     const axis = svg('g', { class: 'bars-axis', 'aria-hidden': 'true' });
@@ -182,7 +182,7 @@ export class BarPlot {
       const cx = left + band * (i + 0.5);
       const g = svg('g', { class: 'bar', 'data-category': b.label });
       const ok = scale.drawable(b.value);
-      g.append(svg('title', {}, `${b.label}: ${ok ? formatShort(b.value, 4) + spreadText(b, 2) : noValue} ${unit}${ok ? partsText(b) : ''}`));
+      g.append(svg('title', {}, `${b.label}: ${ok ? formatShort(b.value, 4, this.spec.lang) + spreadText(b, 2) : noValue} ${unit}${ok ? partsText(b) : ''}`));
       if (ok && b.parts) {
         let base = 0;
         b.parts.forEach((v, k) => {
@@ -206,7 +206,7 @@ export class BarPlot {
       const topY = ok && b.spread && !b.parts ? y(b.value + b.spread) : ok ? y(b.value) : baseY;
       const labelY = Math.min(topY, baseY) - 7;
       g.append(
-        svg('text', { class: 'bars-value', x: cx, y: labelY.toFixed(1), 'text-anchor': 'middle' }, ok ? formatShort(b.value) : '—'),
+        svg('text', { class: 'bars-value', x: cx, y: labelY.toFixed(1), 'text-anchor': 'middle' }, ok ? formatShort(b.value, 3, this.spec.lang) : '—'),
         slanted
           ? svg('text', {
             class: 'bars-category', x: cx, y: bottom + 14, 'text-anchor': 'end', transform: `rotate(-35 ${cx} ${bottom + 14})`,

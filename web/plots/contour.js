@@ -204,7 +204,7 @@ export class ContourPlot {
   }
 
   /** The frame, title and end labels of one panel. */
-  static axes(ctx, s, title, xLabel, yLabel, xr, yr) {
+  static axes(ctx, s, title, xLabel, yLabel, xr, yr, lang = 'en') {
     ctx.strokeStyle = '#c9ced8';
     ctx.lineWidth = 1;
     ctx.strokeRect(s.left, s.top, s.right - s.left, s.bottom - s.top);
@@ -215,16 +215,16 @@ export class ContourPlot {
     ctx.fillText(title, s.left, s.top - 7);
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'top';
-    ctx.fillText(formatShort(xr[0]), s.left, s.bottom + 4);
+    ctx.fillText(formatShort(xr[0], 3, lang), s.left, s.bottom + 4);
     ctx.textAlign = 'right';
-    ctx.fillText(formatShort(xr[1]), s.right, s.bottom + 4);
+    ctx.fillText(formatShort(xr[1], 3, lang), s.right, s.bottom + 4);
     ctx.textAlign = 'center';
     ctx.fillText(xLabel, (s.left + s.right) / 2, s.bottom + 17);
     ctx.textAlign = 'right';
     ctx.textBaseline = 'bottom';
-    ctx.fillText(formatShort(yr[0]), s.left - 4, s.bottom);
+    ctx.fillText(formatShort(yr[0], 3, lang), s.left - 4, s.bottom);
     ctx.textBaseline = 'top';
-    ctx.fillText(formatShort(yr[1]), s.left - 4, s.top);
+    ctx.fillText(formatShort(yr[1], 3, lang), s.left - 4, s.top);
     ctx.textBaseline = 'middle';
     ctx.fillText(yLabel, s.left - 4, (s.top + s.bottom) / 2);
   }
@@ -240,7 +240,7 @@ export class ContourPlot {
     const xr = [xs[0], xs[n - 1]], yr = [ys[0], ys[n - 1]];
     const s = ContourPlot.scale(box, xr, yr);
     ContourPlot.axes(ctx, s, tr('plot.loss_over', { name: panel.name, x: spec.x, y: spec.y }, spec.lang), spec.x_label || spec.x,
-      spec.y_label || spec.y, xr, yr);
+      spec.y_label || spec.y, xr, yr, spec.lang);
     // Grid coordinates (0 .. n − 1) to pixels; the grid is evenly spaced.
     const gx = (i) => s.left + (i / (n - 1)) * (s.right - s.left);
     const gy = (j) => s.bottom - (j / (n - 1)) * (s.bottom - s.top);
@@ -291,7 +291,7 @@ export class ContourPlot {
     ctx.restore();
     const last = px.length - 1;
     return tr('plot.valley_said', { name: panel.name, levels: levels.length, points: px.length,
-      now: last >= 0 ? tr('plot.now_at', { x: spec.x, xv: formatNumber(px[last]), y: spec.y, yv: formatNumber(py[last]) }, spec.lang) : '' }, spec.lang);
+      now: last >= 0 ? tr('plot.now_at', { x: spec.x, xv: formatNumber(px[last], spec.lang), y: spec.y, yv: formatNumber(py[last], spec.lang) }, spec.lang) : '' }, spec.lang);
   }
 
   drawData(ctx, box) {
@@ -304,7 +304,7 @@ export class ContourPlot {
     const pad = (a, b) => { const d = (b - a) * 0.05 || Math.abs(a) * 0.05 || 1; return [a - d, b + d]; };
     const xr = pad(lo(fx), hi(fx)), yr = pad(lo(fy), hi(fy));
     const s = ContourPlot.scale(box, xr, yr);
-    ContourPlot.axes(ctx, s, tr('plot.data_lines', {}, spec.lang), 'x', 'y', xr, yr);
+    ContourPlot.axes(ctx, s, tr('plot.data_lines', {}, spec.lang), 'x', 'y', xr, yr, spec.lang);
     ctx.save();
     ctx.beginPath();
     ctx.rect(s.left, s.top, s.right - s.left, s.bottom - s.top);
@@ -329,7 +329,7 @@ export class ContourPlot {
       ctx.moveTo(s.x(xr[0]), s.y(w * xr[0] + b));
       ctx.lineTo(s.x(xr[1]), s.y(w * xr[1] + b));
       ctx.stroke();
-      said.push(`${panel.name}: y = ${formatNumber(w)}·x + ${formatNumber(b)}`);
+      said.push(`${panel.name}: y = ${formatNumber(w, spec.lang)}·x + ${formatNumber(b, spec.lang)}`);
     });
     ctx.restore();
     return tr('plot.data_said', { n: x.length, lines: said.length ? said.join('; ') : tr('plot.no_line', {}, spec.lang) }, spec.lang);

@@ -58,8 +58,8 @@ export function colorScale(values, scale) {
 
 function cellText(v, spec) {
   if (typeof v !== 'number' || !Number.isFinite(v)) return '—';
-  if (spec.scale === 'diverging') return `${v > 0 ? '+' : ''}${formatShort(v)}${spec.unit === '%' ? '%' : ''}`;
-  return formatShort(v);
+  if (spec.scale === 'diverging') return `${v > 0 ? '+' : ''}${formatShort(v, 3, spec.lang)}${spec.unit === '%' ? '%' : ''}`;
+  return formatShort(v, 3, spec.lang);
 }
 
 export class HeatmapPlot {

@@ -53,11 +53,15 @@ export class LivePlot {
     this.frame = 0;
     Object.assign(this, plotFrame(container, spec, { kind: 'lines', empty: tr('plot.lines_empty', {}, spec.lang) }));
 
-    const tick = (log) => (log ? { values: (u, splits) => splits.map(logTick), filter: logLabels } : {});
+    // Tick labels in the student's language's signs (uPlot's own would follow the browser's locale).
+    const lang = spec.lang || 'en';
+    const tick = (log) => (log
+      ? { values: (u, splits) => splits.map((v) => logTick(v, lang)), filter: logLabels }
+      : { values: (u, splits) => splits.map((v) => (v === null || v === undefined ? '' : formatNumber(v, lang))) });
     const grid = (log) => ({ stroke: '#e6e9ef', ...(log ? { filter: logGrid } : {}) });
     const ticks = (log) => ({ stroke: '#c9ced8', ...(log ? { filter: logGrid } : {}) });
     // Legend values only while the cursor is over the plot (uPlot shows "--" otherwise).
-    const value = (u, v, si, di) => (typeof di !== 'number' ? '' : typeof v !== 'number' ? '—' : formatNumber(v));
+    const value = (u, v, si, di) => (typeof di !== 'number' ? '' : typeof v !== 'number' ? '—' : formatNumber(v, lang));
     this.uplot = new uPlot({
       width: Math.max(300, this.body.clientWidth || 600),
       height: HEIGHT,

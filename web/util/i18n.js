@@ -12,6 +12,7 @@
 // one missing in English renders as ⟦key⟧, which the tests look for. Renderers return plain text:
 // it goes into the DOM with textContent, never as HTML.
 import { CATALOGS } from './catalogs.js';
+import { decimalSign, numberFormat } from './format.js';
 
 export const LANGUAGES = Object.freeze(['en', 'zh-CN', 'id']);
 /** Each language's name in itself, for the picker. */
@@ -67,13 +68,6 @@ export function text(key, fallback, lang = 'en') {
   return fallback;
 }
 
-const formatters = new Map();
-function numberFormat(lang, options) {
-  const id = `${lang}|${JSON.stringify(options)}`;
-  if (!formatters.has(id)) formatters.set(id, new Intl.NumberFormat(lang, options));
-  return formatters.get(id);
-}
-
 /** `v` to `digits` significant digits the way the core's format_sig does, in the language's digits and signs. */
 function sig(v, digits, lang) {
   if (!Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : (v > 0 ? 'inf' : '-inf');
@@ -81,9 +75,8 @@ function sig(v, digits, lang) {
   if (a >= 1000 && a < 1e15) return numberFormat(lang, { maximumFractionDigits: 0 }).format(Math.round(v));
   if (a !== 0 && a < 1e-3) {
     const [mantissa, exponent] = v.toExponential(digits - 1).split('e');
-    const decimal = numberFormat(lang, {}).formatToParts(1.5).find((p) => p.type === 'decimal')?.value || '.';
     const e = Number(exponent);
-    return `${mantissa.replace('.', decimal)}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+    return `${mantissa.replace('.', decimalSign(lang))}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
   }
   return numberFormat(lang, { maximumSignificantDigits: digits }).format(v);
 }
@@ -96,12 +89,21 @@ function rho(v, lang) {
   return sig(v, 2 + Math.ceil(-Math.log10(d)), lang);
 }
 
+/** A size in decimal units to 3 significant digits, as the core's format_bytes: 2.4 GB, 512 B. */
+function bytes(v, lang) {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let u = 0;
+  while (v >= 1000 && u < units.length - 1) { v /= 1000; u += 1; }
+  return `${sig(v, 3, lang)} ${units[u]}`;
+}
+
 function formatNumberAs(v, format, lang) {
   switch (format) {
     case 'int': return Number.isFinite(v) ? numberFormat(lang, { maximumFractionDigits: 0 }).format(Math.round(v)) : sig(v, 3, lang);
     case 'num': return sig(v, 3, lang);
     case 'spread': return v >= 100 ? sig(Math.round(v), 3, lang) : sig(v, 2, lang);
     case 'rho': return rho(v, lang);
+    case 'bytes': return bytes(v, lang);
     default: {
       const m = /^sig([1-9])$/.exec(format || '');
       if (m) return sig(v, Number(m[1]), lang);
@@ -128,29 +130,24 @@ function renderArg(v, format, lang) {
   return s;
 }
 
+// Chinese puts a space between Han and Latin text ("用 eager 执行"), none between two Han characters:
+// a template's space beside a label that is itself Chinese ("为什么 {label} 需要" with 原始 x) is
+// dropped (as the core's render() does).
+const SPACE_BETWEEN_WIDE = /(?<=[\u3000-\u9fff\uff00-\uff7f]) (?=[\u3000-\u9fff\uff00-\uff7f])/g;
+
 /** The template of `key` in `lang` with `args` filled in. */
 export function t(key, args = {}, lang = 'en') {
   const template = lookup(key, lang);
   if (template === null) return `⟦${key}⟧`;
-  return template.replace(/\{([a-z0-9_]+)(?::([a-z0-9_]+))?\}/g,
+  const out = template.replace(/\{([a-z0-9_]+)(?::([a-z0-9_]+))?\}/g,
     (whole, name, format) => (Object.hasOwn(args, name) ? renderArg(args[name], format, lang) : whole));
+  return lang === 'zh-CN' ? out.replace(SPACE_BETWEEN_WIDE, '') : out;
 }
 
 /** A message {key, args} from the core, in `lang`. Anything else (an English string) is returned as text. */
 export function render(message, lang = 'en') {
   if (message && typeof message === 'object' && typeof message.key === 'string') return t(message.key, message.args || {}, lang);
   return message === null || message === undefined ? '' : String(message);
-}
-
-/** A table's number in `lang` the way util/format.js formatNumber writes it in English: 132.955 · 0,96818 · 9,9e-7. */
-export function formatNumberIn(v, lang = 'en') {
-  if (typeof v !== 'number' || !Number.isFinite(v)) return String(v);
-  if (v === 0) return '0';
-  const a = Math.abs(v);
-  if (Number.isInteger(v) && a < 1e9) return numberFormat(lang, {}).format(v);
-  if (a >= 1e-3 && a < 1e9) return numberFormat(lang, { maximumSignificantDigits: 7 }).format(v);
-  const decimal = numberFormat(lang, {}).formatToParts(1.5).find((p) => p.type === 'decimal')?.value || '.';
-  return v.toExponential(3).replace(/\.?0+e/, 'e').replace('e+', 'e').replace('.', decimal);
 }
 
 // ---- comparisons: summary.comparisons records rendered as core's comparison_message does ----

@@ -166,13 +166,6 @@ json parse_config(const std::string& text) {
   return config;
 }
 
-std::string format_bytes(double b) {
-  const char* units[] = {"bytes", "KB", "MB", "GB", "TB"};
-  int u = 0;
-  while (b >= 1000.0 && u < 4) b /= 1000.0, ++u;
-  return format_sig(b, 3) + " " + units[u];
-}
-
 // Refuses a config whose estimate is over this build's limits, before the run allocates anything.
 void check_limits(const Experiment& e, const Params& p) {
   if (!e.estimate) return;  // not yet estimated: see Experiment::estimate
@@ -186,10 +179,9 @@ void check_limits(const Experiment& e, const Params& p) {
   const json drivers =
       est.drivers.empty() ? json() : msg("err.limit_drivers", {{"drivers", est.drivers}});
   if (!(est.bytes <= lim.bytes))
-    throw ConfigError(msg("err.limit_bytes", {{"need", format_bytes(est.bytes)},
-                                              {"limit", format_bytes(lim.bytes)},
-                                              {"build", build},
-                                              {"drivers", drivers}}));
+    throw ConfigError(
+        msg("err.limit_bytes",
+            {{"need", est.bytes}, {"limit", lim.bytes}, {"build", build}, {"drivers", drivers}}));
   if (!(est.steps <= lim.steps))
     throw ConfigError(
         msg("err.limit_steps",

@@ -59,4 +59,17 @@ std::string format_sig(double v, int digits) {
   return buf;
 }
 
+std::string format_bytes(double bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  int u = 0;
+  while (bytes >= 1000.0 && u < 4) bytes /= 1000.0, ++u;
+  return format_sig(bytes, 3) + " " + units[u];
+}
+
+std::string in_language(std::string number, std::string_view lang) {
+  if (lang != "id") return number;
+  for (char& c : number) c = c == '.' ? ',' : c == ',' ? '.' : c;
+  return number;
+}
+
 }  // namespace looplab

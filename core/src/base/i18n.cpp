@@ -90,14 +90,20 @@ std::string rho_text(double rho) {
   return format_sig(rho, 2 + static_cast<int>(std::ceil(-std::log10(d))));
 }
 
-std::string number_text(double v, const std::string& fmt) {
+std::string english_number_text(double v, const std::string& fmt) {
   if (fmt == "int") return std::isfinite(v) ? with_commas(std::llround(v)) : format_sig(v);
   if (fmt == "num") return format_sig(v, 3);
   if (fmt == "spread") return v >= 100.0 ? format_sig(std::round(v), 3) : format_sig(v, 2);
   if (fmt == "rho") return rho_text(v);
+  if (fmt == "bytes") return format_bytes(v);
   if (fmt.size() == 4 && fmt.compare(0, 3, "sig") == 0 && fmt[3] >= '1' && fmt[3] <= '9')
     return format_sig(v, fmt[3] - '0');
   return format_number(v);
+}
+
+// The number as the page's renderer writes it in `lang` (web/util/i18n.js, formatNumberAs).
+std::string number_text(double v, const std::string& fmt, std::string_view lang) {
+  return in_language(english_number_text(v, fmt), lang);
 }
 
 bool name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }
@@ -111,7 +117,7 @@ std::string render_arg(const json& v, const std::string& fmt, std::string_view l
   }
   if (v.is_object()) return render(v, lang);
   if (v.is_boolean()) return render(msg(v.get<bool>() ? "word.yes" : "word.no"), lang);
-  if (v.is_number()) return number_text(v.get<double>(), fmt);
+  if (v.is_number()) return number_text(v.get<double>(), fmt, lang);
   const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
   if (fmt == "label" || fmt == "unit") {
     if (s.empty()) return s;
@@ -130,6 +136,28 @@ std::string render_arg(const json& v, const std::string& fmt, std::string_view l
     return s;
   }
   return s;
+}
+
+// Whether the three bytes at s[i] are a CJK ideograph or full-width punctuation in UTF-8
+// (U+3000–U+9FFF, U+FF00–U+FF7F).
+bool wide_at(const std::string& s, std::size_t i) {
+  if (i + 3 > s.size()) return false;
+  const auto b0 = static_cast<unsigned char>(s[i]), b1 = static_cast<unsigned char>(s[i + 1]);
+  return (b0 >= 0xE3 && b0 <= 0xE9) || (b0 == 0xEF && (b1 == 0xBC || b1 == 0xBD));
+}
+
+// Chinese puts a space between Han and Latin text ("用 eager 执行"), none between two Han
+// characters: a template's space beside a label that is itself Chinese ("为什么 {label} 需要" with
+// 原始 x) is dropped.
+std::string without_spaces_between_wide(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == ' ' && out.size() >= 3 && wide_at(out, out.size() - 3) && wide_at(s, i + 1))
+      continue;
+    out += s[i];
+  }
+  return out;
 }
 
 }  // namespace
@@ -196,7 +224,7 @@ std::string render(const json& m, std::string_view lang) {
     }
     out += t[i];
   }
-  return out;
+  return lang == "zh-CN" ? without_spaces_between_wide(out) : out;
 }
 
 }  // namespace looplab

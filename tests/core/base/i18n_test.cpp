@@ -9,6 +9,7 @@
 #include <string>
 
 #include "looplab/base/error.hpp"
+#include "looplab/base/format.hpp"
 
 namespace looplab {
 namespace {
@@ -53,11 +54,46 @@ TEST(I18n, NumbersFollowThePlaceholderFormat) {
   EXPECT_EQ(render(msg("cmp.value_spread", {{"v", 18.83}, {"s", 0.42}}), "en"), "18.8 ± 0.42");
 }
 
+// The same signs as the page's Intl.NumberFormat: Chinese writes 1,234.5 as English does,
+// Indonesian 1.234,5.
+// Chinese spaces Han from Latin text, never Han from Han: the template's spaces beside a label go
+// when the label is Chinese, and stay when it is an id.
+TEST(I18n, ChineseHasNoSpaceBetweenTwoHanCharacters) {
+  EXPECT_EQ(render(msg("std.h_why", {{"label", "raw x"}}), "zh-CN"),
+            "为什么原始 x 需要这么多次迭代");
+  EXPECT_EQ(render(msg("std.h_why", {{"label", "fit"}}), "zh-CN"), "为什么 fit 需要这么多次迭代");
+  EXPECT_EQ(render(msg("std.h_why", {{"label", "raw x"}}), "en"), "Why raw x needs its iterations");
+}
+
+TEST(I18n, NumbersAreWrittenWithTheLanguagesSigns) {
+  const json n = msg("std.iter", {{"n", 132956}});
+  EXPECT_EQ(render(n, "en"), "132,956");
+  EXPECT_EQ(render(n, "zh-CN"), "132,956");
+  EXPECT_EQ(render(n, "id"), "132.956");
+  const json v = msg("cmp.value_spread", {{"v", 1234.5}, {"s", 0.0421}});
+  EXPECT_EQ(render(v, "en"), "1,235 ± 0.042");
+  EXPECT_EQ(render(v, "id"), "1.235 ± 0,042");
+  EXPECT_EQ(render(msg("cmp.value", {{"v", 0.8124}}), "id"), "0,812");
+  EXPECT_EQ(render(msg("std.h_iter", {{"tol", 1e-6}}), "id").find("1,0e-06") != std::string::npos,
+            true);
+  EXPECT_EQ(render(msg("cmp.short.time", {{"a", "k = 5"}, {"factor", 7400.0}}), "id"),
+            "k = 5 7.400× lebih cepat");
+  EXPECT_EQ(render(msg("cmp.short.time", {{"a", "k = 5"}, {"factor", 7400.0}}), "zh-CN"),
+            "k = 5 速度为 7,400 倍");
+  EXPECT_EQ(in_language("NaN", "id"), "NaN");
+  EXPECT_EQ(format_bytes(2.4e9), "2.4 GB");
+  EXPECT_EQ(
+      render(msg("err.limit_bytes",
+                 {{"need", 2.45e9}, {"limit", 1e9}, {"build", "wasm"}, {"drivers", ""}}),
+             "id"),
+      "config: butuh sekitar 2,45 GB memori (perkiraan), melebihi batas 1 GB pada build wasm");
+}
+
 TEST(I18n, LabelsAndUnitsAreLookedUpAndMissingKeysShow) {
   const json m =
       msg("cmp.short.count", {{"a", "standardized x"}, {"factor", 3409.0}, {"unit", "iterations"}});
   EXPECT_EQ(render(m, "en"), "standardized x 3,409× fewer iterations");
-  EXPECT_EQ(render(m, "id"), "x terstandardisasi 3,409× lebih sedikit iterasi");
+  EXPECT_EQ(render(m, "id"), "x terstandardisasi 3.409× lebih sedikit iterasi");
   EXPECT_EQ(render(msg("no.such.key"), "zh-CN"), "\u27e6no.such.key\u27e7");
   EXPECT_EQ(render(msg("cmp.short.time", {{"a", "k = 5"}, {"factor", 2.0}}), "en"),
             "k = 5 2× faster");

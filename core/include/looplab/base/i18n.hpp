@@ -9,9 +9,9 @@
 //   -> "lr_raw：必须是 (0, 10] 中的数，实际为 -1"
 //
 // An argument is a number (formatted by the placeholder's format: int, sig1..sig9, num, spread,
-// rho, plain), a string (as given; format label or unit looks it up as label.<s> / unit.<s>), a
-// nested message, or an array of those (concatenated). A key missing from a catalog falls back to
-// English, and a key missing from English renders as ⟦key⟧, which tests look for.
+// rho, bytes (2.4 GB), plain), a string (as given; format label or unit looks it up as label.<s> /
+// unit.<s>), a nested message, or an array of those (concatenated). A key missing from a catalog
+// falls back to English, and a key missing from English renders as ⟦key⟧, which tests look for.
 #pragma once
 
 #include <functional>
