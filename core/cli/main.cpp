@@ -209,19 +209,8 @@ json build_config(const std::string& id, const std::string& config_path,
           msg("cli.err_config_other", {{"got", shown_value(config["experiment"])}, {"id", id}}));
   }
   config["experiment"] = id;
-  const Experiment& e = find_experiment(id);
-  for (const auto& s : attach_data(config, e, data_path, all_sets)) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw ConfigError(msg("cli.err_set_form", {{"got", shown_value(json(s))}}));
-    const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
-    const ParamSpec* spec = nullptr;
-    for (const auto& p : e.params)
-      if (p.name == name) spec = &p;
-    config[name] =
-        spec ? parse_param_text(*spec, text) : json(text);  // unknown names fail validation
-  }
-  return config;
+  const auto sets = attach_data(config, find_experiment(id), data_path, all_sets);
+  return with_assignments(std::move(config), sets);
 }
 
 std::string series_csv(const json& result) {
@@ -368,6 +357,16 @@ int cmd_run(const std::vector<std::string>& args) {
   return 0;
 }
 
+// `looplab test-configs`: every experiment's small and golden configs (experiment.hpp) as JSON, for
+// tests/golden/golden.py; a developer's command, so not in the usage text.
+int cmd_test_configs() {
+  json out = json::object();
+  for (const auto& e : experiments())
+    out[e.id] = {{"small", e.small_config}, {"golden", e.golden_configs}};
+  std::cout << out.dump(1) << "\n";
+  return 0;
+}
+
 int main_impl(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     std::cout << tr("cli.usage");
@@ -380,6 +379,7 @@ int main_impl(const std::vector<std::string>& args) {
     return cmd_describe(rest[0]);
   }
   if (args[0] == "run") return cmd_run(rest);
+  if (args[0] == "test-configs" && rest.empty()) return cmd_test_configs();
   throw UsageError(msg("cli.err_unknown_command", {{"command", args[0]}}));
 }
 

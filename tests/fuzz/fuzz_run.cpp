@@ -1,13 +1,13 @@
 // fuzz_run — libFuzzer target: runs any experiment on a small random *valid* config.
 //
-// The fuzz bytes choose an experiment and, for each parameter, either its default or a value
-// inside its declared range, biased towards the small end (integers like n, epochs or hidden span
-// decades; uniform picks would almost always be huge). Configs the experiment's own checks reject
-// are skipped, and so are configs whose Estimate exceeds a fuzzing budget: the runs must stay in
-// the millisecond range for libFuzzer to make progress. Each run is advanced in small chunks up to
-// a wall-time cap, then progress_json() and (when done) result_json() must parse and name the
-// experiment. A crash, a sanitizer report, an exception other than ConfigError or an assertion
-// below is a finding.
+// The fuzz bytes choose an experiment, its defaults or its small config, and, for each parameter,
+// either that value or a value inside its declared range, biased towards the small end (integers
+// like n, epochs or hidden span decades; uniform picks would almost always be huge). Configs the
+// experiment's own checks reject are skipped, and so are configs whose Estimate exceeds a fuzzing
+// budget: the runs must stay in the millisecond range for libFuzzer to make progress. Each run is
+// advanced in small chunks up to a wall-time cap, then progress_json() and (when done)
+// result_json() must parse and name the experiment. A crash, a sanitizer report, an exception other
+// than ConfigError or an assertion below is a finding.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <chrono>
@@ -70,7 +70,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FuzzedDataProvider in(data, size);
   const auto& all = looplab::experiments();
   const looplab::Experiment& e = all.at(in.ConsumeIntegralInRange<std::size_t>(0, all.size() - 1));
+  // Half the inputs start from the experiment's small config (experiment.hpp), which runs in the
+  // fuzzing budget as it is, the others from its defaults; then parameters change at random.
   json config = {{"experiment", e.id}};
+  if (in.ConsumeBool()) config = looplab::with_assignments(config, e.small_config);
   for (const ParamSpec& spec : e.params)
     if (in.ConsumeBool()) config[spec.name] = pick(spec, in);
   const std::string text = config.dump();

@@ -26,34 +26,13 @@ import subprocess
 import sys
 import tempfile
 
-# (experiment, [--set name=value ...]): the default config and two others each, small enough that
-# all of them run in well under a minute natively.
-CONFIGS = [
-    ("standardization", []),
-    ("standardization", ["mode=traced", "scaling=minmax", "lr_scaled=0.05"]),
-    ("standardization", ["mode=eager", "lr_raw=1e-3", "max_iterations=2000"]),
-    ("execution-modes", []),
-    ("execution-modes", ["n=2000", "batch=50", "unroll=4", "epochs=3", "hidden=8"]),
-    ("execution-modes", ["n=500", "batch=50", "epochs=2", "lr=0.5"]),
-    ("unroll", []),
-    ("unroll", ["n=2000", "batch=20", "epochs=2"]),
-    ("unroll", ["n=1000", "batch=100", "hidden=4", "lr=0.9"]),
-    ("retracing", []),
-    ("retracing", ["n=1000", "batch=64"]),
-    ("retracing", ["n=300", "batch=100", "drop_remainder=true"]),
-    ("call-granularity", []),
-    ("call-granularity", ["n=1000", "epochs=4"]),
-    ("call-granularity", ["n=2000", "batch=50", "epochs=2"]),
-    ("overhead", ["n_max=10000", "points=4", "repeats=2", "chunk_ms=1"]),
-    ("overhead", ["n_max=100000", "points=3", "repeats=1", "chunk_ms=1"]),
-    ("overhead", []),
-    ("pipelines", []),
-    ("pipelines", ["n=1000", "epochs=2"]),
-    ("pipelines", ["n=2000", "batch=50", "epochs=1"]),
-    ("matrix", ["rows_large=512", "repeats=1", "chunk_ms=1"]),
-    ("matrix", ["rows_large=1024", "repeats=1", "chunk_ms=1"]),
-    ("matrix", []),
-]
+# (experiment, [--set name=value ...]): each experiment declares its golden configs (the defaults
+# and two others, small enough that all of them run in well under a minute natively) beside its
+# code, in `e.golden_configs`; `looplab test-configs` prints them.
+def golden_configs(cli):
+    declared = json.loads(subprocess.run([cli, "test-configs"], check=True, capture_output=True,
+                                         text=True).stdout)
+    return [(experiment, sets) for experiment, configs in declared.items() for sets in configs["golden"]]
 
 
 # Leaves that follow the clock even when three runs happened to agree: adaptive step counts, how many
@@ -162,7 +141,7 @@ def leaves(value, path=""):
 
 def capture(cli, folder, only=()):
     os.makedirs(folder, exist_ok=True)
-    for experiment, sets in CONFIGS:
+    for experiment, sets in golden_configs(cli):
         if only and experiment not in only:
             continue
         a, b, c = (leaves(run(cli, experiment, sets)) for _ in range(3))
@@ -177,7 +156,13 @@ def capture(cli, folder, only=()):
 
 def check(cli, folder):
     failures = 0
-    for experiment, sets in CONFIGS:
+    configs = golden_configs(cli)
+    # A golden file no declaration names any more is a config that was renamed or dropped.
+    names = {name_of(experiment, sets) + ".json" for experiment, sets in configs}
+    for stale in sorted(set(os.listdir(folder)) - names):
+        print(f"{stale}: no experiment declares this golden config any more (see e.golden_configs)")
+        failures += 1
+    for experiment, sets in configs:
         with open(os.path.join(folder, name_of(experiment, sets) + ".json")) as f:
             golden = json.load(f)
         now = leaves(run(cli, experiment, sets))
@@ -198,7 +183,7 @@ def check(cli, folder):
             print("   ", line)
         failures += bool(problems)
     if failures:
-        sys.exit(f"{failures} of {len(CONFIGS)} configs differ from {folder}")
+        sys.exit(f"{failures} of {len(configs)} golden configs differ from {folder} or are missing")
 
 
 if __name__ == "__main__":

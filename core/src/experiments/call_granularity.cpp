@@ -451,6 +451,8 @@ Experiment make_call_granularity_experiment() {
                         std::floor(static_cast<double>(n) / static_cast<double>(batch)),
                     "n, batch, hidden and epochs"};
   };
+  e.small_config = {"n=1000", "epochs=3", "chunk_ms=0.5"};
+  e.golden_configs = {{}, {"n=1000", "epochs=4"}, {"n=2000", "batch=50", "epochs=2"}};
   e.start = start_run_of<CallGranularityRun>;
   return e;
 }

@@ -457,6 +457,10 @@ Experiment make_execution_modes_experiment() {
         kModeCount * std::floor(n / batch) * static_cast<double>(p.integer("epochs")),
         "n, batch, hidden, epochs and unroll"};
   };
+  e.small_config = {"n=1000", "batch=50", "epochs=2"};
+  e.golden_configs = {{},
+                      {"n=2000", "batch=50", "unroll=4", "epochs=3", "hidden=8"},
+                      {"n=500", "batch=50", "epochs=2", "lr=0.5"}};
   e.start = start_run_of<ExecutionModesRun>;
   return e;
 }

@@ -401,6 +401,10 @@ Experiment make_matrix_experiment() {
   e.estimate = [](const Params& p) {
     return Estimate{estimated_bytes(p.integer("rows_large")), 0.0, "rows_large"};
   };
+  e.small_config = {"rows_small=2", "rows_medium=4", "rows_large=8", "repeats=1", "chunk_ms=0.2"};
+  e.golden_configs = {{"rows_large=512", "repeats=1", "chunk_ms=1"},
+                      {"rows_large=1024", "repeats=1", "chunk_ms=1"},
+                      {}};
   e.start = start_run_of<MatrixRun>;
   return e;
 }

@@ -352,6 +352,10 @@ Experiment make_overhead_experiment() {
   e.estimate = [](const Params& p) {
     return Estimate{kBytesPerPoint * static_cast<double>(p.integer("n_max")) + 2e6, 0.0, "n_max"};
   };
+  e.small_config = {"n_max=1000", "points=3", "repeats=1", "chunk_ms=0.2"};
+  e.golden_configs = {{"n_max=10000", "points=4", "repeats=2", "chunk_ms=1"},
+                      {"n_max=100000", "points=3", "repeats=1", "chunk_ms=1"},
+                      {}};
   e.start = start_run_of<OverheadRun>;
   return e;
 }

@@ -517,6 +517,8 @@ Experiment make_pipelines_experiment() {
     return Estimate{4e6 + 6.0 * 8.0 * n, kPipelineVariants * epochs * std::floor(n / batch),
                     "n, batch and epochs"};
   };
+  e.small_config = {"n=1000", "epochs=2"};
+  e.golden_configs = {{}, {"n=1000", "epochs=2"}, {"n=2000", "batch=50", "epochs=1"}};
   e.start = start_run_of<PipelinesRun>;
   return e;
 }

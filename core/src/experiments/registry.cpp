@@ -1,5 +1,4 @@
-// registry.cpp — every experiment, in the order the page and `looplab list` show them. Adding an
-// experiment is one file in this folder and one line here.
+// registry.cpp — every experiment (the list is LOOPLAB_EXPERIMENTS in experiment.hpp), found by id.
 #include "looplab/base/i18n.hpp"
 #include "looplab/experiments/experiment.hpp"
 
@@ -20,11 +19,9 @@ json Experiment::describe() const {
 }
 
 const std::vector<Experiment>& experiments() {
-  static const std::vector<Experiment> all = {
-      make_standardization_experiment(),  make_execution_modes_experiment(),
-      make_unroll_experiment(),           make_retracing_experiment(),
-      make_call_granularity_experiment(), make_overhead_experiment(),
-      make_matrix_experiment(),           make_pipelines_experiment()};
+#define LOOPLAB_BUILD_EXPERIMENT(file_name) make_##file_name##_experiment(),
+  static const std::vector<Experiment> all = {LOOPLAB_EXPERIMENTS(LOOPLAB_BUILD_EXPERIMENT)};
+#undef LOOPLAB_BUILD_EXPERIMENT
   return all;
 }
 
@@ -45,6 +42,22 @@ const Experiment& find_experiment(const std::string& id) {
   throw ConfigError(msg("err.must_be", {{"name", "experiment"},
                                         {"allowed", msg("allowed.one_of", {{"choices", ids}})},
                                         {"got", shown_value(json(id))}}));
+}
+
+json with_assignments(json config, const std::vector<std::string>& assignments) {
+  const Experiment& e = find_experiment(config.value("experiment", std::string()));
+  for (const auto& s : assignments) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(msg("cli.err_set_form", {{"got", shown_value(json(s))}}));
+    const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
+    const ParamSpec* spec = nullptr;
+    for (const auto& p : e.params)
+      if (p.name == name) spec = &p;
+    config[name] =
+        spec ? parse_param_text(*spec, text) : json(text);  // unknown names fail validation
+  }
+  return config;
 }
 
 }  // namespace looplab

@@ -521,6 +521,8 @@ Experiment make_retracing_experiment() {
     return Estimate{2e6 + n * 4.0 * 3.0 + 4.0 * step_bytes + calls * 256.0, calls,
                     "n, batch, second_batch, hidden and epochs"};
   };
+  e.small_config = {"n=300"};
+  e.golden_configs = {{}, {"n=1000", "batch=64"}, {"n=300", "batch=100", "drop_remainder=true"}};
   e.start = start_run_of<RetracingRun>;
   return e;
 }

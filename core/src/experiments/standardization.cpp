@@ -742,6 +742,10 @@ Experiment make_standardization_experiment() {
                     2.0 * static_cast<double>(p.integer("max_iterations") + 1),
                     "n and max_iterations"};
   };
+  e.small_config = {"data=synthetic", "n=300", "max_iterations=3000"};
+  e.golden_configs = {{},
+                      {"mode=traced", "scaling=minmax", "lr_scaled=0.05"},
+                      {"mode=eager", "lr_raw=1e-3", "max_iterations=2000"}};
   e.start = start_run_of<StandardizationRun>;
   return e;
 }

@@ -416,6 +416,9 @@ Experiment make_unroll_experiment() {
                     6.0 * batches * static_cast<double>(p.integer("epochs")),
                     "n, batch, hidden and epochs"};
   };
+  e.small_config = {"n=1000", "batch=100", "epochs=1"};
+  e.golden_configs = {
+      {}, {"n=2000", "batch=20", "epochs=2"}, {"n=1000", "batch=100", "hidden=4", "lr=0.9"}};
   e.start = start_run_of<UnrollRun>;
   return e;
 }

@@ -10,6 +10,7 @@
 #include "looplab/experiments/experiment.hpp"
 #include "looplab/experiments/result_contract.hpp"
 #include "small_runs.hpp"
+#include "test_util.hpp"
 
 namespace looplab {
 namespace {
@@ -25,10 +26,16 @@ bool mentions(const std::vector<std::string>& violations, const std::string& tex
                      [&](const std::string& v) { return v.find(text) != std::string::npos; });
 }
 
-TEST(ResultContract, SmallConfigForEveryExperiment) {
-  const std::vector<std::string> ids = experiment_ids();
-  for (const auto& id : ids) EXPECT_TRUE(small_configs().count(id)) << "no small config: " << id;
-  EXPECT_EQ(small_configs().size(), ids.size());
+// Every experiment declares a small config and golden configs, and each of them is valid.
+TEST(ResultContract, EveryExperimentDeclaresValidTestConfigs) {
+  for (const Experiment& e : experiments()) {
+    SCOPED_TRACE(e.id);
+    EXPECT_FALSE(e.small_config.empty()) << "a small config cuts the sizes of the defaults";
+    EXPECT_EQ(error_of(small_config_of(e.id).dump()), "");
+    EXPECT_FALSE(e.golden_configs.empty());
+    for (const auto& sets : e.golden_configs)
+      EXPECT_EQ(error_of(with_assignments({{"experiment", e.id}}, sets).dump()), "");
+  }
 }
 
 TEST(ResultContract, ExtraTablesAreDeclaredForRegisteredExperiments) {
@@ -55,17 +62,10 @@ INSTANTIATE_TEST_SUITE_P(ResultContract, EveryExperiment, testing::ValuesIn(expe
 TEST(ResultContract, CompiledModeRunsKeepTheContract) {
   for (const char* id : {"unroll", "retracing", "pipelines", "standardization"}) {
     SCOPED_TRACE(id);
-    json config = small_configs().at(id);
-    config["experiment"] = id;
-    config["mode"] = "compiled";
-    auto run = start_run(config.dump());
-    std::vector<json> events;
-    while (!run->advance(2.0)) events.push_back(json::parse(run->progress_json()));
-    events.push_back(json::parse(run->progress_json()));
-    const json result = json::parse(run->result_json());
-    const std::vector<std::string> violations = check_result(result);
+    const RecordedRun r = run_small(id, 2.0, {{"mode", "compiled"}});
+    const std::vector<std::string> violations = check_result(r.result);
     EXPECT_TRUE(violations.empty()) << "result:" << lines(violations);
-    const std::vector<std::string> progress = check_progress_sequence(events, result);
+    const std::vector<std::string> progress = check_progress_sequence(r.events, r.result);
     EXPECT_TRUE(progress.empty()) << "progress:" << lines(progress);
   }
 }
@@ -183,10 +183,8 @@ namespace {
 // Found by fuzz_run: with one batch per epoch unroll has a single k (1 = all) and nothing to
 // compare; its summary indexed a comparison that did not exist.
 TEST(ResultContract, UnrollWithOneBatchPerEpochKeepsTheContract) {
-  auto run = start_run(R"({"experiment": "unroll", "n": 100, "batch": 100, "epochs": 2})");
-  while (!run->advance(50.0)) {
-  }
-  const json result = json::parse(run->result_json());
+  const json result =
+      run_to_end(R"({"experiment": "unroll", "n": 100, "batch": 100, "epochs": 2})");
   EXPECT_EQ(result["runs"].size(), 1u);
   EXPECT_TRUE(result["summary"]["comparisons"].empty());
   EXPECT_NE(result["summary"]["answer"].get<std::string>().find("nothing to unroll"),

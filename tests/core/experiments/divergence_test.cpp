@@ -7,14 +7,13 @@
 #include "looplab/api/api.hpp"
 #include "looplab/experiments/experiment.hpp"
 #include "looplab/experiments/results.hpp"
+#include "test_util.hpp"
 
 namespace looplab {
 namespace {
 
 json run_until_done(const std::string& config) {
-  auto run = start_run(config);
-  while (!run->advance(50.0)) EXPECT_TRUE(json::parse(run->progress_json()).is_object());
-  return json::parse(run->result_json());
+  return run_to_end(config, 50.0, [](const json& p) { EXPECT_TRUE(p.is_object()); });
 }
 
 // Every number in every series is finite (NaN and Inf would dump as null).

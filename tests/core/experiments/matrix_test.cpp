@@ -4,6 +4,7 @@
 #include "looplab/api/api.hpp"
 #include "looplab/experiments/timing.hpp"
 #include "looplab/train/session.hpp"
+#include "test_util.hpp"
 
 namespace looplab {
 namespace {
@@ -18,11 +19,8 @@ TEST(Seed001Percent, SignedByWhichIsFasterSizedByLongerOverShorter) {
 }
 
 TEST(Matrix, NineCellsWithTimesPercentagesAndAWinner) {
-  auto run = start_run(
+  const json r = run_to_end(
       R"({"experiment": "matrix", "rows_small": 2, "rows_medium": 4, "rows_large": 8, "chunk_ms": 0.1, "repeats": 1})");
-  while (!run->advance(50.0)) {
-  }
-  const json r = json::parse(run->result_json());
   ASSERT_EQ(r["runs"].size(), 9u);
   EXPECT_EQ(r["runs"][0]["model"], "small (8→16→1)");
   EXPECT_EQ(r["runs"][8]["model"], "large (128→256→1)");

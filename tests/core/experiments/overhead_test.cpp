@@ -8,6 +8,7 @@
 #include "looplab/experiments/timing.hpp"
 #include "looplab/train/linear_trainer.hpp"
 #include "looplab/train/session.hpp"
+#include "test_util.hpp"
 
 namespace looplab {
 namespace {
@@ -92,11 +93,8 @@ TEST(LogSpaced, EndpointsIncludedIncreasingAndLogEven) {
 }
 
 TEST(Overhead, ResultShapeTinyRun) {
-  auto run = start_run(
+  const json r = run_to_end(
       R"({"experiment": "overhead", "n_min": 10, "n_max": 1000, "points": 3, "chunk_ms": 0.2, "repeats": 2})");
-  while (!run->advance(50.0)) {
-  }
-  const json r = json::parse(run->result_json());
   ASSERT_EQ(r["runs"].size(), 4u);
   EXPECT_EQ(r["points"].size(), 12u);
   for (const char* m : {"eager", "traced", "compiled", "reference"}) {

@@ -5,16 +5,13 @@
 #include <cmath>
 
 #include "looplab/api/api.hpp"
-#include "looplab/train/trace_cache.hpp"
+#include "test_util.hpp"
 
 namespace looplab {
 namespace {
 
 json run_retracing(const std::string& extra) {
-  auto run = start_run(R"({"experiment": "retracing")" + extra + "}");
-  while (!run->advance(100.0)) {
-  }
-  return json::parse(run->result_json());
+  return run_to_end(R"({"experiment": "retracing")" + extra + "}", 100.0);
 }
 
 std::vector<std::string> reasons(const json& r) {
@@ -53,42 +50,6 @@ TEST(Retracing, RelaxedBatchTracesOncePerStaticArgument) {
   EXPECT_EQ(quiet["summary"]["traces"], 1);
 }
 
-// Three epochs of 130 rows in batches of 50, 50, 30 through a TraceCache of a seeded MLP with Adam;
-// with `evaluate`, one more call on the first batch with training=false. Every call's loss.
-struct CacheRun {
-  std::vector<float> losses;
-  int traces = 0;
-};
-CacheRun train_through_cache(const TraceCacheOptions& options, bool evaluate) {
-  Tensor x({130, 1}), y({130, 1});
-  Rng rng(2);
-  for (std::size_t i = 0; i < 130; ++i)
-    x[i] = static_cast<float>(rng.normal()), y[i] = static_cast<float>(rng.normal());
-  Rng init(4);
-  Mlp mlp(1, {6}, 1, Activation::Tanh, init);
-  Adam adam(1e-2, mlp.parameters());
-  TraceCache cache(mlp, adam, options);
-  CacheRun run;
-  for (int epoch = 0; epoch < 3; ++epoch)
-    for (int start = 0; start < 130; start += 50) {
-      const int rows = std::min(50, 130 - start);
-      run.losses.push_back(cache.call(x.data() + start, y.data() + start, rows, true));
-    }
-  if (evaluate) run.losses.push_back(cache.call(x.data(), y.data(), 50, false));
-  run.traces = cache.traces();
-  return run;
-}
-
-TEST(Retracing, RelaxedProgramComputesWhatPerShapeProgramsCompute) {
-  const CacheRun per_shape = train_through_cache({1, false, 50}, false);
-  const CacheRun relaxed = train_through_cache({1, true, 50}, false);
-  EXPECT_EQ(per_shape.traces, 2);
-  EXPECT_EQ(relaxed.traces, 1);
-  ASSERT_EQ(relaxed.losses.size(), per_shape.losses.size());
-  for (std::size_t i = 0; i < per_shape.losses.size(); ++i)
-    EXPECT_FLOAT_EQ(per_shape.losses[i], relaxed.losses[i]) << i;
-}
-
 // Compiled mode traces where traced mode does, for the same reasons, generates code at every
 // trace, and trains the same: every call's loss within 1e-5 relative of traced mode's.
 TEST(Retracing, CompiledModeRetracesAndRecompilesWhereTracedModeRetraces) {
@@ -115,14 +76,6 @@ TEST(Retracing, CompiledModeRetracesAndRecompilesWhereTracedModeRetraces) {
   EXPECT_NE(reading.find(says), std::string::npos) << cached << " of " << programs << reading;
   EXPECT_NE(reading.find("relaxed_batch cannot help in compiled mode"), std::string::npos)
       << reading;
-
-  const CacheRun t = train_through_cache({1, false, 50, Mode::Traced}, true);
-  const CacheRun c = train_through_cache({1, false, 50, Mode::Compiled}, true);
-  EXPECT_EQ(t.traces, 3);
-  EXPECT_EQ(c.traces, 3);
-  ASSERT_EQ(c.losses.size(), t.losses.size());
-  for (std::size_t i = 0; i < t.losses.size(); ++i)
-    EXPECT_NEAR(c.losses[i], t.losses[i], 1e-5 * std::abs(t.losses[i])) << i;
 }
 
 TEST(Retracing, RelaxedBatchIsForTracedModeOnly) {
@@ -135,43 +88,6 @@ TEST(Retracing, RelaxedBatchIsForTracedModeOnly) {
                  "needs mode = traced");
   }
 }
-
-TEST(Retracing, RelaxedProgramRefusesABatchBeyondItsCapacity) {
-  Tensor x({64, 1}, 1.0f), y({64, 1});
-  Rng init(1);
-  Mlp mlp(1, {4}, 1, Activation::Tanh, init);
-  Adam adam(1e-3, mlp.parameters());
-  GraphTrainer t(Mode::Traced, mlp, adam, {32, 1}, {32, 1});
-  const float* xs[] = {x.data()};
-  const float* ys[] = {y.data()};
-  float loss;
-  EXPECT_NO_THROW(t.run(xs, ys, &loss, 16));
-  EXPECT_THROW(t.run(xs, ys, &loss, 64), CapacityError);
-}
-
-}  // namespace
-}  // namespace looplab
-
-namespace looplab {
-namespace {
-
-TEST(Unroll, EveryFactorTrainsTheSameAndProgramsGrowWithK) {
-  auto run = start_run(R"({"experiment": "unroll", "n": 1000, "epochs": 2})");
-  while (!run->advance(100.0)) {
-  }
-  const json r = json::parse(run->result_json());
-  std::vector<int> ks;
-  for (const auto& f : r["runs"]) ks.push_back(f["k"].get<int>());
-  EXPECT_EQ(ks, (std::vector<int>{
-                    1, 2, 5, 10}));  // 10 batches: the factors below 10 that divide it, then all
-  const double loss = r["runs"][0]["final_loss"].get<double>();
-  for (const auto& f : r["runs"]) {
-    EXPECT_NEAR(f["final_loss"].get<double>(), loss, 1e-5 * loss) << "k = " << f["k"];
-    EXPECT_EQ(f["instructions"].get<long long>(),
-              f["k"].get<long long>() * r["runs"][0]["instructions"].get<long long>());
-  }
-}
-
 }  // namespace
 }  // namespace looplab
 
@@ -252,6 +168,5 @@ TEST(Retracing, ATraceAgainstAReplayIsAComparisonOfMeasuredSides) {
   EXPECT_GT(cmp[0]["a"]["value"].get<double>(), 0.0);
   EXPECT_GE(cmp[0]["a"]["spread"].get<double>(), 0.0);
 }
-
 }  // namespace
 }  // namespace looplab

@@ -1,36 +1,21 @@
-// small_runs.hpp — every registered experiment on a small config, run to the end with its progress
-// events recorded: shared by contract_test.cpp and determinism_test.cpp.
+// small_runs.hpp — every registered experiment on its small config, run to the end with its
+// progress events recorded: shared by the contract, determinism and language tests.
 #pragma once
 
-#include <map>
 #include <string>
 #include <vector>
 
 #include "looplab/api/api.hpp"
 #include "looplab/base/json.hpp"
 #include "looplab/experiments/experiment.hpp"
+#include "test_util.hpp"
 
 namespace looplab {
 
-// Each experiment's defaults with the sizes cut, so that all eight run in a few seconds natively.
-// A new experiment needs an entry here (ResultContract.SmallConfigForEveryExperiment).
-inline const std::map<std::string, json>& small_configs() {
-  static const std::map<std::string, json> configs = {
-      {"standardization", {{"data", "synthetic"}, {"n", 300}, {"max_iterations", 3000}}},
-      {"execution-modes", {{"n", 1000}, {"batch", 50}, {"epochs", 2}}},
-      {"unroll", {{"n", 1000}, {"batch", 100}, {"epochs", 1}}},
-      {"retracing", {{"n", 300}}},
-      {"call-granularity", {{"n", 1000}, {"epochs", 3}, {"chunk_ms", 0.5}}},
-      {"overhead", {{"n_max", 1000}, {"points", 3}, {"repeats", 1}, {"chunk_ms", 0.2}}},
-      {"matrix",
-       {{"rows_small", 2},
-        {"rows_medium", 4},
-        {"rows_large", 8},
-        {"repeats", 1},
-        {"chunk_ms", 0.2}}},
-      {"pipelines", {{"n", 1000}, {"epochs", 2}}},
-  };
-  return configs;
+// An experiment's small config (Experiment::small_config: its defaults with the sizes cut, so that
+// all eight run in a few seconds natively), as a config object.
+inline json small_config_of(const std::string& id) {
+  return with_assignments({{"experiment", id}}, find_experiment(id).small_config);
 }
 
 struct RecordedRun {
@@ -40,14 +25,11 @@ struct RecordedRun {
 
 // Runs the experiment's small config to the end, advancing budget_ms at a time and taking a
 // progress event after every advance, as the CLI and the worker do.
-inline RecordedRun run_small(const std::string& id, double budget_ms) {
-  json config = small_configs().at(id);
-  config["experiment"] = id;
-  auto run = start_run(config.dump());
+inline RecordedRun run_small(const std::string& id, double budget_ms, const json& changes = {}) {
+  json config = small_config_of(id);
+  if (changes.is_object()) config.update(changes);
   RecordedRun r;
-  while (!run->advance(budget_ms)) r.events.push_back(json::parse(run->progress_json()));
-  r.events.push_back(json::parse(run->progress_json()));
-  r.result = json::parse(run->result_json());
+  r.result = run_to_end(config.dump(), budget_ms, [&](const json& p) { r.events.push_back(p); });
   return r;
 }
 

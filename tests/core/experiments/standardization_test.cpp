@@ -6,6 +6,7 @@
 
 #include "looplab/api/api.hpp"
 #include "looplab/experiments/params.hpp"
+#include "test_util.hpp"
 
 namespace looplab {
 namespace {
@@ -16,20 +17,17 @@ struct Finished {
 };
 
 Finished run_streaming(const std::string& config) {
-  auto run = start_run(config);
   Finished f;
   f.streamed = json::object();
-  auto absorb = [&](const json& progress) {
+  json last;
+  f.result = run_to_end(config, 20.0, [&](const json& progress) {
     for (const auto& [name, cols] : progress["series"].items())
       for (const auto& [col, values] : cols.items())
         for (const auto& v : values) f.streamed[name][col].push_back(v);
-  };
-  while (!run->advance(20.0)) absorb(json::parse(run->progress_json()));
-  const json last = json::parse(run->progress_json());
+    last = progress;
+  });
   EXPECT_TRUE(last["done"].get<bool>());
   EXPECT_EQ(last["fraction"].get<double>(), 1.0);
-  absorb(last);
-  f.result = json::parse(run->result_json());
   return f;
 }
 

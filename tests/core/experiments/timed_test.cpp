@@ -4,16 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "looplab/api/api.hpp"
+#include "test_util.hpp"
 
 namespace looplab {
 namespace {
 
-json run_timed(const std::string& config) {
-  auto run = start_run(config);
-  while (!run->advance(100.0)) {
-  }
-  return json::parse(run->result_json());
-}
+json run_timed(const std::string& config) { return run_to_end(config, 100.0); }
 
 // NOTE: a timing in a pass/fail test, because issue 11 asks that the default show the seed's
 // cause. Measured on the default config (µs per step, train_on_batch / fit) on the shared 2-core

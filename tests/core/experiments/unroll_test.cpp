@@ -5,24 +5,19 @@
 #include <cmath>
 
 #include "looplab/api/api.hpp"
+#include "test_util.hpp"
 
 namespace looplab {
 namespace {
 
 json run_unroll(const std::string& extra) {
-  auto run = start_run(R"({"experiment": "unroll", "n": 500, "epochs": 2)" + extra + "}");
-  while (!run->advance(100.0)) {
-  }
-  return json::parse(run->result_json());
+  return run_to_end(R"({"experiment": "unroll", "n": 500, "epochs": 2)" + extra + "}", 100.0);
 }
 
 // With one epoch, k = all makes a single call: its time per step is that cold first call's, so it
 // is flagged and left out of the comparisons, and the reading says so instead of comparing it.
 TEST(Unroll, AKWithASingleCallIsNotComparedAsASteadyStep) {
-  auto run = start_run(R"({"experiment": "unroll", "n": 500, "epochs": 1})");
-  while (!run->advance(100.0)) {
-  }
-  const json r = json::parse(run->result_json());
+  const json r = run_to_end(R"({"experiment": "unroll", "n": 500, "epochs": 1})", 100.0);
   const json& all = r["runs"].back();
   EXPECT_TRUE(all["steady_from_first_call"].get<bool>());
   EXPECT_FALSE(r["runs"].front()["steady_from_first_call"].get<bool>());
@@ -81,6 +76,20 @@ TEST(Unroll, CompiledModeTrainsAsTracedModeForEveryK) {
       << again["summary"]["reading"];
   EXPECT_EQ(traced["summary"]["reading"].get<std::string>().find("In compiled mode"),
             std::string::npos);
+}
+
+TEST(Unroll, EveryFactorTrainsTheSameAndProgramsGrowWithK) {
+  const json r = run_to_end(R"({"experiment": "unroll", "n": 1000, "epochs": 2})", 100.0);
+  std::vector<int> ks;
+  for (const auto& f : r["runs"]) ks.push_back(f["k"].get<int>());
+  EXPECT_EQ(ks, (std::vector<int>{
+                    1, 2, 5, 10}));  // 10 batches: the factors below 10 that divide it, then all
+  const double loss = r["runs"][0]["final_loss"].get<double>();
+  for (const auto& f : r["runs"]) {
+    EXPECT_NEAR(f["final_loss"].get<double>(), loss, 1e-5 * loss) << "k = " << f["k"];
+    EXPECT_EQ(f["instructions"].get<long long>(),
+              f["k"].get<long long>() * r["runs"][0]["instructions"].get<long long>());
+  }
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
-// mlp_test.cpp — the MLP, Adam and the execution modes: Adam's first steps against hand-worked
-// values, unrolled == traced == eager == reference loss curves, and the experiment's results.
+// mlp_test.cpp — the MLP and Adam: Adam's first steps against hand-worked values, unrolled ==
+// traced == eager == reference loss curves. (The execution-modes experiment:
+// tests/core/experiments/execution_modes_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "looplab/api/api.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/mlp_reference.hpp"
 
@@ -163,47 +163,6 @@ TEST(Mlp, GlorotInitIsDeterministicAndBounded) {
     EXPECT_LE(std::abs(m1.tensors()[0][i]), limit);
   }
   for (std::size_t i = 0; i < m1.tensors()[1].size(); ++i) EXPECT_EQ(m1.tensors()[1][i], 0.0f);
-}
-
-TEST(ExecutionModes, ExperimentResultsAndCoincidingCurves) {
-  auto run = start_run(R"({"experiment": "execution-modes", "n": 1000, "epochs": 3, "unroll": 5})");
-  while (!run->advance(50.0)) {
-  }
-  const json r = json::parse(run->result_json());
-  ASSERT_EQ(r["runs"].size(), 5u);
-  for (const auto& m : r["runs"]) {
-    EXPECT_EQ(m["steps"], 30);
-    EXPECT_GT(m["first_call_ms"].get<double>(), 0.0);
-    EXPECT_GT(m["steady_step_us"].get<double>(), 0.0);
-    EXPECT_FALSE(m["diverged"].get<bool>());
-  }
-  EXPECT_EQ(r["runs"][2]["steps_per_call"], 5);
-  EXPECT_GT(r["runs"][2]["instructions"].get<int>(), 4 * r["runs"][1]["instructions"].get<int>());
-  const json& ref = r["series"]["reference"]["loss"];
-  EXPECT_EQ(r["runs"][3]["mode"], "compiled");
-  EXPECT_NE(r["runs"][3]["generated_code"].get<std::string>().find("step"), std::string::npos);
-  for (const char* mode : {"eager", "traced", "unrolled", "compiled"}) {
-    const json& l = r["series"][mode]["loss"];
-    ASSERT_EQ(l.size(), ref.size()) << mode;
-    for (std::size_t i = 0; i < l.size(); ++i)
-      EXPECT_NEAR(l[i].get<double>(), ref[i].get<double>(), 1e-5 * ref[i].get<double>());
-  }
-  EXPECT_LT(r["summary"]["final_loss_spread"].get<double>(), 1e-5);
-}
-
-TEST(ExecutionModes, BadCombinationsAreRefused) {
-  auto error_of = [](const std::string& c) {
-    try {
-      validate_config_json(c);
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
-  EXPECT_EQ(error_of(R"({"experiment": "execution-modes", "unroll": 7})"),
-            "unroll: must divide the number of batches per epoch (100), got 7");
-  EXPECT_EQ(error_of(R"({"experiment": "execution-modes", "n": 100, "batch": 200})"),
-            "batch: must be at most n (100), got 200");
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // looplab/experiments/experiment.hpp — what an experiment is, and the registry of all of them.
 //
 // An experiment declares its text (the question, what to try, the mechanism), its parameters
-// (params.hpp), its plots, the figures it quotes from the seed threads, and how to start a run.
-// The CLI, the wasm module, the page and the widgets all read these declarations, so adding an
-// experiment means adding one file (experiment_<id>.cpp) and one line in the registry.
+// (params.hpp), its plots, the figures it quotes from the seed threads, how to start a run, and the
+// configs the tests run it on. The CLI, the wasm module, the page, the widgets and the tests all
+// read these declarations; an experiment is one file (<id>.cpp, builder make_<id>_experiment)
+// plus one entry in LOOPLAB_EXPERIMENTS below (CONTRIBUTING.md has the whole recipe).
 //
 //   const Experiment& e = find_experiment("standardization");   // throws ConfigError
 //   auto run = e.start(validate_params(e.id, e.params, config));
@@ -47,6 +48,15 @@ struct Experiment {
   // experiment should set it; tests/core/limits_test.cpp checks it against measured allocation.
   std::function<Estimate(const Params&)> estimate;
 
+  // The configs the tests run, as `--set` assignments ("n=300") over the defaults.
+  // small_config: all eight experiments' small configs run in a few seconds natively; the contract,
+  // determinism and language tests and the fuzzer's starting points use it.
+  // golden_configs: the configs tests/golden/golden.py keeps results of (via `looplab
+  // test-configs`); the first is usually {} (the defaults). A file name is built from the
+  // assignments, so changing one means re-capturing its golden result.
+  std::vector<std::string> small_config;
+  std::vector<std::vector<std::string>> golden_configs;
+
   json describe() const;
 };
 
@@ -78,14 +88,26 @@ inline constexpr double kStepFloatsPerUnit = 8.0;
 inline constexpr double kBytesPerUnrolledStep = 32e3;
 const Experiment& find_experiment(const std::string& id);
 
-// One builder per experiment file.
-Experiment make_standardization_experiment();
-Experiment make_execution_modes_experiment();
-Experiment make_retracing_experiment();
-Experiment make_unroll_experiment();
-Experiment make_call_granularity_experiment();
-Experiment make_overhead_experiment();
-Experiment make_matrix_experiment();
-Experiment make_pipelines_experiment();
+// `config` with `--set`-style assignments ("n=300", "mode=traced") applied on top, each value
+// parsed by its parameter's type (names the experiment does not declare are kept as text, so
+// validation names them). config["experiment"] picks the experiment. Throws ConfigError for "n"
+// without "=".
+json with_assignments(json config, const std::vector<std::string>& assignments);
+
+// Every experiment, in the order the page and `looplab list` show them: X(file_name) per
+// experiment, whose builder is make_<file_name>_experiment() in <file_name>.cpp.
+#define LOOPLAB_EXPERIMENTS(X) \
+  X(standardization)           \
+  X(execution_modes)           \
+  X(unroll)                    \
+  X(retracing)                 \
+  X(call_granularity)          \
+  X(overhead)                  \
+  X(matrix)                    \
+  X(pipelines)
+
+#define LOOPLAB_DECLARE_EXPERIMENT(file_name) Experiment make_##file_name##_experiment();
+LOOPLAB_EXPERIMENTS(LOOPLAB_DECLARE_EXPERIMENT)
+#undef LOOPLAB_DECLARE_EXPERIMENT
 
 }  // namespace looplab

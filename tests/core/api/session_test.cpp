@@ -1,9 +1,11 @@
 // session_test.cpp — train_on_batch (copy + one step per call) computes exactly what fit computes,
-// in every mode; the call-granularity experiment's result shape and its validation.
+// in every mode, through the sessions the page's JavaScript variants drive. (The call-granularity
+// experiment: tests/core/experiments/call_granularity_test.cpp.)
 #include <gtest/gtest.h>
 
 #include "looplab/api/api.hpp"
 #include "looplab/api/sessions.hpp"
+#include "test_util.hpp"
 
 namespace looplab {
 namespace {
@@ -76,57 +78,6 @@ TEST(Session, LinearSessionStepsLikeTheTrainerOnTheSameData) {
       std::copy(d.y.data(), d.y.data() + 1000, s.staged_y());
       EXPECT_EQ(s.step(1e-4f), t->step(1e-4f)) << mode_name(m) << " step " << i;
     }
-  }
-}
-
-json run_experiment(const std::string& config) {
-  auto run = start_run(config);
-  while (!run->advance(50.0)) {
-  }
-  return json::parse(run->result_json());
-}
-
-TEST(CallGranularity, ResultShapeAndTheSameLosses) {
-  const json r = run_experiment(
-      R"({"experiment": "call-granularity", "n": 200, "batch": 20, "epochs": 3, "chunk_ms": 0.1})");
-  ASSERT_EQ(r["runs"].size(), 4u);
-  EXPECT_EQ(r["runs"][0]["variant"], "fit");
-  EXPECT_EQ(r["runs"][0]["mode"], "traced");
-  EXPECT_EQ(r["runs"][1]["variant"], "train_on_batch");
-  EXPECT_EQ(r["runs"][1]["mode"], "eager");
-  EXPECT_EQ(r["runs"][2]["variant"], "train_on_batch_traced");
-  EXPECT_EQ(r["runs"][2]["mode"], "traced");
-  EXPECT_EQ(r["runs"][3]["variant"], "train_on_batch_compiled");
-  EXPECT_EQ(r["runs"][3]["mode"], "compiled");
-  for (const auto& v : r["runs"]) {
-    EXPECT_EQ(v["steps"], 30);
-    EXPECT_TRUE(v["same_losses_as_fit"].get<bool>());
-    EXPECT_GT(v["us_per_step"].get<double>(), 0.0);
-    EXPECT_FALSE(v["diverged"].get<bool>());
-  }
-  EXPECT_DOUBLE_EQ(
-      r["runs"][1]["overhead_us_per_call"].get<double>(),
-      r["runs"][1]["us_per_step"].get<double>() - r["runs"][0]["us_per_step"].get<double>());
-  // Traced per call and traced in fit run one program on the same batches: bit-identical. The
-  // eager step agrees to float32 rounding (summary.loss_tolerance, relative).
-  EXPECT_EQ(r["runs"][0]["final_loss"], r["runs"][2]["final_loss"]);
-  EXPECT_EQ(r["runs"][2]["max_loss_gap_to_fit"], 0.0);
-  EXPECT_LE(r["runs"][1]["max_loss_gap_to_fit"].get<double>(),
-            r["summary"]["loss_tolerance"].get<double>());
-  EXPECT_LE(r["runs"][3]["max_loss_gap_to_fit"].get<double>(), 1e-5);  // compiled vs traced
-  EXPECT_TRUE(r["summary"]["same_losses"].get<bool>());
-  EXPECT_EQ(r["series"]["fit"]["step"].size(), 30u);
-}
-
-TEST(CallGranularity, RefusesBadConfigsWithTheParameterNamed) {
-  EXPECT_THROW(start_run(R"({"experiment": "call-granularity", "batch": 500, "n": 100})"),
-               ConfigError);
-  try {
-    start_run(R"({"experiment": "call-granularity", "n": 1000000, "batch": 10000, "hidden": 512})");
-    FAIL() << "expected a ConfigError";
-  } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("128 MB limit"), std::string::npos) << e.what();
-    EXPECT_EQ(std::string(e.what()).rfind("batch:", 0), 0u) << e.what();
   }
 }
 
