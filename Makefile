@@ -3,7 +3,8 @@
 #   make deps     install missing Debian packages (apt) and node_modules (npm ci)
 #   make build    deps + configure/build the native and wasm presets
 #   make check    the inner loop: native build + ctest (GoogleTest, CLI) + the golden results
-#   make lint     layer check, clang-format check, eslint (seconds)
+#   make lint     layer check, the tree's own promises (scripts/check-tree: .editorconfig, cited
+#                 files exist, lines per layer under a ceiling), clang-format check, eslint (seconds)
 #   make test     lint + every build + every test: native, sanitize (ASan+UBSan tests and fuzz
 #                 smoke) and wasm side by side, each tested when built; the timed tests last
 #                 (CI runs exactly this)
@@ -83,6 +84,7 @@ check: build-native
 # Layers, format and eslint: before anything is built, so a slip fails in seconds.
 lint: deps
 	scripts/check-layers
+	scripts/check-tree
 	clang-format --dry-run --Werror $$(git ls-files '*.cpp' '*.hpp')
 	npm run --silent lint
 

@@ -1,4 +1,4 @@
-// wasm/bindings.cpp — embind bindings over looplab/api.hpp. They only marshal JSON strings.
+// wasm/bindings.cpp — embind bindings over looplab/api/api.hpp. They only marshal JSON strings.
 //
 //   const m = await createLooplab();
 //   JSON.parse(m.listExperiments());

@@ -1,4 +1,4 @@
-// The thin facade over the embind module (TOOLCHAIN.md §4).
+// The thin facade over the embind module (docs/toolchain.md, "The ES module").
 //
 // Bound functions never throw: on failure they *return* a JS Error, because an exception that unwinds
 // through WebAssembly frames leaks wasm stack. This facade turns a returned Error into a thrown one and

@@ -2,11 +2,12 @@
 //
 // One linear-regression gradient step over N points, for N log-spaced from n_min to n_max, in each
 // mode (eager, traced, compiled, reference). Time per step is the median of timed chunks of many
-// steps (perf.hpp). Per mode, t(N) = a + b·N is fitted by least squares weighted by 1/t² (relative
-// error, so every decade counts alike): a is the fixed overhead per step, b the cost per point, and
-// the crossover N = a/b is where the two are equal — below it the step is mostly overhead.
-// The page adds js_per_call, measured in the browser worker: JavaScript copies the N points into
-// the wasm heap and calls one reference step per call, as seed 004 fed its data per Session.run.
+// steps (timing.hpp). Per mode, t(N) = a + b·N is fitted by least squares weighted by 1/t²
+// (relative error, so every decade counts alike): a is the fixed overhead per step, b the cost per
+// point, and the crossover N = a/b is where the two are equal — below it the step is mostly
+// overhead. The page adds js_per_call, measured in the browser worker: JavaScript copies the N
+// points into the wasm heap and calls one reference step per call, as seed 004 fed its data per
+// Session.run.
 #include <algorithm>
 #include <cmath>
 #include <map>

@@ -8,7 +8,7 @@
 // written once per element in a block of kir::kLanes, which the C compiler vectorizes, with the
 // partial sums of every reduction in a local array, and once more for the tail.
 //
-//   std::string source = emit_c(ir);   // compiles with -Wall -Werror (emit_c_test.cpp)
+//   std::string source = emit_c(ir);   // compiles with -Wall -Werror (emit_test.cpp)
 #pragma once
 
 #include <string>

@@ -11,7 +11,7 @@
 // `text` is the module in the WebAssembly text format, for students to read.
 //
 //   WasmModule m = emit_wasm(ir, {.log_function = table index of a float(float) log});
-//   WebAssembly.validate(m.bytes)   // emit_wasm_test.cpp, in the wasm build
+//   WebAssembly.validate(m.bytes)   // emit_test.cpp, in the wasm build
 #pragma once
 
 #include <string>

@@ -45,7 +45,8 @@ struct Experiment {
   std::function<std::unique_ptr<ExperimentRun>(const Params&)> start;  // e.g. start_run_of<MyRun>
   // Optional but expected of every experiment: memory and steps for a validated config. Without it
   // a config is not checked against the limits (see config_limits() in api.cpp), so a new
-  // experiment should set it; tests/core/limits_test.cpp checks it against measured allocation.
+  // experiment should set it; tests/core/experiments/limits_test.cpp checks it against measured
+  // allocation.
   std::function<Estimate(const Params&)> estimate;
 
   // The configs the tests run, as `--set` assignments ("n=300") over the defaults.

@@ -1,9 +1,9 @@
-// looplab/experiments/results.hpp — helpers shared by every experiment's results: sampled series,
-// timing, and the environment block.
+// looplab/experiments/results.hpp — helpers shared by every experiment's results: sampled series
+// and the environment block (times are measured with base/clock.hpp's Stopwatch).
 //
+//   Series& loss = add_series("loss", {"iteration", "loss"});   // in a ChunkedRun (run.hpp)
 //   SeriesSampler s;                           // log-spaced: all of 0..99, then ~1% apart
-//   if (s.wants(i)) series.add({{"iteration", i}, {"loss", l}});
-//   Stopwatch w;  ...;  w.elapsed_ms();
+//   if (s.wants(i)) loss.add({double(i), l});  // one value per column, in the columns' order
 #pragma once
 
 #include <algorithm>

@@ -24,9 +24,11 @@
 //     double fraction() const override { return double(step_) / double(total_); }
 //     json progress_message() const override { return msg("count.step", {{"step", step_}}); }
 //     json runs() const override { return json::array({{{"steps", step_}}}); }
-//     json summary() const override {
+//     json summary() const override {  // keyed messages with the run's numbers (i18n.hpp)
 //       return {{"headline", {{{"label", "Steps"}, {"value", with_commas(step_)}}}},
-//               {"reading", "It counted."}};
+//               {"reading", "It counted."},
+//               {"answer", "Counting took as many steps as asked for."},
+//               {"comparisons", json::array()}};  // what a conclusion is computed from
 //     }
 //     long long step_ = 0, total_;
 //     Series& loss_ = add_series("loss", {"step", "loss"});

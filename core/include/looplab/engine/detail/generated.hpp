@@ -52,7 +52,8 @@ struct Generated {
   }
 };
 
-// Lowers, emits and builds; throws CompileError (program.hpp) when the code cannot be built.
+// Lowers, emits and builds; throws ConfigError when this machine has no C compiler, and
+// std::runtime_error when the code cannot be built or loaded (native_jit.cpp, wasm_jit.cpp).
 std::unique_ptr<Generated> generate(const Code& c);
 
 // The builders behind generate(), one per target (native_jit.cpp / wasm_jit.cpp): from the IR to
