@@ -190,6 +190,23 @@ json msg(std::string key, json args) {
   return json{{"key", std::move(key)}, {"args", std::move(args)}};
 }
 
+json separated(const json& items, const std::string& sep_key) {
+  json out = json::array();
+  for (const json& item : items) {
+    if (!out.empty()) out.push_back(msg(sep_key));
+    out.push_back(item);
+  }
+  return out;
+}
+
+json joined(const json& items, const std::string& sep_key) {
+  return msg("seq", {{"items", separated(items, sep_key)}});
+}
+
+json plural(const std::string& key, long long k) {
+  return msg(key + (k == 1 ? "_1" : "_n"), {{"k", k}});
+}
+
 bool is_message(const json& v) {
   return v.is_object() && v.size() == 2 && v.contains("key") && v["key"].is_string() &&
          v.contains("args") && v["args"].is_object();

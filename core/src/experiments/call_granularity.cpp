@@ -65,10 +65,6 @@ struct GranularityVariant {
   Series* series = nullptr;  // registered with the run as `name`
 };
 
-json plural_chunks(std::size_t k) {
-  return msg(k == 1 ? "cg.chunks_1" : "cg.chunks_n", {{"k", k}});
-}
-
 // Largest |a_i − b_i| / |b_i| over the steps both have; infinite when a loss is not finite.
 double max_relative_gap(const std::vector<float>& a, const std::vector<float>& b) {
   double gap = 0.0;
@@ -328,8 +324,8 @@ class CallGranularityRun final : public ChunkedRun {
     std::size_t fewest = fit().chunk_us.size();
     for (const GranularityVariant* v : {&eager_calls(), &traced_calls(), &compiled_calls()})
       fewest = std::min(fewest, v->chunk_us.size());
-    const json few_chunks =
-        msg(fewest < 3 ? "cg.few" : "cg.few_none", {{"chunks", plural_chunks(fewest)}});
+    const json few_chunks = msg(fewest < 3 ? "cg.few" : "cg.few_none",
+                                {{"chunks", plural("cg.chunks", static_cast<long long>(fewest))}});
     const json end = msg(diverged     ? "cg.r_diverged"
                          : !same      ? "cg.r_differ"
                          : gap == 0.0 ? "cg.r_bits"

@@ -139,4 +139,10 @@ std::string verdict_of(const json& c) {
                                    sb->get<double>(), better == "lower"));
 }
 
+const Comparison* find_comparison(const std::vector<Comparison>& all, std::string_view id) {
+  for (const Comparison& c : all)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
 }  // namespace looplab

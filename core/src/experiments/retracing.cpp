@@ -32,23 +32,6 @@
 namespace looplab {
 namespace {
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
-// "1 chunk", "3 chunks": the message rt.<what>_1 or rt.<what>_n.
-json plural(long long k, const std::string& what) {
-  return msg("rt." + what + (k == 1 ? "_1" : "_n"), {{"k", k}});
-}
-
-// Messages joined by a separator message (sep.semicolon, sep.comma), as one message.
-json joined(const json& items, const char* sep) {
-  json out = json::array();
-  for (const json& m : items) {
-    if (!out.empty()) out.push_back(msg(sep));
-    out.push_back(m);
-  }
-  return msg("seq", {{"items", out}});
-}
-
 class RetracingRun final : public ChunkedRun {
  public:
   explicit RetracingRun(const Params& p)
@@ -199,17 +182,16 @@ class RetracingRun final : public ChunkedRun {
     int traces = 0, shape = 0, partial = 0, second = 0, static_arg = 0;
     json reasons = json::array(), partial_shapes = json::array();  // messages
   };
-  // The trace cache's reason (English, trace_cache.cpp) as a message with the same English text.
-  json reason_message(const TraceEvent& e) const {
+  // The trace cache's reason as a message (its English is reason_text()'s, trace_cache.cpp).
+  static json reason_message(const TraceEvent& e) {
     json parts = json::array();
-    if (starts_with(e.reason, "first call"))
+    if (e.reason == TraceReason::FirstCall)
       parts.push_back(msg("rt.reason_first"));
-    else if (starts_with(e.reason, "new batch shape"))
+    else if (e.reason == TraceReason::NewBatchShape)
       parts.push_back(msg("rt.reason_shape", {{"rows", e.rows}}));
     else
       parts.push_back(msg("rt.reason_static", {{"v", e.training ? "true" : "false"}}));
-    if (e.reason.find("(relaxed batch:") != std::string::npos)
-      parts.push_back(msg("rt.reason_relaxed", {{"rows", std::max(batch_, second_)}}));
+    if (e.relaxed_rows > 0) parts.push_back(msg("rt.reason_relaxed", {{"rows", e.relaxed_rows}}));
     return msg("seq", {{"items", parts}});
   }
   Seen seen() const {
@@ -218,8 +200,8 @@ class RetracingRun final : public ChunkedRun {
       if (!e.traced) continue;
       ++s.traces;
       s.reasons.push_back(reason_message(e));
-      if (starts_with(e.reason, "new static argument")) ++s.static_arg;
-      if (!starts_with(e.reason, "new batch shape")) continue;
+      if (e.reason == TraceReason::NewStaticArgument) ++s.static_arg;
+      if (e.reason != TraceReason::NewBatchShape) continue;
       ++s.shape;
       if (plan_[static_cast<std::size_t>(e.call)].partial) {
         ++s.partial;
@@ -241,7 +223,7 @@ class RetracingRun final : public ChunkedRun {
            {"shapes", joined(s.partial_shapes, "sep.comma")}}));
     if (s.shape > 0 && !params().flag("relaxed_batch"))
       h.push_back(msg(mode_ == Mode::Compiled ? "rt.hint_relaxed_compiled" : "rt.hint_relaxed",
-                      {{"traces", plural(s.shape, "traces")}}));
+                      {{"traces", plural("rt.traces", s.shape)}}));
     if (s.second > 0) h.push_back(msg("rt.hint_second", {{"rows", second_}}));
     if (s.static_arg > 0) h.push_back(msg("rt.hint_static"));
     if (s.shape == 0) h.push_back(msg("rt.hint_none"));
@@ -343,7 +325,7 @@ class RetracingRun final : public ChunkedRun {
     out["untimed_replays"] = untimed_replays_;
     out["comparisons"] = c ? comparisons_json({*c}) : json::array();
     const json reasons = joined(s.reasons, "sep.semicolon");
-    const json chunks = plural(static_cast<long long>(chunks_.size()), "chunks");
+    const json chunks = plural("rt.chunks", static_cast<long long>(chunks_.size()));
     json headline = json::array(
         {{{"label", msg("rt.h_traces")},
           {"value", msg("rt.h_traces_value", {{"traces", cache_->traces()}, {"calls", calls}})},
@@ -362,7 +344,7 @@ class RetracingRun final : public ChunkedRun {
                  {"chunks", chunks},
                  {"untimed",
                   untimed_replays_ > 0
-                      ? msg("rt.r_untimed", {{"replays", plural(untimed_replays_, "replays")}})
+                      ? msg("rt.r_untimed", {{"replays", plural("rt.replays", untimed_replays_)}})
                       : json("")}})
           : msg("rt.r_no_replay");
     const json range = t.empty()

@@ -330,12 +330,6 @@ json iterations_message(const Variant& v) {
   return msg("std.iter_not_reached", {{"n", v.iteration}});
 }
 
-const Comparison* find(const std::vector<Comparison>& cmp, const std::string& id) {
-  for (const Comparison& c : cmp)
-    if (c.id == id) return &c;
-  return nullptr;
-}
-
 // Scaled is side a, raw side b, in every comparison.
 std::vector<Comparison> StandardizationRun::comparisons() const {
   const Variant& raw = *variants_[0];
@@ -474,8 +468,8 @@ json StandardizationRun::answer(const std::vector<Comparison>& cmp) const {
                                          {"rs", rs.rho},
                                          {"best", best},
                                          {"cause", cause}});
-  const Comparison& it = *find(cmp, "iterations");
-  const Comparison& wall = *find(cmp, "wall_time");
+  const Comparison& it = *find_comparison(cmp, "iterations");
+  const Comparison& wall = *find_comparison(cmp, "wall_time");
   const json rates = msg("std.a_rates", {{"rr", rr.rho}, {"rs", rs.rho}, {"label", scaled.label}});
   if (it.verdict == Verdict::A) {
     const json fewer =
@@ -562,8 +556,8 @@ json StandardizationRun::summary() const {
   s["theory"] = theory;
   s["comparisons"] = comparisons_json(cmp);
 
-  const Comparison* it = find(cmp, "iterations");
-  const Comparison* wall = find(cmp, "wall_time");
+  const Comparison* it = find_comparison(cmp, "iterations");
+  const Comparison* wall = find_comparison(cmp, "wall_time");
   const LinearWeights wr = raw_units(raw), ws = raw_units(scaled);
   json headline = json::array();
   headline.push_back(
@@ -611,18 +605,16 @@ json StandardizationRun::summary() const {
       reading.push_back(msg("std.r_not_reached",
                             {{"label", v->label}, {"n", v->iteration}, {"gap", v->last_gap}}));
   }
-  json measured = json::array();
-  for (const Comparison& c : cmp) {
-    if (c.quantity == Quantity::Loss) continue;
-    if (!measured.empty()) measured.push_back(msg("sep.semicolon"));
-    measured.push_back(comparison_message(c.to_json()));
-  }
+  json said = json::array();
+  for (const Comparison& c : cmp)
+    if (c.quantity != Quantity::Loss) said.push_back(comparison_message(c.to_json()));
+  const json measured = separated(said, "sep.semicolon");
   if (!measured.empty()) reading.push_back(msg("std.r_measured", {{"list", measured}}));
   if (raw.chunk_us.size() < 3 || scaled.chunk_us.size() < 3)
     reading.push_back(msg("std.r_short", {{"n", 3 * kChunk}}));
   reading.push_back(msg("std.r_why", {{"raw", theory_message(raw, true)},
                                       {"scaled", theory_message(scaled, false)}}));
-  if (const Comparison* g = find(cmp, "final_gap"))
+  if (const Comparison* g = find_comparison(cmp, "final_gap"))
     reading.push_back(msg("std.r_end", {{"cmp", comparison_message(g->to_json())}}));
 
   summary_messages(s, headline, msg("seq", {{"items", reading}}), answer(cmp), beside_quoted());

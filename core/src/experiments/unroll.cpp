@@ -90,14 +90,19 @@ class UnrollRun final : public ChunkedRun {
 
   // Each k > 1 that has a steady step against k = 1 (per step), and the compile of the largest k
   // against k = 1's.
+  // The comparison of k's step time with k = 1's.
+  static std::string step_id(const json& run) {
+    return "step_k" + std::to_string(run["k"].get<int>()) + "_vs_k1";
+  }
+
   std::vector<Comparison> comparisons() const {
     std::vector<Comparison> c;
     if (runs_.size() < 2) return c;  // one batch per epoch: k = 1 is already k = all
     const json& first = runs_.front();
     for (std::size_t i = 1; i < runs_.size(); ++i)
       if (!one_call(runs_[i]) && !one_call(first))
-        c.push_back(compare("step_k" + std::to_string(runs_[i]["k"].get<int>()) + "_vs_k1",
-                            step_of(runs_[i]), step_of(first), Quantity::Time, "µs per step"));
+        c.push_back(compare(step_id(runs_[i]), step_of(runs_[i]), step_of(first), Quantity::Time,
+                            "µs per step"));
     const json& last = runs_.back();
     c.push_back(compare("compile_all_vs_k1", {"k = all", last["setup_ms"].get<double>(), 0.0},
                         {"k = 1", first["setup_ms"].get<double>(), 0.0}, Quantity::Time,
@@ -199,7 +204,7 @@ class UnrollRun final : public ChunkedRun {
          {{"label", msg("unr.h_step")},
           {"value", one_call(last) || one_call(first)
                         ? msg("unr.h_step_one_call")
-                        : comparison_short_message(cmp[cmp.size() - 2].to_json())},
+                        : comparison_short_message(find_comparison(cmp, step_id(last))->to_json())},
           {"note", msg(one_call(last) ? "unr.us_to_us_one_call" : "unr.us_to_us",
                        {{"a", first["steady_step_us"]}, {"b", last["steady_step_us"]}})}},
          {{"label", msg("unr.h_size")},
@@ -209,16 +214,13 @@ class UnrollRun final : public ChunkedRun {
                                            {"b", last["arena_bytes"]},
                                            {"ops", first["nodes_before_fusion"]},
                                            {"ins", first["nodes_after_fusion"]}})}}});
-    json per_k = json::array();
-    for (std::size_t i = 0; i + 1 < cmp.size(); ++i) {
-      if (i > 0) per_k.push_back(msg("sep.semicolon"));
-      per_k.push_back(comparison_message(cmp[i].to_json()));
-    }
+    json said = json::array();  // every step comparison (all but the last: compile time)
+    for (std::size_t i = 0; i + 1 < cmp.size(); ++i)
+      said.push_back(comparison_message(cmp[i].to_json()));
     for (const json& r : runs_)
-      if (one_call(r)) {
-        if (!per_k.empty()) per_k.push_back(msg("sep.semicolon"));
-        per_k.push_back(msg("unr.k_one_call", {{"k", r["k"]}, {"us", r["steady_step_us"]}}));
-      }
+      if (one_call(r))
+        said.push_back(msg("unr.k_one_call", {{"k", r["k"]}, {"us", r["steady_step_us"]}}));
+    const json per_k = separated(said, "sep.semicolon");
     const json reading =
         msg("unr.reading",
             {{"k", factors_.back()},

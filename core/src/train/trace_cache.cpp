@@ -1,20 +1,38 @@
 // trace_cache.cpp — signature lookup, tracing on a miss, and the reasons.
 #include "looplab/train/trace_cache.hpp"
 
-#include "looplab/base/format.hpp"
+#include <string>
 
 namespace looplab {
 
 TraceCache::TraceCache(Model& model, Optimizer& optimizer, TraceCacheOptions options)
     : model_(model), opt_(optimizer), options_(options) {}
 
-std::string TraceCache::reason_for(int rows, bool training) const {
-  if (programs_.empty()) return "first call";
+TraceReason TraceCache::reason_for(bool training) const {
+  if (programs_.empty()) return TraceReason::FirstCall;
   for (const auto& [key, program] : programs_)
-    if (key.second == training)
-      return "new batch shape [" + std::to_string(rows) + " x " +
-             std::to_string(options_.features) + "]";
-  return std::string("new static argument training=") + (training ? "true" : "false");
+    if (key.second == training) return TraceReason::NewBatchShape;
+  return TraceReason::NewStaticArgument;
+}
+
+std::string reason_text(const TraceEvent& e, int features) {
+  std::string text;
+  switch (e.reason) {
+    case TraceReason::None:
+      return "";
+    case TraceReason::FirstCall:
+      text = "first call";
+      break;
+    case TraceReason::NewBatchShape:
+      text = "new batch shape [" + std::to_string(e.rows) + " x " + std::to_string(features) + "]";
+      break;
+    case TraceReason::NewStaticArgument:
+      text = std::string("new static argument training=") + (e.training ? "true" : "false");
+      break;
+  }
+  if (e.relaxed_rows > 0)
+    text += " (relaxed batch: traced for " + std::to_string(e.relaxed_rows) + " rows)";
+  return text;
 }
 
 // The signature: (rows, training), or (-1, training) when a relaxed program serves these rows.
@@ -35,10 +53,8 @@ float TraceCache::call(const float* x, const float* y, int rows, bool training) 
   auto it = programs_.find(key);
   if (it == programs_.end()) {
     e.traced = true;
-    e.reason = reason_for(rows, training);
-    if (relaxed(rows))
-      e.reason +=
-          " (relaxed batch: traced for " + std::to_string(options_.capacity_rows) + " rows)";
+    e.reason = reason_for(training);
+    if (relaxed(rows)) e.relaxed_rows = options_.capacity_rows;
     const int traced_rows = relaxed(rows) ? options_.capacity_rows : rows;
     auto program = std::make_unique<GraphTrainer>(options_.mode, model_, opt_,
                                                   Shape{traced_rows, options_.features},

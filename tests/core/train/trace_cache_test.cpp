@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "looplab/base/rng.hpp"
 #include "looplab/train/graph_trainer.hpp"
@@ -75,6 +77,29 @@ TEST(TraceCache, RelaxedProgramRefusesABatchBeyondItsCapacity) {
   float loss;
   EXPECT_NO_THROW(t.run(xs, ys, &loss, 16));
   EXPECT_THROW(t.run(xs, ys, &loss, 64), CapacityError);
+}
+
+// Each trace says why, as a reason the experiments translate and reason_text() says in English.
+TEST(TraceCache, EveryTraceRecordsItsReason) {
+  Tensor x({64, 1}, 1.0f), y({64, 1});
+  Rng init(1);
+  Mlp mlp(1, {4}, 1, Activation::Tanh, init);
+  Adam adam(1e-3, mlp.parameters());
+  TraceCache cache(mlp, adam, {1, false, 0});
+  cache.call(x.data(), y.data(), 64, true);
+  cache.call(x.data(), y.data(), 64, true);
+  cache.call(x.data(), y.data(), 50, true);
+  cache.call(x.data(), y.data(), 50, false);
+  std::vector<std::string> said;
+  for (const TraceEvent& e : cache.events()) said.push_back(reason_text(e, 1));
+  EXPECT_EQ(said, (std::vector<std::string>{"first call", "", "new batch shape [50 x 1]",
+                                            "new static argument training=false"}));
+  EXPECT_EQ(cache.events()[1].reason, TraceReason::None);
+
+  TraceCache relaxed(mlp, adam, {1, true, 64});
+  relaxed.call(x.data(), y.data(), 50, true);
+  EXPECT_EQ(relaxed.events()[0].relaxed_rows, 64);
+  EXPECT_EQ(reason_text(relaxed.events()[0], 1), "first call (relaxed batch: traced for 64 rows)");
 }
 
 }  // namespace

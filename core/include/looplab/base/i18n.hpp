@@ -36,6 +36,13 @@ const Catalog& catalog(std::string_view lang);
 
 json msg(std::string key, json args = json::object());
 
+// The items (messages or values) with the separator message between each two, [a, sep, b, sep, c]:
+// an argument a template renders as a list. joined() wraps that as one message ("seq").
+json separated(const json& items, const std::string& sep_key);
+json joined(const json& items, const std::string& sep_key);
+// "1 chunk", "3 chunks": the message <key>_1 or <key>_n with {k} (each catalog writes both forms).
+json plural(const std::string& key, long long k);
+
 // True for a message as msg() makes it: an object of exactly {"key": string, "args": object}.
 bool is_message(const json& v);
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "looplab/base/json.hpp"
@@ -65,6 +66,9 @@ struct Comparison {
 
 // The verdict from values and spreads: "same" when |a − b| ≤ a.spread + b.spread (no measurable
 // difference on this run) or the values agree to 1e-12 relative; otherwise the better side.
+// The comparison named `id`, or nullptr: summaries pick comparisons by name, never by position.
+const Comparison* find_comparison(const std::vector<Comparison>& all, std::string_view id);
+
 Comparison compare(std::string id, Measure a, Measure b, Quantity quantity, std::string unit);
 
 json comparisons_json(const std::vector<Comparison>& comparisons);

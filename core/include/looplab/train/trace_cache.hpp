@@ -3,8 +3,9 @@
 // A traced function is only valid for the signature it was traced with: the batch shape and the
 // static arguments (here `training`: a training step and an evaluation step are different
 // programs). The cache looks the signature up on every call, replays the program it finds, and
-// otherwise traces a new one and records the reason: "first call", "new batch shape [50 x 1]",
-// "new static argument training=false". With relaxed_batch the batch rows leave the signature:
+// otherwise traces a new one and records the reason (a TraceReason with the event's rows and
+// `training`; reason_text() says it in English: "first call", "new batch shape [50 x 1]",
+// "new static argument training=false"). With relaxed_batch the batch rows leave the signature:
 // one program, traced for the largest batch, serves every smaller one (shapes are derived again).
 //
 //   TraceCache cache(model, adam, {.features = 1, .relaxed_batch = false, .capacity_rows = 100});
@@ -36,15 +37,25 @@ struct TraceCacheOptions {
   Mode mode = Mode::Traced;
 };
 
+// Why a call traced: its signature's rows (a new batch shape) or its static argument differ from
+// every program cached so far. The experiments say it in the reader's language from this and the
+// event's rows and training flag.
+enum class TraceReason : unsigned char { None, FirstCall, NewBatchShape, NewStaticArgument };
+
 struct TraceEvent {
   long long call = 0;
   int rows = 0;
   bool training = true;
   bool traced = false;
-  std::string reason;        // empty when replayed
+  TraceReason reason = TraceReason::None;  // None when replayed
+  int relaxed_rows = 0;      // relaxed batch: the rows the one program was traced for; else 0
   double codegen_ms = 0.0;   // compiled mode: of this trace, generating and building the code
   bool code_cached = false;  // compiled mode: the code was found built (no compiler ran)
 };
+
+// The reason in English, with the shape: "new batch shape [50 x 1] (relaxed batch: traced for 100
+// rows)"; "" for a replay.
+std::string reason_text(const TraceEvent& e, int features);
 
 class TraceCache {
  public:
@@ -56,7 +67,7 @@ class TraceCache {
   const std::vector<TraceEvent>& events() const { return events_; }
 
  private:
-  std::string reason_for(int rows, bool training) const;
+  TraceReason reason_for(bool training) const;
   std::pair<int, bool> key_of(int rows, bool training) const;
   bool relaxed(int rows) const { return options_.relaxed_batch && rows <= options_.capacity_rows; }
 
