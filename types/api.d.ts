@@ -74,8 +74,10 @@ export declare class LooplabClient {
   constructor(workerUrl: string | URL, options?: { module?: (() => Promise<WebAssembly.Module>) | null });
   /** Resolves once the module runs in the worker; rejects with one line when it cannot start. */
   readonly ready: Promise<Environment>;
-  list(): Promise<ExperimentInfo[]>;
-  describe(experiment: string): Promise<Description>;
+  /** Titles and questions in `lang` ('en' by default; 'zh-CN', 'id'). */
+  list(lang?: string): Promise<ExperimentInfo[]>;
+  /** Parameters, plots and every text in `lang` ('en' by default; 'zh-CN', 'id'). */
+  describe(experiment: string, lang?: string): Promise<Description>;
   /** Resolves with the config, every default filled in; rejects with `name: must be …, got …` (the Error's `i18n`: the same as a Message). */
   validate(config: Config): Promise<Config>;
   run(config: Config, onProgress?: (progress: Progress) => void): Run;

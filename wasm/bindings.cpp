@@ -59,12 +59,12 @@ class Run {
   std::unique_ptr<looplab::ExperimentRun> run_;
 };
 
-val list_experiments() {
-  return result_or_error([] { return looplab::list_experiments_json(); });
+val list_experiments(const std::string& lang) {
+  return result_or_error([&] { return looplab::list_experiments_json(lang); });
 }
 
-val describe(const std::string& id) {
-  return result_or_error([&] { return looplab::describe_json(id); });
+val describe(const std::string& id, const std::string& lang) {
+  return result_or_error([&] { return looplab::describe_json(id, lang); });
 }
 
 val validate_config(const std::string& config_json) {

@@ -98,59 +98,44 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
 
 int cmd_list() {
   std::vector<std::vector<std::string>> rows = {{tr("cli.col_id"), tr("cli.col_question")}};
-  for (const auto& e : json::parse(list_experiments_json()))
-    rows.push_back({cell(e["id"]),
-                    localized("exp." + e["id"].get<std::string>() + ".question", e["question"])});
+  for (const auto& e : json::parse(list_experiments_json(g_lang)))
+    rows.push_back({cell(e["id"]), cell(e["question"])});
   print_table(rows);
   return 0;
 }
 
+// describe_json in the reader's language: every text comes from the catalogs already.
 int cmd_describe(const std::string& id) {
-  const json d = json::parse(describe_json(id));
-  const std::string e = "exp." + id + ".";
-  std::cout << tr("cli.title_line", {{"title", localized(e + "title", d["title"])},
-                                     {"id", id},
-                                     {"question", localized(e + "question", d["question"])}})
+  const json d = json::parse(describe_json(id, g_lang));
+  std::cout << tr("cli.title_line",
+                  {{"title", cell(d["title"])}, {"id", id}, {"question", cell(d["question"])}})
             << "\n\n";
   for (const char* key : {"intro", "try", "mechanism"})
-    if (d["explanation"].contains(key))
-      std::cout << localized(e + key, d["explanation"][key]) << "\n\n";
+    std::cout << cell(d["explanation"][key]) << "\n\n";
   std::vector<std::vector<std::string>> rows = {
       {tr("cli.col_parameter"), tr("cli.col_default"), tr("cli.col_allowed"), tr("cli.col_help")}};
   for (const auto& p : d["parameters"]) {
-    const std::string name = p["name"].get<std::string>();
-    std::string help = localized("param." + id + "." + name, p["help"]);
+    std::string help = cell(p["help"]);
     if (p.contains("when"))
       help += tr("cli.when", {{"name", p["when"].begin().key()},
                               {"value", p["when"].begin()->get<std::string>()}});
-    const Experiment& ex = find_experiment(id);
-    std::string allowed = cell(p["allowed"]);
-    for (const ParamSpec& spec : ex.params)
-      if (spec.name == name) allowed = render(spec.allowed_message(), g_lang);
-    rows.push_back({name, cell(p["default"]), allowed, help});
+    rows.push_back({cell(p["name"]), cell(p["default"]), cell(p["allowed"]), help});
   }
   print_table(rows);
   if (!d["tensorflow"].empty()) {
     std::cout << "\n" << tr("cli.tensorflow_terms") << "\n";
-    int i = 0;
-    for (const auto& t : d["tensorflow"]) {
-      const std::string k = "tf." + id + "." + std::to_string(i++) + ".";
-      std::cout << tr("cli.term_line", {{"term", localized(k + "looplab", t["looplab"])},
-                                        {"meaning", localized(k + "tensorflow", t["tensorflow"])}})
+    for (const auto& t : d["tensorflow"])
+      std::cout << tr("cli.term_line",
+                      {{"term", cell(t["looplab"])}, {"meaning", cell(t["tensorflow"])}})
                 << "\n";
-    }
   }
   if (!d["quoted"].empty()) {
     std::cout << "\n" << tr("cli.quoted_heading") << "\n";
-    int i = 0;
-    for (const auto& q : d["quoted"]) {
-      const std::string k = "quoted." + id + "." + std::to_string(i++) + ".";
-      std::cout << tr("cli.quoted_line",
-                      {{"label", localized(k + "label", q["label"])},
-                       {"value", localized(k + "value", q["value"])},
-                       {"source", localized("source." + cell(q["source"]), q["source"])}})
+    for (const auto& q : d["quoted"])
+      std::cout << tr("cli.quoted_line", {{"label", cell(q["label"])},
+                                          {"value", cell(q["value"])},
+                                          {"source", cell(q["source"])}})
                 << "\n";
-    }
   }
   return 0;
 }

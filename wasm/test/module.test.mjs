@@ -10,7 +10,7 @@ before(async () => {
 });
 
 test('listExperiments returns parseable JSON naming standardization', () => {
-  const list = JSON.parse(m.listExperiments());
+  const list = JSON.parse(m.listExperiments('en'));
   assert.ok(Array.isArray(list) && list.length > 0);
   assert.ok(list.some((e) => e.id === 'standardization'));
 });
@@ -27,7 +27,7 @@ test('bad input comes back as a returned Error naming the parameter', () => {
   assert.match(err.message, /lr_raw/);
   assert.equal(err.name, 'ConfigError');
 
-  assert.ok(m.describe('no-such-experiment') instanceof Error);
+  assert.ok(m.describe('no-such-experiment', 'en') instanceof Error);
   assert.ok(m.createRun('{"experiment":"standardization","lr_raw":-1}') instanceof Error);
   assert.ok(m.validateConfig('not json') instanceof Error);
 
@@ -48,7 +48,7 @@ test('20,000 error round trips leak neither heap nor emval handles', () => {
   assert.equal(m.HEAP8.length, heapBefore, 'wasm memory grew');
   assert.equal(m.count_emval_handles(), handlesBefore, 'emval handles leaked');
   // The module still works after the errors.
-  assert.ok(JSON.parse(m.listExperiments()).length > 0);
+  assert.ok(JSON.parse(m.listExperiments('en')).length > 0);
 });
 
 test('a default standardization run completes in advance(50) chunks', { timeout: 300_000 }, () => {

@@ -22,7 +22,7 @@ import { createPlot } from '../plots/plots.js';
 import { seriesColors } from '../plots/colors.js';
 import { download, el } from '../util/dom.js';
 import { formatValue, numberFormat } from '../util/format.js';
-import { errorText, localizeDescribe, localizeResult, render, t } from '../util/i18n.js';
+import { errorText, labelDescribe, localizeResult, render, t } from '../util/i18n.js';
 import { Controls } from './controls.js';
 import { DataPicker } from './data-picker.js';
 import { chartImage, dataTable } from './plot-data.js';
@@ -136,7 +136,7 @@ export class ExperimentPanel extends EventTarget {
     if (!list.some((x) => x.id === id)) {
       throw new Error(t('ui.err_unknown_experiment', { id, ids: list.map((x) => x.id).join(' | ') }, this.lang));
     }
-    const d = localizeDescribe(await this.client.describe(id), this.lang);
+    const d = labelDescribe(await this.client.describe(id, this.lang), this.lang);
     this.state.describe = d;
     this.showExperiment(d);
     return d;

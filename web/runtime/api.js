@@ -40,8 +40,8 @@ function wrapRun(raw) {
 export function wrap(m) {
   return {
     module: m,
-    listExperiments: () => JSON.parse(check(m.listExperiments())),
-    describe: (id) => JSON.parse(check(m.describe(id))),
+    listExperiments: (lang = 'en') => JSON.parse(check(m.listExperiments(lang))),
+    describe: (id, lang = 'en') => JSON.parse(check(m.describe(id, lang))),
     validateConfig: (config) => JSON.parse(check(m.validateConfig(toJson(config)))),
     environment: () => JSON.parse(check(m.environment())),
     /** The caller owns the returned run and must call run.delete(). */

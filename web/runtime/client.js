@@ -225,8 +225,10 @@ export class LooplabClient {
     return { id, promise };
   }
 
-  list() { return this.request({ type: REQUEST.LIST }).promise; }
-  describe(experiment) { return this.request({ type: REQUEST.DESCRIBE, experiment }).promise; }
+  /** The experiments' ids, titles and questions, the texts in `lang` (en, zh-CN, id). */
+  list(lang = 'en') { return this.request({ type: REQUEST.LIST, lang }).promise; }
+  /** describe(experiment) of the core: parameters, plots and every text in `lang`. */
+  describe(experiment, lang = 'en') { return this.request({ type: REQUEST.DESCRIBE, experiment, lang }).promise; }
   /** Resolves with the resolved config, rejects with the core's one-line message. */
   validate(config) { return this.request({ type: REQUEST.VALIDATE, config: JSON.stringify(config) }).promise; }
 

@@ -114,8 +114,8 @@ self.onmessage = async ({ data: msg }) => {
     const api = await apiReady;
     busy();                               // a validate may parse a large attached CSV
     switch (type) {
-      case REQUEST.LIST: post({ type: ANSWER.REPLY, id, value: api.listExperiments() }); break;
-      case REQUEST.DESCRIBE: post({ type: ANSWER.REPLY, id, value: api.describe(msg.experiment) }); break;
+      case REQUEST.LIST: post({ type: ANSWER.REPLY, id, value: api.listExperiments(msg.lang) }); break;
+      case REQUEST.DESCRIBE: post({ type: ANSWER.REPLY, id, value: api.describe(msg.experiment, msg.lang) }); break;
       case REQUEST.VALIDATE: post({ type: ANSWER.REPLY, id, value: api.validateConfig(msg.config) }); break;
       case REQUEST.RUN: await run(api, id, msg.config, state); break;
       default: throw new Error(`unknown request type "${type}"`);

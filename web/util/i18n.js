@@ -200,36 +200,21 @@ export function errorText(err, lang = 'en') {
 
 // ---- describe() and a result's summary in a language ----
 
-/** A copy of describe(id) with its texts in `lang` (the core's English where the catalog has none). */
-export function localizeDescribe(d, lang = 'en') {
-  if (!d || lang === 'en') return d;
-  const id = d.id;
-  const e = `exp.${id}.`;
-  const explanation = {};
-  for (const [k, v] of Object.entries(d.explanation || {})) explanation[k] = text(e + k, v, lang);
+/**
+ * describe(id, lang) (its texts already in `lang`, from the core) with what the plots show for a
+ * series or a panel named by a word ("raw", "step"): its label in `lang`; ids stay.
+ */
+export function labelDescribe(d, lang = 'en') {
+  if (!d || lang === 'en') return d;  // English shows the names themselves
   return {
     ...d,
-    title: text(`${e}title`, d.title, lang),
-    question: text(`${e}question`, d.question, lang),
-    explanation,
-    parameters: (d.parameters || []).map((p) => ({ ...p, help: text(`param.${id}.${p.name}`, p.help, lang) })),
     plots: (d.plots || []).map((p) => {
       const out = { ...p, lang };
-      for (const k of ['title', 'x_label', 'y_label', 'unit']) if (typeof p[k] === 'string') out[k] = text(`plot.${id}.${p.id}.${k}`, p[k], lang);
       if (Array.isArray(p.panels)) out.panels = p.panels.map((panel) => ({ ...panel, name: renderArg(panel.name, 'label', lang) }));
-      // A series or a stacked part named by a word ("raw", "step") is shown by its label; ids stay.
       if (Array.isArray(p.series)) out.series_labels = p.series.map((name) => renderArg(name, 'label', lang));
       if (Array.isArray(p.stack_labels)) out.stack_labels = p.stack_labels.map((name) => renderArg(name, 'label', lang));
       return out;
     }),
-    tensorflow: (d.tensorflow || []).map((x, i) => ({
-      looplab: text(`tf.${id}.${i}.looplab`, x.looplab, lang), tensorflow: text(`tf.${id}.${i}.tensorflow`, x.tensorflow, lang),
-    })),
-    quoted: (d.quoted || []).map((q, i) => ({
-      ...q, label: text(`quoted.${id}.${i}.label`, q.label, lang), value: text(`quoted.${id}.${i}.value`, q.value, lang),
-      source: q.source && text(`source.${q.source}`, q.source, lang),
-      original: text(`quoted.${id}.${i}.original`, '', lang),
-    })),
   };
 }
 

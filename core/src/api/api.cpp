@@ -206,14 +206,17 @@ std::pair<const Experiment*, Params> resolve(const std::string& config_text) {
 
 }  // namespace
 
-std::string list_experiments_json() {
+std::string list_experiments_json(const std::string& lang) {
+  const std::string l = normalize_lang(lang);
   json out = json::array();
   for (const auto& e : experiments())
-    out.push_back({{"id", e.id}, {"title", e.title}, {"question", e.question}});
+    out.push_back({{"id", e.id}, {"title", e.title(l)}, {"question", e.question(l)}});
   return out.dump();
 }
 
-std::string describe_json(const std::string& id) { return find_experiment(id).describe().dump(); }
+std::string describe_json(const std::string& id, const std::string& lang) {
+  return find_experiment(id).describe(normalize_lang(lang)).dump();
+}
 
 std::string validate_config_json(const std::string& config_json) {
   auto [e, p] = resolve(config_json);

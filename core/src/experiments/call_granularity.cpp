@@ -358,79 +358,21 @@ class CallGranularityRun final : public ChunkedRun {
 Experiment make_call_granularity_experiment() {
   Experiment e;
   e.id = "call-granularity";
-  e.title = "Call granularity";
-  e.question = "Why is train_on_batch slower than fit?";
-  e.explanation = {
-      {"intro",
-       "The same training — Dense(hidden, tanh) → Dense(1), Adam, mse on random N(0, 1) data, the "
-       "same initial weights and the same batches in the same order — driven four ways. fit runs "
-       "a traced step inside the core's own loop. train_on_batch is called once per batch from "
-       "outside, copies the batch in each time and runs its step eagerly, op by op, as Keras' "
-       "train_on_batch did in TensorFlow 2.0. train_on_batch_traced is called the same way but "
-       "runs fit's traced step, which separates the two causes; train_on_batch_compiled is called "
-       "the same way with the step generated as code (compiled mode). In the browser two more "
-       "variants are driven from JavaScript, their epochs interleaved, both with the traced "
-       "step: js_train_on_batch calls the WebAssembly module once per batch, copying the batch "
-       "into the "
-       "wasm heap, and js_fit calls the core's fit once per epoch."},
-      {"try",
-       "Compare the gap between train_on_batch and train_on_batch_traced (the execution mode) "
-       "with the gap between train_on_batch_traced and fit (the call boundary and the copy). Grow "
-       "hidden or batch so each step does more arithmetic and watch both gaps shrink relative to "
-       "the step; shrink them and the per-op and per-call costs dominate."},
-      {"mechanism",
-       "t(per call) = t(step in its mode) + t(call boundary) + t(copy of the batch). An eager step "
-       "pays per op: a fresh buffer, a tape entry, shape checks; a traced step replays a compiled "
-       "program. fit pays the call boundary once per epoch, train_on_batch once per batch. The "
-       "losses agree: only how and where the step runs changes."}};
-  e.tensorflow = json::array(
-      {{{"looplab", "fit"},
-        {"tensorflow",
-         "Keras model.fit: the train step is a tf.function and the loop over batches runs inside "
-         "Keras"}},
-       {{"looplab", "train_on_batch (eager, per call)"},
-        {"tensorflow",
-         "Keras model.train_on_batch in TensorFlow 2.0: one Python call per batch, the NumPy "
-         "batch converted on each call, and the train function run eagerly — the plain Python "
-         "execution function of thread 001"}},
-       {{"looplab", "train_on_batch_traced"},
-        {"tensorflow",
-         "train_on_batch with its train function wrapped in tf.function, as later Keras versions "
-         "do: still one call and one conversion per batch"}},
-       {{"looplab", "eager step"},
-        {"tensorflow", "Keras running the train function eagerly (run_eagerly=True): op by op"}},
-       {{"looplab", "traced step"},
-        {"tensorflow", "a tf.function graph, traced once and then replayed"}},
-
-       {{"looplab", "js_train_on_batch, js_fit"},
-        {"tensorflow",
-         "Python calling into TensorFlow's C++ runtime once per batch, or once per epoch"}},
-       {{"looplab", "train_on_batch_compiled"},
-        {"tensorflow",
-         "train_on_batch on a model compiled with jit_compile=True: XLA code for the step, still "
-         "one call and one conversion per batch"}}});
   e.params = {
       common::samples(10000, 1),
       common::batch(),
-      integer("epochs", 50, 2, 10000,
-              "passes over the data per variant (the first is reported apart)"),
+      integer("epochs", 50, 2, 10000),
       common::hidden(),
       common::adam_lr(),
-      common::chunk_ms(5.0, "time whole epochs in chunks of at least this long"),
+      common::chunk_ms(5.0),
       common::seed(),
   };
-  e.plots = json::array(
-      {line_plot("loss", "Training loss per step: the variants coincide", {"step", "step"},
-                 {"loss", "loss"},
-                 {"fit", "train_on_batch", "train_on_batch_traced", "train_on_batch_compiled",
-                  "js_fit", "js_train_on_batch"}),
-       bars_plot("step", "Time per step (median over chunks)", "variant",
-                 {"us_per_step", "µs per step"}),
-       bars_plot("overhead", "Cost per step above fit's (the JS variants: above js_fit's)",
-                 "variant", {"overhead_us_per_call", "µs per call"})});
-  e.quoted = json::array({{{"label", "train_on_batch's execution function"},
-                           {"value", "a plain Python function, not wrapped in tf.function: slower"},
-                           {"source", "seed thread 001"}}});
+  e.plots = json::array({line_plot("loss", {"step"}, {"loss"},
+                                   {"fit", "train_on_batch", "train_on_batch_traced",
+                                    "train_on_batch_compiled", "js_fit", "js_train_on_batch"}),
+                         bars_plot("step", "variant", {"us_per_step"}),
+                         bars_plot("overhead", "variant", {"overhead_us_per_call"})});
+  e.quoted_sources = {"seed thread 001"};
   e.check = [](const Params& p) {
     const long long n = p.integer("n"), batch = p.integer("batch"), hidden = p.integer("hidden");
     if (batch > n)

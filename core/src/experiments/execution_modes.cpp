@@ -369,73 +369,23 @@ class ExecutionModesRun final : public ChunkedRun {
 Experiment make_execution_modes_experiment() {
   Experiment e;
   e.id = "execution-modes";
-  e.title = "Execution modes";
-  e.question = "Eager, traced or unrolled — what do I pay, and when?";
-  e.explanation = {
-      {"intro",
-       "A small network, Dense(hidden) → Dense(1) trained by Adam on random points (or your own "
-       "CSV), run five ways from the same initial weights: eager (every op dispatched and "
-       "allocated as it runs), traced (the step recorded once, compiled, then replayed), unrolled "
-       "(k steps compiled into one program), compiled (the traced program generated as code: "
-       "WebAssembly in the browser, C natively) and a hand-written loop."},
-      {"try",
-       "Compare the first call with the steady step; raise unroll and watch the compile time grow "
-       "while the step time stops improving; make the model bigger (hidden) so the arithmetic, "
-       "not the dispatch, dominates."},
-      {"mechanism",
-       "Time per step ≈ dispatch overhead + arithmetic. Eager pays per op: a fresh buffer, a tape "
-       "entry, shape checks. Tracing pays once up front and then only runs the kernels; "
-       "unrolling also removes the per-call overhead (the loop around the program, the check of "
-       "its inputs), at the price of a program k times longer. Every batch is still bound on "
-       "every step."}};
-  e.tensorflow = json::array(
-      {{{"looplab", "eager"},
-        {"tensorflow", "TensorFlow 2's default: each op runs as Python calls it"}},
-       {{"looplab", "traced"},
-        {"tensorflow",
-         "a tf.function: the step traced into a graph once, then the graph replayed"}},
-       {{"looplab", "fusion (inside traced)"},
-        {"tensorflow", "Grappler's and XLA's op fusion of the graph"}},
-       {{"looplab", "unrolled(k)"},
-        {"tensorflow",
-         "a Python for-loop over k batches inside the tf.function, which autograph "
-         "unrolls into one graph"}},
-       {{"looplab", "compiled"},
-        {"tensorflow", "XLA (jit_compile=True): code generated for the whole fused step"}},
-       {{"looplab", "reference"}, {"tensorflow", "none: the same arithmetic written by hand"}}});
   e.params = {
-      common::samples(10000, 100,
-                      "number of samples, x and y ~ N(0, 1) (a CSV of your own replaces them)"),
+      common::samples(10000, 100),
       common::batch(),
-      integer("epochs", 10, 1, 1000, "passes over the data"),
+      integer("epochs", 10, 1, 1000),
       common::hidden(),
-      choice("activation", "tanh", {"tanh", "relu", "sigmoid", "linear"},
-             "hidden-layer activation"),
-      choice("loss", "mse", {"mse", "bce"},
-             "mse on y ~ N(0, 1), or binary cross-entropy on a sigmoid output with targets y > 0"),
+      choice("activation", "tanh", {"tanh", "relu", "sigmoid", "linear"}),
+      choice("loss", "mse", {"mse", "bce"}),
       common::adam_lr(),
-      integer("unroll", 5, 1, 1000, "steps compiled into one program in unrolled mode"),
+      integer("unroll", 5, 1, 1000),
       common::seed(),
   };
   e.plots = json::array(
-      {line_plot("loss", "Training loss, mean per epoch, every mode", {"epoch", "epoch"},
-                 {"loss", "mean loss"}, {"eager", "traced", "unrolled", "compiled", "reference"}),
-       bars_plot("first_call", "First call: trace + compile + first step", "mode",
-                 {"first_call_ms", "ms", Scale::Log}),
-       bars_plot_with_spread("steady",
-                             "Steady time per step (median over chunks, ± half "
-                             "the interquartile range)",
-                             "mode", {"steady_step_us", "µs per step"}, "steady_step_spread_us")});
-  e.quoted = json::array(
-      {{{"label", "Fully unrolled list of 100 batches, first call"},
-        {"value", "7.4 s"},
-        {"source", "seed thread 000"}},
-       {{"label", "Fully unrolled list of 1000 batches, first call"},
-        {"value", "88 s"},
-        {"source", "seed thread 000"}},
-       {{"label", "cache().prefetch(1).repeat() + 5x unrolled body, 100 epochs of 1000 batches"},
-        {"value", "about 20 s"},
-        {"source", "seed thread 000"}}});
+      {line_plot("loss", {"epoch"}, {"loss"},
+                 {"eager", "traced", "unrolled", "compiled", "reference"}),
+       bars_plot("first_call", "mode", {"first_call_ms", Scale::Log}),
+       bars_plot_with_spread("steady", "mode", {"steady_step_us"}, "steady_step_spread_us")});
+  e.quoted_sources = {"seed thread 000", "seed thread 000", "seed thread 000"};
   e.takes_csv = true;
   e.check = [](const Params& p) {  // with a CSV its rows are n (parsed here too, so validation
                                    // reports a bad file)

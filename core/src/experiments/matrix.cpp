@@ -320,68 +320,26 @@ class MatrixRun final : public ChunkedRun {
 Experiment make_matrix_experiment() {
   Experiment e;
   e.id = "matrix";
-  e.title = "Benchmark matrix";
-  e.question = "Is there one best configuration?";
-  e.explanation = {
-      {"intro",
-       "Seed 001's benchmark: three model sizes × three data sizes × four modes. Models are "
-       "one-hidden-layer MLPs "
-       "trained by Adam on mse: small 8 → Dense(16, tanh) → 1 (161 parameters), medium 32 → "
-       "Dense(64) → 1 (2,177), "
-       "large 128 → Dense(256) → 1 (33,281). Data size is the rows per step (rows_small, "
-       "rows_medium, "
-       "rows_large), one batch of N(0, 1) data reused every step. Each cell is the median µs per "
-       "step over timed chunks, with its spread; a cell's winner must beat the others by more "
-       "than their spreads."},
-      {"try",
-       "Read the traced-vs-eager heatmap from the small corner to the large one: the overhead "
-       "eager pays per op is "
-       "fixed, so it matters most where there is least arithmetic. Raise rows_large and watch the "
-       "gap close."},
-      {"mechanism",
-       "Seed 001 reports differences as (longer/shorter − 1) × 100, signed + when the first-named "
-       "mode is faster: "
-       "+100% means twice as fast. Time per step ≈ fixed overhead + work, and the work grows with "
-       "model × data, so no "
-       "single mode need win everywhere."}};
-  e.tensorflow = json::array(
-      {{{"looplab", "eager"}, {"tensorflow", "TF 2 eager execution (seed 001's TF2 runs)"}},
-       {{"looplab", "traced"},
-        {"tensorflow", "a graph: a tf.function in TF 2, or TF 1's graph mode and session.run"}},
-       {{"looplab", "reference"}, {"tensorflow", "none: the same arithmetic written by hand"}},
-       {{"looplab", "rows per step"},
-        {"tensorflow", "the batch the seed's benchmark fed to each train_on_batch call"}},
-       {{"looplab", "compiled"},
-        {"tensorflow", "a tf.function with jit_compile=True: XLA generates code for the step"}}});
   e.params = {
-      integer("rows_small", 32, 1, 1'000'000, "rows per step of the small data"),
-      integer("rows_medium", 256, 1, 1'000'000, "rows per step of the medium data"),
-      integer("rows_large", 2048, 1, 1'000'000, "rows per step of the large data"),
+      integer("rows_small", 32, 1, 1'000'000),
+      integer("rows_medium", 256, 1, 1'000'000),
+      integer("rows_large", 2048, 1, 1'000'000),
       common::adam_lr(),
       common::chunk_ms(5.0),
-      common::repeats(3, "cell and mode"),
+      common::repeats(3),
       common::seed(),
   };
-  const auto heatmap = [](const char* id, const char* title, const char* value, const char* unit,
-                          const char* scale) {
-    return heatmap_plot(id, title, "model", "data", value, unit, scale);
+  const auto heatmap = [](const char* id, const char* value, const char* scale) {
+    return heatmap_plot(id, "model", "data", value, scale);
   };
-  e.plots = json::array(
-      {heatmap("traced_vs_eager", "Traced vs eager, seed-001 % (+: traced faster)",
-               "traced_vs_eager_pct", "%", "diverging"),
-       heatmap("compiled_vs_traced", "Compiled vs traced, seed-001 % (+: compiled faster)",
-               "compiled_vs_traced_pct", "%", "diverging"),
-       heatmap("reference_vs_traced",
-               "Hand-written reference vs traced, seed-001 % (+: reference faster)",
-               "reference_vs_traced_pct", "%", "diverging"),
-       heatmap("eager_us", "Eager: µs per step", "eager_us", "µs", "log"),
-       heatmap("traced_us", "Traced: µs per step", "traced_us", "µs", "log"),
-       heatmap("compiled_us", "Compiled: µs per step", "compiled_us", "µs", "log"),
-       heatmap("reference_us", "Reference: µs per step", "reference_us", "µs", "log")});
-  e.quoted =
-      json::array({{{"label", "Seed 001's finding"},
-                    {"value", "no single configuration is fastest for every model and data size"},
-                    {"source", "seed thread 001"}}});
+  e.plots =
+      json::array({heatmap("traced_vs_eager", "traced_vs_eager_pct", "diverging"),
+                   heatmap("compiled_vs_traced", "compiled_vs_traced_pct", "diverging"),
+                   heatmap("reference_vs_traced", "reference_vs_traced_pct", "diverging"),
+                   heatmap("eager_us", "eager_us", "log"), heatmap("traced_us", "traced_us", "log"),
+                   heatmap("compiled_us", "compiled_us", "log"),
+                   heatmap("reference_us", "reference_us", "log")});
+  e.quoted_sources = {"seed thread 001"};
   e.check = [](const Params& p) {
     const long long s = p.integer("rows_small"), m = p.integer("rows_medium"),
                     l = p.integer("rows_large");

@@ -285,56 +285,21 @@ class OverheadRun final : public ChunkedRun {
 Experiment make_overhead_experiment() {
   Experiment e;
   e.id = "overhead";
-  e.title = "Per-step overhead";
-  e.question = "When does per-step overhead dominate?";
-  e.explanation = {
-      {"intro",
-       "One gradient-descent step of linear regression over N points (the seed-004 curve sampled "
-       "N times), for N from n_min to n_max, in every mode. Each point is the median time per "
-       "step over chunks of many steps, with its spread."},
-      {"try",
-       "Look where each line bends: flat on the left (overhead), rising with slope 1 on the right "
-       "(work per point). Compare the fixed cost a of eager with the hand-written loop, and the N "
-       "at which they meet."},
-      {"mechanism",
-       "t(N) = a + b·N. a is paid once per step whatever the data (dispatch, allocation, the "
-       "call); b per point. Below the crossover N = a/b most of a step is overhead, so a step on "
-       "more data costs little more; far above it, a framework and a lean loop take about the "
-       "same time."}};
-  e.tensorflow = json::array(
-      {{{"looplab", "eager step"},
-        {"tensorflow", "the seed's loop: a GradientTape step, every op dispatched from Python"}},
-       {{"looplab", "reference"}, {"tensorflow", "the seed's NumPy version of the same loop"}},
-       {{"looplab", "a (fixed µs per step)"},
-        {"tensorflow", "Python and TensorFlow dispatch per op, the same for 10 or 10⁶ points"}},
-       {{"looplab", "compiled step"},
-        {"tensorflow", "a tf.function with jit_compile=True: XLA generates code for the step"}}});
   e.params = {
-      integer("n_min", 10, 1, 1'000'000, "smallest number of points per step"),
-      integer("n_max", 1'000'000, 10, 10'000'000, "largest number of points per step"),
-      integer("points", 11, 2, 40, "number of N values, log-spaced"),
-      number("lr", 1e-4, 0.0, 3e-4, "learning rate (the seed's 1e-4; stable below 2/λmax ≈ 3e-4)")
-          .exclusive_min()
-          .log_scale(),
+      integer("n_min", 10, 1, 1'000'000),
+      integer("n_max", 1'000'000, 10, 10'000'000),
+      integer("points", 11, 2, 40),
+      number("lr", 1e-4, 0.0, 3e-4).exclusive_min().log_scale(),
       common::chunk_ms(3.0),
-      common::repeats(5, "point"),
+      common::repeats(5),
   };
   e.plots = json::array(
-      {line_plot("time", "Time per step vs N, with the fitted t(N) = a + b·N",
-                 {"n", "N (points per step)", Scale::Log},
-                 {"us_per_step", "µs per step", Scale::Log},
+      {line_plot("time", {"n", Scale::Log}, {"us_per_step", Scale::Log},
                  {"eager", "traced", "compiled", "reference", "js_per_call", "eager_fit",
                   "traced_fit", "compiled_fit", "reference_fit", "js_per_call_fit"},
                  "", "us_spread"),
-       bars_plot("a", "Fixed overhead per step a", "mode", {"a_us", "µs", Scale::Log})});
-  e.quoted = json::array(
-      {{{"label", "TF 1.15, 1e5 steps on 1000 points (CPU / GPU)"},
-        {"value", "about 40 s / 80 s"},
-        {"source", "seed thread 004"}},
-       {{"label", "NumPy, the same loop"}, {"value", "about 4 s"}, {"source", "seed thread 004"}},
-       {{"label", "1e3 steps on 1,000,000 points: NumPy vs TensorFlow"},
-        {"value", "22 s vs 25 s"},
-        {"source", "seed thread 004, answer 1"}}});
+       bars_plot("a", "mode", {"a_us", Scale::Log})});
+  e.quoted_sources = {"seed thread 004", "seed thread 004", "seed thread 004, answer 1"};
   e.check = [](const Params& p) {
     const long long lo = p.integer("n_min"), hi = p.integer("n_max");
     if (lo >= hi)

@@ -79,13 +79,13 @@ json ParamSpec::allowed_message() const {
   return msg("allowed.bool");
 }
 
-json ParamSpec::describe() const {
+json ParamSpec::describe(std::string help, std::string_view lang) const {
   static const char* kTypes[] = {"choice", "number", "integer", "bool"};
   json d = {{"name", name},
             {"type", kTypes[static_cast<int>(type)]},
             {"default", default_value},
-            {"help", help},
-            {"allowed", allowed()}};
+            {"help", std::move(help)},
+            {"allowed", render(allowed_message(), lang)}};
   if (type == ParamType::Number || type == ParamType::Integer) {
     d["min"] = min;
     d["max"] = max;
@@ -98,42 +98,38 @@ json ParamSpec::describe() const {
   return d;
 }
 
-ParamSpec number(std::string name, double def, double min, double max, std::string help) {
+ParamSpec number(std::string name, double def, double min, double max) {
   ParamSpec s;
   s.name = std::move(name);
   s.type = ParamType::Number;
   s.default_value = def;
   s.min = min;
   s.max = max;
-  s.help = std::move(help);
   return s;
 }
 
-ParamSpec integer(std::string name, long long def, long long min, long long max, std::string help) {
+ParamSpec integer(std::string name, long long def, long long min, long long max) {
   ParamSpec s = number(std::move(name), static_cast<double>(def), static_cast<double>(min),
-                       static_cast<double>(max), std::move(help));
+                       static_cast<double>(max));
   s.type = ParamType::Integer;
   s.default_value = def;
   return s;
 }
 
-ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices,
-                 std::string help) {
+ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices) {
   ParamSpec s;
   s.name = std::move(name);
   s.type = ParamType::Choice;
   s.default_value = std::move(def);
   s.choices = std::move(choices);
-  s.help = std::move(help);
   return s;
 }
 
-ParamSpec boolean(std::string name, bool def, std::string help) {
+ParamSpec boolean(std::string name, bool def) {
   ParamSpec s;
   s.name = std::move(name);
   s.type = ParamType::Bool;
   s.default_value = def;
-  s.help = std::move(help);
   return s;
 }
 

@@ -432,73 +432,20 @@ json PipelinesRun::summary() const {
 Experiment make_pipelines_experiment() {
   Experiment e;
   e.id = "pipelines";
-  e.title = "Input pipelines";
-  e.question =
-      "Why is my tf.data pipeline slower than a list of tensors, and which stages pay for "
-      "themselves?";
-  e.explanation = {
-      {"intro",
-       "The seed-000 network, Dense(20, tanh) → Dense(1) trained by Adam on random points in "
-       "batches, fed by nine input pipelines: examples sliced then batched, or pre-batched; each "
-       "plain, cached, cached and prefetched; a repeated stream into an unrolled program; and "
-       "standardizing x per batch with map against doing it once. Every call is timed in two "
-       "parts: pulling batches, and the step."},
-      {"try",
-       "Compare pipeline and step per batch: which stages cost more than the step itself? Raise "
-       "batch and watch slice-then-batch fall behind (it gathers every example); switch mode to "
-       "eager so the step dominates."},
-      {"mechanism",
-       "Time per epoch ≈ batches × (pipeline per batch + step per batch). from_tensor_slices → "
-       "batch pulls each example through the chain and copies it into a fresh batch; pre-batched "
-       "views cost nothing per example; cache replays a recorded pass; prefetch overlaps pulling "
-       "with the step only where there is a second thread. repeat_inside is the nearest looplab "
-       "gets to the answer's loop inside tf.function: the host still pulls every batch, and it "
-       "changes three things at once (one repeated stream, k steps per call, a staging copy)."}};
-  e.tensorflow = json::array(
-      {{{"looplab", "slice_batch"},
-        {"tensorflow", "tf.data.Dataset.from_tensor_slices((x, y)).batch(100)"}},
-       {{"looplab", "prebatched"},
-        {"tensorflow",
-         "from_tensor_slices over the pre-stacked batches (the seed's second dataset)"}},
-       {{"looplab", "cache, prefetch(1), repeat"},
-        {"tensorflow", "Dataset.cache(), .prefetch(1), .repeat(epochs)"}},
-       {{"looplab", "repeat_inside"},
-        {"tensorflow", "the answer's next() calls in an unrolled loop inside the tf.function"}},
-       {{"looplab", "map_per_batch"}, {"tensorflow", "Dataset.map(standardize) after batch"}}});
   e.params = {
-      common::samples(10000, 100),
-      common::batch("batch size (must divide n)"),
-      integer("epochs", 10, 1, 1000,
-              "passes over the data (the first is reported apart: trace and cache fill)"),
-      choice("mode", "traced", {"traced", "eager", "compiled"},
-             "how the training step runs: compiled once and replayed, op by op, or as code "
-             "generated for the whole step"),
-      integer("unroll", 5, 1, 100,
-              "batches per call for repeat_inside (traced and compiled modes)"),
-      common::seed(),
+      common::samples(10000, 100),    common::batch(),
+      integer("epochs", 10, 1, 1000), choice("mode", "traced", {"traced", "eager", "compiled"}),
+      integer("unroll", 5, 1, 100),   common::seed(),
   };
   e.plots = json::array(
-      {bars_plot_with_spread("epoch",
-                             "Time per epoch (median of the epochs after the first, ± "
-                             "half the interquartile range)",
-                             "variant", {"ms_per_epoch", "ms per epoch"}, "spread_ms_per_epoch"),
-       bars_plot("split", "Per batch: time in the pipeline vs in the step", "variant",
-                 {"pipeline_us_per_batch", "µs per batch"},
+      {bars_plot_with_spread("epoch", "variant", {"ms_per_epoch"}, "spread_ms_per_epoch"),
+       bars_plot("split", "variant", {"pipeline_us_per_batch"},
                  {"pipeline_us_per_batch", "step_us_per_batch"}, {"pipeline", "step"}),
-       line_plot("loss", "Mean training loss per epoch, every pipeline", {"epoch", "epoch"},
-                 {"loss", "mean loss"},
+       line_plot("loss", {"epoch"}, {"loss"},
                  {"slice_batch", "slice_batch_cache", "slice_batch_cache_prefetch", "prebatched",
                   "prebatched_cache", "prebatched_cache_prefetch", "repeat_inside", "map_per_batch",
                   "transform_once"})});
-  e.quoted = json::array({{{"label", "100 epochs, slices → batch dataset in a tf.function"},
-                           {"value", "15.1 s"},
-                           {"source", "seed thread 000"}},
-                          {{"label", "100 epochs, pre-batched dataset in a tf.function"},
-                           {"value", "9.1 s"},
-                           {"source", "seed thread 000"}},
-                          {{"label", "100 epochs, list of tensors in a tf.function"},
-                           {"value", "2.1 s"},
-                           {"source", "seed thread 000"}}});
+  e.quoted_sources = {"seed thread 000", "seed thread 000", "seed thread 000"};
   e.check = [](const Params& p) {
     const long long n = p.integer("n"), batch = p.integer("batch"), unroll = p.integer("unroll");
     if (batch > n)

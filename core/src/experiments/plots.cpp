@@ -3,15 +3,12 @@
 
 namespace looplab {
 
-json line_plot(const std::string& id, const std::string& title, const Axis& x, const Axis& y,
+json line_plot(const std::string& id, const Axis& x, const Axis& y,
                const std::vector<std::string>& series, const std::string& style,
                const std::string& spread) {
   json j = {{"id", id},
-            {"title", title},
             {"x", x.key},
             {"y", y.key},
-            {"x_label", x.label},
-            {"y_label", y.label},
             {"log_x", x.scale == Scale::Log},
             {"log_y", y.scale == Scale::Log}};
   if (!style.empty()) j["style"] = style;
@@ -20,49 +17,46 @@ json line_plot(const std::string& id, const std::string& title, const Axis& x, c
   return j;
 }
 
-json bars_plot(const std::string& id, const std::string& title, const std::string& category,
-               const Axis& value, const std::vector<std::string>& stack,
+json bars_plot(const std::string& id, const std::string& category, const Axis& value,
+               const std::vector<std::string>& stack,
                const std::vector<std::string>& stack_labels) {
-  json j = {{"id", id},         {"type", "bars"},       {"title", title},
-            {"source", "runs"}, {"category", category}, {"value", value.key}};
+  json j = {{"id", id},
+            {"type", "bars"},
+            {"source", "runs"},
+            {"category", category},
+            {"value", value.key}};
   if (!stack.empty()) {
     j["stack"] = stack;
     j["stack_labels"] = stack_labels;
   }
-  j["y_label"] = value.label;
   j["log_y"] = value.scale == Scale::Log;
   return j;
 }
 
-json bars_plot_with_spread(const std::string& id, const std::string& title,
-                           const std::string& category, const Axis& value,
+json bars_plot_with_spread(const std::string& id, const std::string& category, const Axis& value,
                            const std::string& spread) {
-  json j = bars_plot(id, title, category, value);
+  json j = bars_plot(id, category, value);
   j["spread"] = spread;
   return j;
 }
 
-json heatmap_plot(const std::string& id, const std::string& title, const std::string& row,
-                  const std::string& col, const std::string& value, const std::string& unit,
-                  const std::string& scale) {
-  return {{"id", id},   {"type", "heatmap"}, {"title", title}, {"source", "runs"}, {"row", row},
-          {"col", col}, {"value", value},    {"unit", unit},   {"scale", scale}};
+json heatmap_plot(const std::string& id, const std::string& row, const std::string& col,
+                  const std::string& value, const std::string& scale) {
+  return {{"id", id},   {"type", "heatmap"}, {"source", "runs"}, {"row", row},
+          {"col", col}, {"value", value},    {"scale", scale}};
 }
 
-json contour_plot(const std::string& id, const std::string& title, const Axis& x, const Axis& y,
-                  const std::string& z, const std::vector<ContourPanel>& panels,
-                  const std::string& levels, const std::string& data, const std::string& line_w,
-                  const std::string& line_b) {
+json contour_plot(const std::string& id, const Axis& x, const Axis& y, const std::string& z,
+                  const std::vector<ContourPanel>& panels, const std::string& levels,
+                  const std::string& data, const std::string& line_w, const std::string& line_b) {
   json list = json::array(), names = json::array();
   for (const ContourPanel& p : panels) {
     list.push_back({{"name", p.name}, {"grid", p.grid}, {"path", p.path}});
     names.push_back(p.path);
   }
-  return {{"id", id},           {"type", "contour"},  {"title", title},
-          {"x", x.key},         {"y", y.key},         {"z", z},
-          {"x_label", x.label}, {"y_label", y.label}, {"panels", list},
-          {"levels", levels},   {"data", data},       {"line_w", line_w},
-          {"line_b", line_b},   {"series", names}};
+  return {{"id", id},         {"type", "contour"}, {"x", x.key},       {"y", y.key},
+          {"z", z},           {"panels", list},    {"levels", levels}, {"data", data},
+          {"line_w", line_w}, {"line_b", line_b},  {"series", names}};
 }
 
 }  // namespace looplab

@@ -1,18 +1,82 @@
 // registry.cpp — every experiment (the list is LOOPLAB_EXPERIMENTS in experiment.hpp), found by id.
+#include <stdexcept>
+
 #include "looplab/base/i18n.hpp"
 #include "looplab/experiments/experiment.hpp"
 
 namespace looplab {
 
-json Experiment::describe() const {
+namespace {
+
+// The catalog text of `key` in lang, else in English; nullptr when English has none either.
+const std::string* text_or_null(const std::string& key, std::string_view lang) {
+  for (std::string_view l : {lang, std::string_view("en")}) {
+    const Catalog& c = catalog(l);
+    if (const auto it = c.find(key); it != c.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+std::string text(const std::string& key, std::string_view lang) {
+  if (const std::string* t = text_or_null(key, lang)) return *t;
+  throw std::logic_error("no text " + key + " in core/i18n/en.json");
+}
+
+// The texts a plot of this type shows: every plot a title; lines and contours two axis labels,
+// bars a value label, heatmaps a unit.
+json plot_in(json plot, const std::string& id, std::string_view lang) {
+  const std::string type = plot.value("type", "line"),
+                    key = "plot." + id + "." + plot["id"].get<std::string>() + ".";
+  std::vector<const char*> fields = {"title"};
+  if (type == "line" || type == "contour") fields.insert(fields.end(), {"x_label", "y_label"});
+  if (type == "bars") fields.push_back("y_label");
+  if (type == "heatmap") fields.push_back("unit");
+  for (const char* f : fields) plot[f] = text(key + f, lang);
+  return plot;
+}
+
+}  // namespace
+
+std::string Experiment::title(std::string_view lang) const {
+  return text("exp." + id + ".title", lang);
+}
+std::string Experiment::question(std::string_view lang) const {
+  return text("exp." + id + ".question", lang);
+}
+
+json Experiment::describe(std::string_view lang) const {
+  const std::string e = "exp." + id + ".";
+  json explanation = json::object();
+  for (const char* part : {"intro", "try", "mechanism"}) explanation[part] = text(e + part, lang);
   json params_json = json::array();
-  for (const auto& p : params) params_json.push_back(p.describe());
+  for (const auto& p : params)
+    params_json.push_back(p.describe(text("param." + id + "." + p.name, lang), lang));
+  json plots_json = json::array();
+  for (const json& p : plots) plots_json.push_back(plot_in(p, id, lang));
+  json quoted = json::array();
+  for (std::size_t i = 0; i < quoted_sources.size(); ++i) {
+    const std::string q = "quoted." + id + "." + std::to_string(i) + ".";
+    json entry = {{"label", text(q + "label", lang)},
+                  {"value", text(q + "value", lang)},
+                  {"source", text("source." + quoted_sources[i], lang)}};
+    // The figure as the thread wrote it (Chinese or Indonesian), beside a translation of it.
+    if (const std::string* original = text_or_null(q + "original", lang); original && lang != "en")
+      entry["original"] = *original;
+    quoted.push_back(entry);
+  }
+  json tensorflow = json::array();
+  for (int i = 0;; ++i) {
+    const std::string t = "tf." + id + "." + std::to_string(i) + ".";
+    if (!text_or_null(t + "looplab", "en")) break;
+    tensorflow.push_back(
+        {{"looplab", text(t + "looplab", lang)}, {"tensorflow", text(t + "tensorflow", lang)}});
+  }
   return {{"id", id},
-          {"title", title},
-          {"question", question},
+          {"title", title(lang)},
+          {"question", question(lang)},
           {"explanation", explanation},
           {"parameters", params_json},
-          {"plots", plots},
+          {"plots", plots_json},
           {"quoted", quoted},
           {"tensorflow", tensorflow},
           {"takes_csv", takes_csv}};

@@ -410,71 +410,23 @@ class RetracingRun final : public ChunkedRun {
 Experiment make_retracing_experiment() {
   Experiment e;
   e.id = "retracing";
-  e.title = "Retracing";
-  e.question = "Why did my traced function get slow?";
-  e.explanation = {
-      {"intro",
-       "A traced program is only valid for the input shapes and static arguments it was traced "
-       "with. Here the thread-000 network trains through a trace cache: full batches, the short "
-       "last batch of every epoch when n is not a multiple of the batch size, an epoch with a "
-       "second batch size, and one evaluation call (training = false)."},
-      {"try",
-       "Turn on drop_remainder (the short batch goes) or relaxed_batch (one program for every "
-       "batch size), set second_batch equal to batch, or turn off evaluate, and count the "
-       "traces."},
-      {"mechanism",
-       "A call costs a replay (microseconds) when its signature — batch shape and static "
-       "arguments — is in the cache, and a trace + compile (far more) when it is not. Varying "
-       "shapes or Python-level arguments multiply the traces. A replay is shorter than a browser "
-       "clock's tick, so consecutive replays are timed together in chunks."}};
-  e.tensorflow = json::array(
-      {{{"looplab", "traced program"},
-        {"tensorflow", "a tf.function's graph (a concrete function), traced for one signature"}},
-       {{"looplab", "trace cache"},
-        {"tensorflow", "the tf.function object, which keeps one concrete function per signature"}},
-       {{"looplab", "static argument training"},
-        {"tensorflow",
-         "a Python scalar (here a bool) argument of a tf.function: every new value traces a new "
-         "graph"}},
-       {{"looplab", "new batch shape"},
-        {"tensorflow", "a tensor argument whose shape the tf.function has not seen"}},
-       {{"looplab", "drop_remainder"}, {"tensorflow", "dataset.batch(batch, drop_remainder=True)"}},
-       {{"looplab", "relaxed_batch"},
-        {"tensorflow",
-         "an input_signature with a None batch dimension, e.g. tf.TensorSpec([None, 1]), or "
-         "tf.function(reduce_retracing=True)"}},
-       {{"looplab", "mode = compiled"},
-        {"tensorflow",
-         "tf.function(jit_compile=True): XLA compiles for each concrete shape, so every retrace "
-         "also recompiles"}}});
   e.params = {
-      common::samples(1050, 2, "number of samples"),
-      common::batch("batch size of the first epochs"),
-      integer("epochs", 2, 1, 100, "epochs with that batch size"),
-      integer("second_batch", 64, 1, 10000, "batch size of one more epoch (equal to batch: none)"),
-      boolean("evaluate", true, "end with an evaluation call: the static argument training=false"),
-      boolean("drop_remainder", false, "drop the last partial batch of each epoch"),
-      boolean("relaxed_batch", false,
-              "one program for any batch size (shapes derived at run time; traced mode)"),
-      choice("mode", "traced", {"traced", "compiled"},
-             "how each traced program runs: replayed instruction by instruction (traced), or "
-             "generated as code and built, at every trace (compiled)"),
+      common::samples(1050, 2),
+      common::batch(),
+      integer("epochs", 2, 1, 100),
+      integer("second_batch", 64, 1, 10000),
+      boolean("evaluate", true),
+      boolean("drop_remainder", false),
+      boolean("relaxed_batch", false),
+      choice("mode", "traced", {"traced", "compiled"}),
       common::hidden(),
       common::adam_lr(),
-      common::chunk_ms(0.2,
-                       "time consecutive replays together in chunks of at least this long (a "
-                       "chunk also ends where the next call traces)"),
+      common::chunk_ms(0.2),
       common::seed(),
   };
-  e.plots = json::array({line_plot(
-      "calls",
-      "Time per call: each call that traced, and replays timed in chunks (one point "
-      "per chunk)",
-      {"call", "call"}, {"ms", "ms per call", Scale::Log}, {"replayed", "traced"}, "points")});
-  e.quoted = json::array(
-      {{{"label", "A traced function builds a new graph for every new input shape and dtype"},
-        {"value", "retracing"},
-        {"source", "seed thread 001"}}});
+  e.plots = json::array(
+      {line_plot("calls", {"call"}, {"ms", Scale::Log}, {"replayed", "traced"}, "points")});
+  e.quoted_sources = {"seed thread 001"};
   e.check = [](const Params& p) {
     if (p.integer("batch") > p.integer("n"))
       throw ConfigError(msg("err.at_most", {{"name", "batch"},

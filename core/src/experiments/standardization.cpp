@@ -626,97 +626,32 @@ json StandardizationRun::summary() const {
 Experiment make_standardization_experiment() {
   Experiment e;
   e.id = "standardization";
-  e.title = "Standardization";
-  e.question = "Why does scaling inputs make training faster?";
   // NOTE: no number here may depend on the data: a widget can preset synthetic data or a CSV.
   // Every figure about this run (κ, ρ, iterations) is in its result.
-  e.explanation = {
-      {"intro",
-       "Gradient descent fits y = W·x + b to the data: the curve of thread 004, a noisy line or "
-       "two columns of your CSV. When x sits far from 0 or spreads widely, the loss over (W, b) "
-       "is a long, narrow, tilted valley: steep across, almost flat along. Scaling x, (x − "
-       "mean)/std or (x − min)/(max − min), makes it a rounder bowl. The plots show both valleys "
-       "with the path each run takes, and the data with the line as it is fitted."},
-      {"try",
-       "Run with the defaults and compare the two paths on their contours; raise lr_raw above "
-       "the largest stable rate 2/λmax that the run reports and watch it diverge; set lr_scaled "
-       "to the best rate it reports and see how few iterations are left; try scaling = minmax, "
-       "or synthetic data with x from 0 to 1, where x is already well scaled; try mode = "
-       "reference to see what the framework machinery costs per step."},
-      {"mechanism",
-       "With H the Hessian of the loss and λᵢ its eigenvalues, each step multiplies the error "
-       "along eigen-direction i by (1 − lr·λᵢ). It converges only when lr < 2/λmax, and the "
-       "slowest direction keeps a factor ρ = max|1 − lr·λᵢ| of its error per step, so the gap "
-       "(the error squared) needs k ≈ ln(gap₀/tol)/(−2 ln ρ) steps. No fixed rate does better "
-       "than lr = 2/(λmin + λmax), where ρ = (κ − 1)/(κ + 1) with κ = λmax/λmin: a large κ "
-       "forces ρ close to 1. Scaling x makes κ small and λmax about 2, so a large rate is "
-       "stable and every direction converges at the same pace."}};
-  e.tensorflow = json::array(
-      {{{"looplab", "raw x"},
-        {"tensorflow", "the thread's x = np.arange(0, 100, 0.1), fed as it is"}},
-       {{"looplab", "standardized x"},
-        {"tensorflow",
-         "the answer's fix: (x - x.mean()) / x.std(), with W = W_s/std and "
-         "b = b_s - mean·W_s/std afterwards"}},
-       {{"looplab", "min-max scaled x"}, {"tensorflow", "(x - x.min()) / (x.max() - x.min())"}},
-       {{"looplab", "the loop (one iteration = one gradient step)"},
-        {"tensorflow",
-         "the thread's Python for-loop: one Session.run(train_op, feed_dict) per "
-         "iteration in TensorFlow 1.15 (in TensorFlow 2, one GradientTape step)"}},
-       {{"looplab", "eager"},
-        {"tensorflow", "TensorFlow 2's eager ops, each run as Python calls it"}},
-       {{"looplab", "traced"},
-        {"tensorflow", "the graph a Session.run (or a tf.function) replays, built once"}},
-       {{"looplab", "reference"},
-        {"tensorflow", "the thread's NumPy loop with hand-derived gradients"}}});
   e.params = {
-      choice("data", "seed004", {"seed004", "synthetic"},
-             "seed004: x = arange(0, 100, 0.1), y = x + 20 sin(x/10) + 15; synthetic: a noisy line "
-             "(a CSV of your own, when given, replaces both)"),
-      common::samples(1000, 2, "number of points").only_when("data", "synthetic"),
-      number("slope", 1.0, -1e6, 1e6, "true slope of the line").only_when("data", "synthetic"),
-      number("intercept", 15.0, -1e6, 1e6, "true intercept").only_when("data", "synthetic"),
-      number("noise", 10.0, 0.0, 1e6, "standard deviation of the noise added to y")
-          .only_when("data", "synthetic"),
-      number("x_min", 0.0, -1e6, 1e6, "smallest x").only_when("data", "synthetic"),
-      number("x_max", 100.0, -1e6, 1e6, "largest x").only_when("data", "synthetic"),
-      common::seed("random seed of the synthetic data").only_when("data", "synthetic"),
-      number("lr_raw", 1e-4, 0.0, 10.0, "learning rate on raw inputs").exclusive_min().log_scale(),
-      number("lr_scaled", 0.1, 0.0, 10.0, "learning rate on scaled inputs")
-          .exclusive_min()
-          .log_scale(),
-      choice("scaling", "standardize", {"standardize", "minmax"},
-             "standardize: (x − mean)/std; minmax: (x − min)/(max − min)"),
-      number("tolerance", 1e-6, 1e-12, 1.0, "stop when (L − L*)/L* is at most this").log_scale(),
-      integer("max_iterations", 200000, 1, 10'000'000,
-              "give up after this many iterations per run"),
-      choice("mode", "eager", {"eager", "traced", "compiled", "reference"},
-             "eager: op by op with fresh buffers; traced: compiled once, replayed; compiled: the "
-             "traced step generated as code; reference: a hand-written loop"),
+      choice("data", "seed004", {"seed004", "synthetic"}),
+      common::samples(1000, 2).only_when("data", "synthetic"),
+      number("slope", 1.0, -1e6, 1e6).only_when("data", "synthetic"),
+      number("intercept", 15.0, -1e6, 1e6).only_when("data", "synthetic"),
+      number("noise", 10.0, 0.0, 1e6).only_when("data", "synthetic"),
+      number("x_min", 0.0, -1e6, 1e6).only_when("data", "synthetic"),
+      number("x_max", 100.0, -1e6, 1e6).only_when("data", "synthetic"),
+      common::seed().only_when("data", "synthetic"),
+      number("lr_raw", 1e-4, 0.0, 10.0).exclusive_min().log_scale(),
+      number("lr_scaled", 0.1, 0.0, 10.0).exclusive_min().log_scale(),
+      choice("scaling", "standardize", {"standardize", "minmax"}),
+      number("tolerance", 1e-6, 1e-12, 1.0).log_scale(),
+      integer("max_iterations", 200000, 1, 10'000'000),
+      choice("mode", "eager", {"eager", "traced", "compiled", "reference"}),
   };
   e.takes_csv = true;
   e.plots = json::array(
-      {line_plot("gap", "Relative loss gap (L − L*)/L* against iteration",
-                 {"iteration", "iteration", Scale::Log}, {"gap", "(L − L*) / L*", Scale::Log},
-                 {"raw", "scaled"}),
-       contour_plot("valley",
-                    "The loss over (W, b), raw and scaled x, with each run's path; the data with "
-                    "the fitted lines",
-                    {"W", "W"}, {"b", "b"}, "gap",
+      {line_plot("gap", {"iteration", Scale::Log}, {"gap", Scale::Log}, {"raw", "scaled"}),
+       contour_plot("valley", {"W"}, {"b"}, "gap",
                     {{"raw x", "raw_valley", "raw"}, {"scaled x", "scaled_valley", "scaled"}},
                     "valley_levels", "data", "line_w", "line_b")});
-  e.quoted = json::array({{{"label", "TensorFlow 1.15 loop, 1e5 iterations, CPU"},
-                           {"value", "about 40 s"},
-                           {"source", "seed thread 004, question"}},
-                          {{"label", "TensorFlow 1.15 loop, 1e5 iterations, GPU"},
-                           {"value", "about 80 s"},
-                           {"source", "seed thread 004, question"}},
-                          {{"label", "The same loop in NumPy"},
-                           {"value", "about 4 s"},
-                           {"source", "seed thread 004, question"}},
-                          {{"label", "Standardized x, lr 1e-1"},
-                           {"value", "about 1e2 iterations instead of 1e5"},
-                           {"source", "seed thread 004, answer 2"}}});
+  e.quoted_sources = {"seed thread 004, question", "seed thread 004, question",
+                      "seed thread 004, question", "seed thread 004, answer 2"};
   e.check = [](const Params& p) {
     if (auto csv = csv_data(p))
       checked_csv_data(std::move(*csv));  // so validation reports a bad file too

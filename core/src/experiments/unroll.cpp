@@ -339,57 +339,18 @@ class UnrollRun final : public ChunkedRun {
 Experiment make_unroll_experiment() {
   Experiment e;
   e.id = "unroll";
-  e.title = "Unrolling";
-  e.question = "How far should I unroll?";
-  e.explanation = {
-      {"intro",
-       "Unrolling compiles k consecutive training steps into one program, each step reading its "
-       "own batch. k = all batches is the seed's fully unrolled Python list of batches."},
-      {"try",
-       "Raise n so that an epoch has ten times more batches and watch the trace + compile time of "
-       "k = all; compare the steady step of each k with its spread."},
-      {"mechanism",
-       "Unrolling removes what each call of a program costs (entering it, the loop around it, "
-       "checking its inputs) but not the work of each step: every batch is still bound and every "
-       "step still runs. The program, its trace and its compile grow linearly with k. Once the "
-       "per-call cost is small next to the step, a larger k buys nothing."}};
-  e.tensorflow = json::array(
-      {{{"looplab", "traced program with k steps"},
-        {"tensorflow", "a tf.function whose Python for-loop over k batches autograph unrolls"}},
-       {{"looplab", "k = all"},
-        {"tensorflow", "the seed's fit1: a Python list of every batch zipped inside tf.function"}},
-       {{"looplab", "trace + compile"},
-        {"tensorflow", "the first call of the tf.function: tracing, graph building, Grappler"}},
-       {{"looplab", "mode = compiled"},
-        {"tensorflow",
-         "the same tf.function with jit_compile=True: XLA generates code for the k unrolled "
-         "steps"}}});
   e.params = {
       common::samples(10000, 100),
       common::batch(),
-      integer("epochs", 5, 1, 1000, "passes over the data for each k"),
+      integer("epochs", 5, 1, 1000),
       common::hidden(),
       common::adam_lr(),
-      choice("mode", "traced", {"traced", "compiled"},
-             "how each program runs: replayed instruction by instruction (traced), or generated "
-             "as code for its k steps and built (compiled: at most 20 batches per epoch)"),
+      choice("mode", "traced", {"traced", "compiled"}),
       common::seed(),
   };
-  e.plots = json::array(
-      {line_plot("compile", "Trace + compile time against k",
-                 {"k", "steps per program (k)", Scale::Log}, {"ms", "ms", Scale::Log}, {"compile"}),
-       line_plot("step", "Steady time per step against k (± half the interquartile range)",
-                 {"k", "steps per program (k)", Scale::Log}, {"us", "µs per step"}, {"step"}, "",
-                 "us_spread")});
-  e.quoted = json::array({{{"label", "Fully unrolled list, 100 batches, first call"},
-                           {"value", "7.4 s"},
-                           {"source", "seed thread 000"}},
-                          {{"label", "Fully unrolled list, 1000 batches, first call"},
-                           {"value", "88 s"},
-                           {"source", "seed thread 000"}},
-                          {{"label", "Unrolling the loop body more than 5 times"},
-                           {"value", "gave nothing further"},
-                           {"source", "seed thread 000"}}});
+  e.plots = json::array({line_plot("compile", {"k", Scale::Log}, {"ms", Scale::Log}, {"compile"}),
+                         line_plot("step", {"k", Scale::Log}, {"us"}, {"step"}, "", "us_spread")});
+  e.quoted_sources = {"seed thread 000", "seed thread 000", "seed thread 000"};
   e.check = [](const Params& p) {
     if (p.integer("batch") > p.integer("n"))
       throw ConfigError(msg("err.at_most", {{"name", "batch"},

@@ -1,6 +1,6 @@
 // fusion_test.cpp — the fusion pass on synthetic graphs (what fuses, what must not, the roles
-// read from the op table, the peepholes), and fused programs against unfused ones: the same
-// numbers bit for bit, fewer instructions.
+// read from the op table, the peepholes) and inputs of folded ops rebound. (Fused training steps
+// against unfused ones, bit for bit: tests/core/train/training_programs_test.cpp.)
 #include "looplab/engine/fusion.hpp"
 
 #include <gtest/gtest.h>
@@ -10,9 +10,6 @@
 #include "looplab/base/rng.hpp"
 #include "looplab/engine/program.hpp"
 #include "looplab/engine/tracer.hpp"
-#include "looplab/train/graph_trainer.hpp"
-#include "looplab/train/linear.hpp"
-#include "looplab/train/model.hpp"
 
 namespace looplab {
 namespace {
@@ -366,90 +363,6 @@ TEST(Fusion, RandomGraphsGiveValidSchedules) {
 }
 
 // --- fused programs against unfused ones -------------------------------------------------------
-
-CompileOptions fused(bool on) {
-  CompileOptions o;
-  o.fuse = on;
-  return o;
-}
-
-// Loss curves of GraphTrainer runs, fused or not, for one model set-up.
-std::vector<float> mlp_losses(bool fuse, Activation act, Loss loss, int batch, int unroll,
-                              int steps, int rows = -1) {
-  Rng init(5);
-  Mlp mlp(1, {7}, 1, act, init);
-  Adam adam(1e-2, mlp.parameters());
-  GraphTrainer t(Mode::Traced, mlp, adam, {batch, 1}, {batch, 1}, unroll, true, loss, fused(fuse));
-  Rng data(6);
-  Tensor x({batch * unroll, 1}), y({batch * unroll, 1});
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    x[i] = static_cast<float>(data.normal());
-    y[i] = loss == Loss::Bce ? (data.uniform() < 0.5 ? 0.0f : 1.0f)
-                             : static_cast<float>(data.normal());
-  }
-  std::vector<const float*> xs, ys;
-  for (int j = 0; j < unroll; ++j) {
-    xs.push_back(x.data() + j * batch);
-    ys.push_back(y.data() + j * batch);
-  }
-  std::vector<float> out, l(static_cast<std::size_t>(unroll));
-  for (int s = 0; s < steps; ++s) {
-    t.run(xs.data(), ys.data(), l.data(), rows);
-    out.insert(out.end(), l.begin(), l.end());
-  }
-  return out;
-}
-
-TEST(FusedPrograms, EqualUnfusedBitForBit) {
-  // 1037 rows: two full tiles and a part, and a length that is not a multiple of 8 (the reductions'
-  // lanes).
-  for (Activation act :
-       {Activation::Tanh, Activation::Relu, Activation::Sigmoid, Activation::Linear})
-    for (Loss loss : {Loss::Mse, Loss::Bce})
-      for (int batch : {5, 64, 1037}) {
-        const auto a = mlp_losses(true, act, loss, batch, 1, 30),
-                   b = mlp_losses(false, act, loss, batch, 1, 30);
-        ASSERT_EQ(a, b) << "activation " << static_cast<int>(act) << ", loss "
-                        << static_cast<int>(loss) << ", batch " << batch;
-      }
-}
-
-TEST(FusedPrograms, EqualUnfusedWhenUnrolledAndWithARelaxedBatch) {
-  EXPECT_EQ(mlp_losses(true, Activation::Tanh, Loss::Mse, 80, 3, 20),
-            mlp_losses(false, Activation::Tanh, Loss::Mse, 80, 3, 20));
-  // Traced for 1037 rows, run on 523: every loop re-derives its length.
-  const auto a = mlp_losses(true, Activation::Tanh, Loss::Mse, 1037, 1, 20, 523);
-  EXPECT_EQ(a, mlp_losses(false, Activation::Tanh, Loss::Mse, 1037, 1, 20, 523));
-  EXPECT_NE(a, mlp_losses(true, Activation::Tanh, Loss::Mse, 1037, 1, 20))
-      << "the rows argument had no effect";
-}
-
-TEST(FusedPrograms, LinearRegressionIsOneLoopAndMatchesUnfused) {
-  const LinearData d = sine_trend_data();
-  LinearRegression m1(1), m2(1);
-  Sgd s1(1e-4), s2(1e-4);
-  GraphTrainer a(Mode::Traced, m1, s1, d.x.shape(), d.y.shape(), 1, true, Loss::Mse, fused(true));
-  GraphTrainer b(Mode::Traced, m2, s2, d.x.shape(), d.y.shape(), 1, true, Loss::Mse, fused(false));
-  const float* xs[] = {d.x.data()};
-  const float* ys[] = {d.y.data()};
-  for (int i = 0; i < 500; ++i) {
-    float la = 0.0f, lb = 0.0f;
-    a.run(xs, ys, &la);
-    b.run(xs, ys, &lb);
-    ASSERT_EQ(la, lb) << "iteration " << i;
-  }
-  EXPECT_EQ(m1.weights().w[0], m2.weights().w[0]);
-  EXPECT_EQ(m1.weights().b, m2.weights().b);
-  const json fa = a.setup_info(), fb = b.setup_info();
-  EXPECT_EQ(fa["nodes_before_fusion"], fb["nodes_before_fusion"]);
-  EXPECT_EQ(fb["nodes_after_fusion"],
-            fb["nodes_before_fusion"]);  // unfused: one instruction per op
-  // Forward, loss and all three reductions of the gradient in one loop over the 1000 points; the
-  // two SGD updates of [1 x 1] parameters after it, two ops each (too short to be worth a loop).
-  EXPECT_EQ(fa["nodes_after_fusion"].get<int>(), 5);
-  EXPECT_EQ(fa["fused_groups"].get<int>(), 1);
-  EXPECT_LT(fa["arena_bytes"].get<long long>(), fb["arena_bytes"].get<long long>());
-}
 
 TEST(FusedPrograms, InputsReadByFoldedOpsAreStillRebound) {
   // mean(x²) sums squares inside the sink, and MeanGrad · x becomes MulScalar: x is read by both.

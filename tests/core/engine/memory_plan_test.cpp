@@ -1,5 +1,6 @@
 // memory_plan_test.cpp — the memory plan on synthetic request lists (reuse, no overlap of live
-// buffers), the buffers of small fused steps, and a sound plan for real MLP steps.
+// buffers) and the buffers of small fused steps. (A real MLP step's plan:
+// tests/core/train/training_programs_test.cpp.)
 #include "looplab/engine/memory_plan.hpp"
 
 #include <gtest/gtest.h>
@@ -9,8 +10,6 @@
 #include "looplab/base/rng.hpp"
 #include "looplab/engine/dead_nodes.hpp"
 #include "looplab/engine/tracer.hpp"
-#include "looplab/train/model.hpp"
-#include "looplab/train/optim.hpp"
 
 namespace looplab {
 namespace {
@@ -88,32 +87,6 @@ TEST(Buffers, FusedIntermediatesGetNone) {
   EXPECT_EQ(b.request_of, (std::vector<int>{-1, -1, 0}));  // only the mean has a buffer
   EXPECT_EQ(b.memory.total_bytes, kAlignment);
   EXPECT_EQ(b.unplanned_bytes, 2 * 1024u + 4u);
-}
-
-TEST(Buffers, FusedMlpStepsHaveNoOverlappingLiveBuffers) {
-  for (int unroll : {1, 4}) {
-    Rng init(5);
-    Mlp mlp(1, {16, 8}, 1, Activation::Relu, init);
-    Adam adam(1e-3, mlp.parameters());
-    adam.reserve_steps(unroll);
-    Tracer t;
-    Tensor x({100, 1}, 0.5f), y({100, 1}, 1.0f);
-    const auto params = mlp.parameter_leaves(t);
-    OptimizerState s = adam.leaves(t, params);
-    std::vector<Value> roots;
-    for (int j = 0; j < unroll; ++j) {
-      const Value loss = t.mse(mlp.forward(t, t.input(x, "x"), s.params), t.input(y, "y"));
-      s = adam.apply(t, s, gradients(t, loss, s.params), j);
-      roots.push_back(loss);
-    }
-    roots.insert(roots.end(), s.params.begin(), s.params.end());
-    const StepGraph g = remove_dead_nodes(t, roots);
-    const FusionPlan plan = plan_fusion(g.ops);
-    const BufferPlan b = plan_buffers(g.ops, plan);
-    EXPECT_FALSE(plan_has_conflict(b.requests, b.memory)) << "unroll " << unroll;
-    EXPECT_LT(b.memory.total_bytes, b.unplanned_bytes) << "unroll " << unroll;
-    EXPECT_LT(b.requests.size(), g.ops.size()) << "fused intermediates need no buffer";
-  }
 }
 
 }  // namespace

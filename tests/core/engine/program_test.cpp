@@ -1,77 +1,18 @@
-// program_test.cpp — compiled programs end to end: traced == eager, the learning rate as a
-// program input, what compile() reports, rebinding inputs, moving a program, zero allocations per
-// step (this file counts every allocation of the test binary).
+// program_test.cpp — compiled programs of hand-built graphs: what compile() reports, rebinding
+// inputs, moving a program. (On real training steps, traced == eager and zero allocations per
+// step: tests/core/train/training_programs_test.cpp.)
 #include "looplab/engine/program.hpp"
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cmath>
-#include <cstdlib>
-#include <new>
 
 #include "looplab/base/rng.hpp"
 #include "looplab/engine/eager.hpp"
 #include "looplab/engine/tracer.hpp"
-#include "looplab/train/graph_trainer.hpp"
-#include "looplab/train/linear.hpp"
-#include "looplab/train/linear_trainer.hpp"
-#include "looplab/train/model.hpp"
-#include "looplab/train/optim.hpp"
-
-// Counts every allocation in this test binary, so a test can assert that a window allocated
-// nothing. Every form of new and delete is replaced, so sanitizers see matching pairs.
-static std::atomic<long> g_allocations{0};
-static void* counted_malloc(std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n ? n : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(std::size_t n) { return counted_malloc(n); }
-void* operator new[](std::size_t n) { return counted_malloc(n); }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  ++g_allocations;
-  return std::malloc(n ? n : 1);
-}
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-  ++g_allocations;
-  return std::malloc(n ? n : 1);
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace looplab {
 namespace {
-
-TEST(Traced, EqualsEagerAtEveryIteration) {
-  const LinearData d = sine_trend_data();
-  const Tensor xs = Scaler::fit(d.x, ScalingKind::Standardize).transform(d.x);
-  for (const Tensor* x : {&d.x, &xs}) {
-    const float lr = x == &d.x ? 1e-4f : 0.1f;
-    auto eager = make_linear_trainer(Mode::Eager, *x, d.y);
-    auto traced = make_linear_trainer(Mode::Traced, *x, d.y);
-    for (int i = 0; i < 3000; ++i) {
-      const float a = eager->step(lr), b = traced->step(lr);
-      ASSERT_NEAR(a, b, 1e-6 * std::abs(a)) << "iteration " << i;
-    }
-    EXPECT_NEAR(eager->weights().b, traced->weights().b, 1e-5);
-  }
-}
-
-TEST(Traced, LearningRateIsAProgramInputNotAConstant) {
-  const LinearData d = sine_trend_data();
-  auto eager = make_linear_trainer(Mode::Eager, d.x, d.y);
-  auto traced = make_linear_trainer(Mode::Traced, d.x, d.y);
-  for (int i = 0; i < 50; ++i) {
-    const float lr = i < 25 ? 1e-4f : 2e-4f;  // changed mid-run: a frozen constant would miss it
-    ASSERT_NEAR(eager->step(lr), traced->step(lr), 1e-3f) << i;
-  }
-  EXPECT_NEAR(eager->weights().w[0], traced->weights().w[0], 1e-6);
-}
 
 TEST(Traced, CompileStatsCountWhatEachPassDid) {
   Tensor x({64, 1}, 1.0f), y({64, 1}, 2.0f), w({1, 1}, 0.5f), b({1, 1}), lr({1, 1}, 0.1f);
@@ -95,61 +36,6 @@ TEST(Traced, CompileStatsCountWhatEachPassDid) {
   EXPECT_LT(s.arena_bytes, s.unplanned_bytes);
   EXPECT_GT(s.flops_per_step, 0.0);
   EXPECT_GE(s.compile_ms, 0.0);
-}
-
-TEST(Traced, StepsAllocateNothing) {
-  const LinearData d = sine_trend_data();
-  auto traced = make_linear_trainer(Mode::Traced, d.x, d.y);
-  traced->step(1e-4f);
-  const long before = g_allocations.load();
-  for (int i = 0; i < 1000; ++i) traced->step(1e-4f);
-  EXPECT_EQ(g_allocations.load() - before, 0) << "a traced step allocated";
-
-  auto eager =
-      make_linear_trainer(Mode::Eager, d.x, d.y);  // the contrast, and a check the counter works
-  const long eager_before = g_allocations.load();
-  eager->step(1e-4f);
-  EXPECT_GT(g_allocations.load() - eager_before, 10);
-}
-
-TEST(Traced, FusedMlpStepsAllocateNothing) {
-  // Dense groups and fused loops (Adam's updates, the loss and its gradient), with a relaxed batch.
-  Rng init(3);
-  Mlp mlp(1, {20}, 1, Activation::Tanh, init);
-  Adam adam(1e-3, mlp.parameters());
-  GraphTrainer t(Mode::Traced, mlp, adam, {100, 1}, {100, 1});
-  ASSERT_GT(t.setup_info()["fused_groups"].get<int>(), 0);
-  Tensor x({100, 1}, 0.3f), y({100, 1}, -0.2f);
-  const float* xs[] = {x.data()};
-  const float* ys[] = {y.data()};
-  float loss = 0.0f;
-  t.run(xs, ys, &loss);
-  const long before = g_allocations.load();
-  for (int i = 0; i < 200; ++i)
-    t.run(xs, ys, &loss, i % 2 ? 100 : 37);  // every other call: 37 rows
-  EXPECT_EQ(g_allocations.load() - before, 0) << "a fused traced step allocated";
-}
-
-// Compiled mode: the generated step and the kernels it calls allocate nothing either (a new batch
-// shape generates code again, like a retrace, so the shape stays fixed here). The network is
-// compiled_test.cpp's NewBatchShapesGenerateTheCodeAgain's at 100 rows, so its generated code is
-// built once for both (the disk cache).
-TEST(Compiled, StepsAllocateNothing) {
-  Rng init(3);
-  Mlp mlp(1, {8}, 1, Activation::Tanh, init);
-  Adam adam(1e-2, mlp.parameters());
-  GraphTrainer t(Mode::Compiled, mlp, adam, {100, 1}, {100, 1});
-  Tensor x({100, 1}, 0.3f), y({100, 1}, -0.2f), x2({100, 1}, -0.1f);
-  const float* xs[] = {x.data()};
-  const float* ys[] = {y.data()};
-  float loss = 0.0f;
-  t.run(xs, ys, &loss);
-  const long before = g_allocations.load();
-  for (int i = 0; i < 200; ++i) {
-    xs[0] = i % 2 ? x.data() : x2.data();  // rebinding the batch: no allocation either
-    t.run(xs, ys, &loss);
-  }
-  EXPECT_EQ(g_allocations.load() - before, 0) << "a compiled step allocated";
 }
 
 TEST(Traced, BindInputSwitchesDataWithoutRetracing) {

@@ -1,13 +1,14 @@
 // describe_test.cpp — what `describe` says holds for every config: its explanation never states a
 // parameter's default as if it were fixed (a student who changes n or loads a CSV would read a
-// wrong number), nor the seed-004 data's constants; and every experiment maps its terms to
-// TensorFlow's.
+// wrong number), nor the seed-004 data's constants; every experiment maps its terms to
+// TensorFlow's; and every text comes from the catalogs, in every language.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <regex>
 
 #include "looplab/base/format.hpp"
+#include "looplab/base/i18n.hpp"
 #include "looplab/experiments/experiment.hpp"
 #include "small_runs.hpp"
 
@@ -18,7 +19,8 @@ namespace {
 // by the experiment, not by the data, and may coincide with a default (matrix: rows_medium 256).
 std::string explanation_text(const Experiment& e) {
   std::string all;
-  for (const auto& [key, text] : e.explanation.items())
+  const json explanation = e.describe()["explanation"];
+  for (const auto& [key, text] : explanation.items())
     if (text.is_string()) all += text.get<std::string>() + "\n";
   return std::regex_replace(all, std::regex(R"(Dense\([^)]*\))"), "Dense(…)");
 }
@@ -50,12 +52,35 @@ TEST_P(EveryDescription, ExplanationStatesNoDefaultAsAFact) {
 }
 
 TEST_P(EveryDescription, MapsItsTermsToTensorFlow) {
+  const json tensorflow = find_experiment(GetParam()).describe()["tensorflow"];
+  ASSERT_TRUE(tensorflow.is_array());
+  EXPECT_GE(tensorflow.size(), 2u) << GetParam();
+  for (const json& t : tensorflow) {
+    EXPECT_FALSE(t.value("looplab", "").empty()) << GetParam();
+    EXPECT_FALSE(t.value("tensorflow", "").empty()) << GetParam();
+  }
+}
+
+// Every text of the declaration is in every catalog (describe throws when English lacks one), and
+// each language says it in its own words: a describe in Chinese or Indonesian has the same
+// structure as in English, and its title and help texts are that catalog's.
+TEST_P(EveryDescription, EveryTextComesFromTheCatalogOfItsLanguage) {
   const Experiment& e = find_experiment(GetParam());
-  ASSERT_TRUE(e.tensorflow.is_array());
-  EXPECT_GE(e.tensorflow.size(), 2u) << e.id;
-  for (const json& t : e.tensorflow) {
-    EXPECT_FALSE(t.value("looplab", "").empty()) << e.id;
-    EXPECT_FALSE(t.value("tensorflow", "").empty()) << e.id;
+  const json en = e.describe("en");
+  for (const std::string& lang : languages()) {
+    SCOPED_TRACE(lang);
+    const json d = e.describe(lang);
+    EXPECT_EQ(d["title"], catalog(lang).at("exp." + e.id + ".title"));
+    ASSERT_EQ(d["parameters"].size(), e.params.size());
+    for (const json& p : d["parameters"])
+      EXPECT_EQ(p["help"], catalog(lang).at("param." + e.id + "." + p["name"].get<std::string>()));
+    ASSERT_EQ(d["plots"].size(), en["plots"].size());
+    for (std::size_t i = 0; i < d["plots"].size(); ++i) {
+      EXPECT_FALSE(d["plots"][i]["title"].get<std::string>().empty());
+      if (lang != "en") EXPECT_NE(d["plots"][i]["title"], en["plots"][i]["title"]);
+    }
+    EXPECT_EQ(d["tensorflow"].size(), en["tensorflow"].size());
+    EXPECT_EQ(d["quoted"].size(), e.quoted_sources.size());
   }
 }
 

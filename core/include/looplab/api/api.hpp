@@ -21,12 +21,14 @@
 
 namespace looplab {
 
-// [{"id": "...", "title": "...", "question": "..."}, ...]
-std::string list_experiments_json();
+// [{"id": "...", "title": "...", "question": "..."}, ...], the texts in `lang` (a tag such as "id"
+// or "zh_CN.UTF-8"; English for any other).
+std::string list_experiments_json(const std::string& lang = "en");
 
 // {"id", "title", "question", "explanation": {...}, "parameters": [...], "plots": [...],
-// "quoted": [...]}. Throws ConfigError for an unknown id.
-std::string describe_json(const std::string& id);
+// "quoted": [...], "tensorflow": [...], "takes_csv"}, every text in `lang` (the CLI's `describe`
+// and the page's controls and plots show these). Throws ConfigError for an unknown id.
+std::string describe_json(const std::string& id, const std::string& lang = "en");
 
 // Throws ConfigError if the config is invalid (unknown experiment, unknown key, bad type or range).
 // Returns the resolved config (all defaults filled in) as JSON.

@@ -1,18 +1,24 @@
 // looplab/experiments/experiment.hpp — what an experiment is, and the registry of all of them.
 //
-// An experiment declares its text (the question, what to try, the mechanism), its parameters
-// (params.hpp), its plots, the figures it quotes from the seed threads, how to start a run, and the
-// configs the tests run it on. The CLI, the wasm module, the page, the widgets and the tests all
-// read these declarations; an experiment is one file (<id>.cpp, builder make_<id>_experiment)
-// plus one entry in LOOPLAB_EXPERIMENTS below (CONTRIBUTING.md has the whole recipe).
+// An experiment declares its parameters (params.hpp), its plots, the sources of the figures it
+// quotes, how to start a run, and the configs the tests run it on. Its texts (title, question,
+// explanation, each parameter's help, plot titles and labels, the TensorFlow terms, the quoted
+// figures) are only in the catalogs, core/i18n/<lang>.json, under keys named after the
+// declaration: exp.<id>.title, param.<id>.<name>, plot.<id>.<plot>.title, tf.<id>.<i>.looplab,
+// quoted.<id>.<i>.label, ... describe(lang) puts them in. The CLI, the wasm module, the page, the
+// widgets and the tests all read these declarations; an experiment is one file (<id>.cpp, builder
+// make_<id>_experiment) plus one entry in LOOPLAB_EXPERIMENTS below (CONTRIBUTING.md has the whole
+// recipe).
 //
 //   const Experiment& e = find_experiment("standardization");   // throws ConfigError
 //   auto run = e.start(validate_params(e.id, e.params, config));
+//   json d = e.describe("zh-CN");   // the declaration with its texts in Chinese
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "looplab/base/error.hpp"
@@ -31,15 +37,13 @@ struct Estimate {
 };
 
 struct Experiment {
-  std::string id, title, question;
-  json explanation;  // {"intro", "try", "mechanism"}: shown by `describe`, the page and the widget
+  std::string id;
   std::vector<ParamSpec> params;
   bool takes_csv = false;  // accepts the user's own data as the config's "csv" field (csv.hpp)
-  json plots;   // [{"id","title","x","y","x_label","y_label","log_x","log_y","series":[...]}]
-  json quoted;  // [{"label","value","source"}]: figures from the seed threads, labelled as quoted
-  // [{"looplab","tensorflow"}]: each looplab term and what it is in the seeds' TensorFlow world
-  // ("traced" → "a tf.function graph"); shown beside the explanation.
-  json tensorflow = json::array();
+  json plots;  // [{"id","x","y","log_x","log_y","series":[...]}] (plots.hpp), texts from catalogs
+  // The source of each figure quoted from the seed threads, in order: "seed thread 004, question".
+  // The figure itself (label, value, original wording) is quoted.<id>.<i>.* in the catalogs.
+  std::vector<std::string> quoted_sources;
   // Checks rules that involve several parameters (e.g. x_min < x_max); throws ConfigError.
   std::function<void(const Params&)> check;
   std::function<std::unique_ptr<ExperimentRun>(const Params&)> start;  // e.g. start_run_of<MyRun>
@@ -58,7 +62,12 @@ struct Experiment {
   std::vector<std::string> small_config;
   std::vector<std::vector<std::string>> golden_configs;
 
-  json describe() const;
+  // {id, title, question, explanation, parameters, plots, quoted, tensorflow, takes_csv} with every
+  // text in `lang` (English where its catalog has none); the TensorFlow terms are the catalog's
+  // tf.<id>.0, tf.<id>.1, ... rows. Throws std::logic_error when English lacks a text.
+  json describe(std::string_view lang = "en") const;
+  std::string title(std::string_view lang = "en") const;
+  std::string question(std::string_view lang = "en") const;
 };
 
 // Experiment::start for a run type constructed from the params: e.start = start_run_of<MyRun>;

@@ -2,15 +2,16 @@
 // validation, the CLI's --set, the page's controls and the widget attributes.
 //
 //   const std::vector<ParamSpec> specs = {
-//     number("lr_raw", 1e-4, 0, 10, "learning rate for the raw
-//     inputs").exclusive_min().log_scale(), choice("scaling", "standardize", {"standardize",
-//     "minmax"}, "how to scale x"),
+//       number("lr_raw", 1e-4, 0, 10).exclusive_min().log_scale(),
+//       choice("scaling", "standardize", {"standardize", "minmax"}),
 //   };
+//   // Each parameter's help text is in the catalogs: param.<experiment>.<name>.
 //   Params p = validate_params("standardization", specs, config);   // throws ConfigError
 //   double lr = p.number("lr_raw");
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "looplab/base/error.hpp"
@@ -27,9 +28,8 @@ struct ParamSpec {
   json default_value;
   double min = 0.0, max = 0.0;  // Number and Integer
   bool min_exclusive = false, max_exclusive = false;
-  bool log = false;                  // a hint for controls: the value spans decades
-  std::vector<std::string> choices;  // Choice
-  std::string help;
+  bool log = false;                    // a hint for controls: the value spans decades
+  std::vector<std::string> choices;    // Choice
   std::string when_param, when_value;  // shown only when another parameter has this value
 
   ParamSpec& exclusive_min() {
@@ -47,14 +47,13 @@ struct ParamSpec {
   }
   std::string allowed() const;   // "a number in (0, 10]", "one of eager | reference", ...
   json allowed_message() const;  // the same as a message (base/i18n.hpp)
-  json describe() const;
+  json describe(std::string help, std::string_view lang) const;  // `allowed` in lang
 };
 
-ParamSpec number(std::string name, double def, double min, double max, std::string help);
-ParamSpec integer(std::string name, long long def, long long min, long long max, std::string help);
-ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices,
-                 std::string help);
-ParamSpec boolean(std::string name, bool def, std::string help);
+ParamSpec number(std::string name, double def, double min, double max);
+ParamSpec integer(std::string name, long long def, long long min, long long max);
+ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices);
+ParamSpec boolean(std::string name, bool def);
 
 // A validated, complete set of values (defaults filled in).
 class Params {

@@ -2,11 +2,12 @@
 // JSON the page and the widget draw without code of their own, built in one place.
 //
 //   e.plots = json::array({
-//       line_plot("loss", "Training loss per step", {"step", "step"}, {"loss", "loss"},
-//                 {"eager", "traced"}),                            // series of the result
-//       bars_plot("steady", "Steady time per step", "mode",        // one bar per run
-//                 {"steady_step_us", "µs per step", Scale::Log}),
+//       line_plot("loss", {"step"}, {"loss"}, {"eager", "traced"}),   // series of the result
+//       bars_plot("steady", "mode", {"steady_step_us", Scale::Log}),  // one bar per run
 //   });
+//
+// A plot's texts (title, axis labels, a heatmap's unit) are in the catalogs, under
+// plot.<experiment>.<plot id>.<field>: Experiment::describe(lang) puts them in.
 #pragma once
 
 #include <string>
@@ -18,9 +19,9 @@ namespace looplab {
 
 enum class Scale { Linear, Log };
 
-// An axis: the column (or run key) it shows, its label, its scale.
+// An axis: the column (or run key) it shows and its scale (its label is in the catalogs).
 struct Axis {
-  std::string key, label;
+  std::string key;
   Scale scale = Scale::Linear;
 };
 
@@ -29,7 +30,7 @@ struct Axis {
 // holding the half-IQR of y at each point (drawn as whiskers y ± spread).
 // A series named "<name>_fit" is the fitted line of series <name>: drawn in its colour, dashed.
 // {id, title, x, y, x_label, y_label, log_x, log_y, [style], [spread], series}
-json line_plot(const std::string& id, const std::string& title, const Axis& x, const Axis& y,
+json line_plot(const std::string& id, const Axis& x, const Axis& y,
                const std::vector<std::string>& series, const std::string& style = "",
                const std::string& spread = "");
 
@@ -37,20 +38,18 @@ json line_plot(const std::string& id, const std::string& title, const Axis& x, c
 // number it shows; `stack` (with `stack_labels`) stacks several run keys in one bar.
 // {id, type: "bars", title, source: "runs", category, value, [spread], [stack, stack_labels],
 //  y_label, log_y}
-json bars_plot(const std::string& id, const std::string& title, const std::string& category,
-               const Axis& value, const std::vector<std::string>& stack = {},
+json bars_plot(const std::string& id, const std::string& category, const Axis& value,
+               const std::vector<std::string>& stack = {},
                const std::vector<std::string>& stack_labels = {});
 // The same with `spread`: the run key holding the half-IQR of the value (whiskers value ± spread).
-json bars_plot_with_spread(const std::string& id, const std::string& title,
-                           const std::string& category, const Axis& value,
+json bars_plot_with_spread(const std::string& id, const std::string& category, const Axis& value,
                            const std::string& spread);
 
 // One cell per run, placed by its `row` and `col` keys and coloured by `value` on a "log" or
 // "diverging" colour scale. {id, type: "heatmap", title, source: "runs", row, col, value, unit,
 // scale}
-json heatmap_plot(const std::string& id, const std::string& title, const std::string& row,
-                  const std::string& col, const std::string& value, const std::string& unit,
-                  const std::string& scale);
+json heatmap_plot(const std::string& id, const std::string& row, const std::string& col,
+                  const std::string& value, const std::string& scale);
 
 // Contour lines of a function over two parameters, one panel per named grid, each with a path drawn
 // on it as it streams, and optionally the data (x, y) with the line y = W·x + b of each path's
@@ -65,9 +64,8 @@ json heatmap_plot(const std::string& id, const std::string& title, const std::st
 struct ContourPanel {
   std::string name, grid, path;
 };
-json contour_plot(const std::string& id, const std::string& title, const Axis& x, const Axis& y,
-                  const std::string& z, const std::vector<ContourPanel>& panels,
-                  const std::string& levels, const std::string& data, const std::string& line_w,
-                  const std::string& line_b);
+json contour_plot(const std::string& id, const Axis& x, const Axis& y, const std::string& z,
+                  const std::vector<ContourPanel>& panels, const std::string& levels,
+                  const std::string& data, const std::string& line_w, const std::string& line_b);
 
 }  // namespace looplab
