@@ -1,5 +1,6 @@
 // kernel_ir.cpp — a lowered Code to the lowering IR of compiled mode (kernel_ir.hpp,
-// detail/generated.hpp), and generate(), which emits and builds it.
+// detail/generated.hpp), and generate(), which emits and builds it. What an op computes in a loop
+// comes from its row of the op table (ops.hpp, LoopForm), not from a case here.
 #include "looplab/engine/kernel_ir.hpp"
 
 #include <map>
@@ -78,76 +79,22 @@ struct KirBuilder {
     return static_cast<int>(out.calls.size()) - 1;
   }
 
-  // One loop step as an expression: the op normalized to the IR's vocabulary.
-  static kir::Expr expr_of(const LoopStep& st, const std::array<Ref, 2>& in, std::size_t n) {
+  // One loop step as an expression: its op's loop form (ops.hpp, LoopForm), the kir::Op over the
+  // operands the form names. n is the loop's length (MeanGrad divides by it).
+  static kir::Expr expr_of(const OpDef& def, const OpAttrs& attrs, const std::array<Ref, 2>& in,
+                           std::size_t n) {
+    const FusionKind kind = def.fusion.kind;
+    if (kind != FusionKind::Elementwise && kind != FusionKind::Contraction)
+      throw std::logic_error("compiled mode: no loop code for " + std::string(def.name));
+    const Ref from[] = {in[0],
+                        in[1],
+                        {Ref::Kind::Const, 0, attrs.scale},
+                        {Ref::Kind::Const, 0, static_cast<float>(n)}};  // in LoopIn's order
     kir::Expr e;
-    e.in = in;
-    const Ref k{Ref::Kind::Const, 0, st.attrs->scale};
-    switch (st.op) {
-      case OpKind::Add:
-      case OpKind::AddRow:
-        e.op = Op::Add;
-        break;
-      case OpKind::AddConst:
-        e.op = Op::Add, e.in[1] = k;
-        break;
-      case OpKind::Sub:
-        e.op = Op::Sub;
-        break;
-      case OpKind::Mul:
-      case OpKind::MulScalar:
-      case OpKind::MatMul:  // a column times a [1 x 1]: elementwise in a loop
-        e.op = Op::Mul;
-        break;
-      case OpKind::Scale:  // s · x, in that order
-        e.op = Op::Mul, e.in = {k, in[0]};
-        break;
-      case OpKind::Square:
-        e.op = Op::Mul, e.in = {in[0], in[0]};
-        break;
-      case OpKind::MeanGrad:  // d / N, N the length of its shape operand: the loop's
-        e.op = Op::Div, e.in[1] = {Ref::Kind::Const, 0, static_cast<float>(n)};
-        break;
-      case OpKind::Fill:
-      case OpKind::RepeatRows:  // a [1 x 1] row repeated: its value
-        e.op = Op::Copy;
-        break;
-      case OpKind::Div:
-        e.op = Op::Div;
-        break;
-      case OpKind::Sqrt:
-        e.op = Op::Sqrt;
-        break;
-      case OpKind::Log:
-        e.op = Op::Log;
-        break;
-      case OpKind::Tanh:
-        e.op = Op::Tanh;
-        break;
-      case OpKind::TanhGrad:
-        e.op = Op::TanhGrad;
-        break;
-      case OpKind::Sigmoid:
-        e.op = Op::Sigmoid;
-        break;
-      case OpKind::SigmoidGrad:
-        e.op = Op::SigmoidGrad;
-        break;
-      case OpKind::Relu:
-        e.op = Op::Relu;
-        break;
-      case OpKind::ReluGrad:
-        e.op = Op::ReluGrad;
-        break;
-      case OpKind::Clip:
-        e.op = Op::Clip, e.lo = st.attrs->lo, e.hi = st.attrs->hi;
-        break;
-      case OpKind::ClipGrad:
-        e.op = Op::ClipGrad, e.lo = st.attrs->lo, e.hi = st.attrs->hi;
-        break;
-      default:
-        throw std::logic_error("compiled mode: no loop code for " + std::string(st.def->name));
-    }
+    e.op = def.fusion.loop.op;
+    for (std::size_t j = 0; j < e.in.size(); ++j)
+      e.in[j] = from[static_cast<int>(def.fusion.loop.in[j])];
+    e.lo = attrs.lo, e.hi = attrs.hi;  // read by Clip and ClipGrad only
     return e;
   }
 
@@ -192,7 +139,7 @@ struct KirBuilder {
         k.sinks.push_back(ks);
         continue;
       }
-      kir::Expr e = expr_of(st, in, L.n);
+      kir::Expr e = expr_of(*st.def, *st.attrs, in, L.n);
       const auto o = static_cast<std::size_t>(st.out);
       if (st.once) {  // scalar registers: the loads first, so they are numbered after emission
         ref[o] = {Ref::Kind::Scalar, -1 - static_cast<int>(k.scalar_exprs.size()), 0.0f};
@@ -392,13 +339,8 @@ struct KirBuilder {
         return false;
       }
     }
-    LoopStep st;
-    st.def = def;
-    st.attrs = a.attrs;
-    for (int op = 0; op < kOpCount; ++op)
-      if (&op_def(static_cast<OpKind>(op)) == def) st.op = static_cast<OpKind>(op);
     k.n = n;
-    k.body.push_back(expr_of(st, in, n));
+    k.body.push_back(expr_of(*def, *a.attrs, in, n));
     k.body.back().store = slot(const_cast<const float* const*>(&a.out));
     k.note = std::string(def->name);
     return true;
