@@ -3,6 +3,7 @@
 // comes from its row of the op table (ops.hpp, LoopForm), not from a case here.
 #include "looplab/engine/kernel_ir.hpp"
 
+#include <iterator>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -14,10 +15,14 @@
 namespace looplab::kir {
 
 const char* op_name(Op op) {
-  static const char* const kNames[] = {
+  static constexpr const char* kNames[] = {
       "add",  "sub",       "mul",     "div",          "sqrt", "log",
       "tanh", "tanh_grad", "sigmoid", "sigmoid_grad", "relu", "relu_grad",
       "clip", "clip_grad", "copy",    "sum",          "dot"};
+  // As ggml guards GGML_OP_COUNT: a new Op fails to build here until it has a name, and the count
+  // below reminds of its formula in emit_c.cpp, emit_wasm.cpp and emit_test.cpp.
+  static_assert(std::size(kNames) == kOpCount, "every kir::Op needs a name in kNames");
+  static_assert(kOpCount == 17, "a new kir::Op needs a formula in both emitters and emit_test.cpp");
   return kNames[static_cast<int>(op)];
 }
 

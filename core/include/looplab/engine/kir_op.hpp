@@ -38,6 +38,9 @@ enum class Op : unsigned char {
   Sum,
   Dot,
 };
+// Dot stays last. NOTE: no Count enumerator, as the emitters switch over every Op without a
+// default, so that the compiler names any Op one of them lacks.
+inline constexpr int kOpCount = static_cast<int>(Op::Dot) + 1;
 
 const char* op_name(Op op);
 int arity(Op op);
