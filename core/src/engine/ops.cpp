@@ -425,6 +425,16 @@ void clip_grad_forward(const KernelArgs& k) {
   }
 }
 
+// --- SubFrom: y = c − x (c = attrs.scale), e.g. the 1 − p of a cross-entropy; dx = −dout ------
+void sub_from_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float c = k.attrs->scale;
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = c - k.in[0][i];
+}
+void sub_from_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.scale(*g.dout, -1.0f);
+}
+
 // Fusion roles (ops.hpp): E elementwise, its loop form (kir::Op and operands) and the operands'
 // loop reads; a Reduction (in a loop a sink, in a nest a Sum); a Contraction (in a nest a Dot, in
 // a flat loop a column times a [1 x 1]: Mul).
@@ -484,6 +494,8 @@ const OpDef kOpDefs[] = {
     {"Clip", 1, unary_shape, clip_forward, clip_gradient, elementwise_flops, E(K::Clip, V)},
     {"ClipGrad", 2, act_grad_shape, clip_grad_forward, no_second_derivative, elementwise_flops,
      E(K::ClipGrad, V, V)},
+    {"SubFrom", 1, unary_shape, sub_from_forward, sub_from_gradient, elementwise_flops,
+     E({K::Sub, C, A}, V)},
 };
 static_assert(sizeof(kOpDefs) / sizeof(kOpDefs[0]) == kOpCount,
               "every op in LOOPLAB_OPS needs an OpDef");

@@ -257,6 +257,9 @@ std::vector<OpCase> cases() {
        -1.0f,
        1.0f,
        false},
+      {"SubFrom", OpKind::SubFrom, {{2, 3}}, scale_by(1.0f), elementwise([](double a, double) {
+         return 1.0 - a;
+       })},
   };
 }
 

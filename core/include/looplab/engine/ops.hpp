@@ -53,7 +53,8 @@ namespace looplab {
   X(ReluGrad, 2)       \
   X(Log, 1)            \
   X(Clip, 1)           \
-  X(ClipGrad, 2)
+  X(ClipGrad, 2)       \
+  X(SubFrom, 1)
 
 enum class OpKind {
 #define LOOPLAB_ENUM(name, arity) name,
@@ -69,7 +70,7 @@ constexpr int kMaxArity = 2;
 
 // Static attributes of a node, fixed when it is built.
 struct OpAttrs {
-  float scale = 1.0f;          // Scale: y = scale * x; AddConst: y = x + scale
+  float scale = 1.0f;          // Scale: y = scale·x; AddConst: y = x + scale; SubFrom: scale − x
   float lo = 0.0f, hi = 0.0f;  // Clip: y = min(max(x, lo), hi)
   bool transpose_a = false;    // MatMul: op(A) = A^T
   bool transpose_b = false;    // MatMul: op(B) = B^T
