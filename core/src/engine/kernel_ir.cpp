@@ -1,6 +1,7 @@
 // kernel_ir.cpp — a lowered Code to the lowering IR of compiled mode (kernel_ir.hpp,
 // detail/generated.hpp), and generate(), which emits and builds it. What an op computes in a loop
-// comes from its row of the op table (ops.hpp, LoopForm), not from a case here.
+// or a nest comes from its row of the op table (ops.hpp, FusionRole and LoopForm): no op is named
+// here.
 #include "looplab/engine/kernel_ir.hpp"
 
 #include <iterator>
@@ -234,9 +235,10 @@ struct KirBuilder {
   }
 
   // A Single or Dense instruction as a nest over its output's rows x columns, when every member
-  // is a matrix product, a column sum, a bias or an activation: a product's element is a Dot over
-  // its inner size, a column sum a Sum down the rows, and the epilogue works on it in registers;
-  // only the last member's value is stored. Anything else: false (the kernels are called).
+  // is a matrix product, a column sum, a bias or an activation (by its fusion role: a Contraction,
+  // a Reduction whose loop form is Sum, an Epilogue): a product's element is a Dot over its inner
+  // size, a column sum a Sum down the rows, and the epilogue works on it in registers (its loop
+  // form); only the last member's value is stored. Anything else: false (the kernels are called).
   static Ref strided(int slot, int si, int sj, int sk) {
     return {Ref::Kind::Strided, slot, 0.0f, {si, sj, sk}};
   }
@@ -250,10 +252,10 @@ struct KirBuilder {
       const Kernel& kn = m == 0 ? ins.op : ins.epilogue[m - 1];
       const KernelArgs& a = kn.args;
       const OpDef* def = c.defs[static_cast<std::size_t>(ins.nodes[m])];
-      auto is = [&](OpKind op) { return def == &op_def(op); };
+      const FusionRole& role = def->fusion;
       const Ref prev{Ref::Kind::Temp, static_cast<int>(k.body.size()) - 1, 0.0f};
       kir::Expr e;
-      if (m == 0 && is(OpKind::MatMul)) {
+      if (m == 0 && role.kind == FusionKind::Contraction) {
         const bool ta = a.attrs->transpose_a, tb = a.attrs->transpose_b;
         const int lda = a.in_shape[0].cols, ldb = a.in_shape[1].cols;
         const int sa = slot(&a.in[0]), sb = slot(&a.in[1]);
@@ -261,15 +263,15 @@ struct KirBuilder {
         e.depth = ta ? a.in_shape[0].rows : a.in_shape[0].cols;
         e.in = {ta ? strided(sa, 1, 0, lda) : strided(sa, lda, 0, 1),
                 tb ? strided(sb, 0, ldb, 1) : strided(sb, 0, 1, ldb)};
-      } else if (m == 0 && is(OpKind::SumRows)) {
+      } else if (m == 0 && role.kind == FusionKind::Reduction && role.loop.op == Op::Sum) {
         e.op = Op::Sum;
         e.depth = a.in_shape[0].rows;
         e.in[0] = strided(slot(&a.in[0]), 0, 1, a.in_shape[0].cols);
-      } else if (m > 0 && is(OpKind::AddRow)) {
-        e.op = Op::Add;
+      } else if (m > 0 && role.epilogue == Epilogue::Bias) {  // the row, down the rows
+        e.op = role.loop.op;
         e.in = {prev, strided(slot(&a.in[1]), 0, a.in_shape[1].cols > 1 ? 1 : 0, 0)};
-      } else if (m > 0 && (is(OpKind::Tanh) || is(OpKind::Sigmoid) || is(OpKind::Relu))) {
-        e.op = is(OpKind::Tanh) ? Op::Tanh : is(OpKind::Sigmoid) ? Op::Sigmoid : Op::Relu;
+      } else if (m > 0 && role.epilogue == Epilogue::Activation) {
+        e.op = role.loop.op;
         e.in[0] = prev;
       }
       if ((m == 0 && e.depth < 1) || (m > 0 && e.op == Op::Copy) || shape.size() == 0) {

@@ -436,17 +436,17 @@ void sub_from_gradient(Builder& b, const GradArgs& g) {
 }
 
 // Fusion roles (ops.hpp): E elementwise, its loop form (kir::Op and operands) and the operands'
-// loop reads; a Reduction (in a loop a sink, in a nest a Sum); a Contraction (in a nest a Dot, in
-// a flat loop a column times a [1 x 1]: Mul).
+// loop reads; a Reduction (in a flat loop a sink; the column sums' form, Sum, makes them a nest);
+// a Contraction (in a nest a Dot, in a flat loop a column times a [1 x 1]: Mul).
 using O = LoopOperand;
 using K = kir::Op;
 constexpr FusionRole E(LoopForm f, O a, O b = O::None, Epilogue e = Epilogue::None) {
   return {FusionKind::Elementwise, {a, b}, e, false, f};
 }
-constexpr FusionRole kSum{
+constexpr FusionRole kSum{FusionKind::Reduction, {O::Vector, O::None}, Epilogue::None, false};
+constexpr FusionRole kMean{FusionKind::Reduction, {O::Vector, O::None}, Epilogue::None, true};
+constexpr FusionRole kColumnSums{
     FusionKind::Reduction, {O::Vector, O::None}, Epilogue::None, false, K::Sum};
-constexpr FusionRole kMean{
-    FusionKind::Reduction, {O::Vector, O::None}, Epilogue::None, true, K::Sum};
 constexpr FusionRole kMatMul{
     FusionKind::Contraction, {O::Vector, O::Vector}, Epilogue::None, false, K::Mul};
 constexpr O V = O::Vector, S = O::Scalar, Row = O::Row, Like = O::ShapeOnly;
@@ -467,7 +467,8 @@ const OpDef kOpDefs[] = {
     {"Square", 1, unary_shape, square_forward, square_gradient, elementwise_flops,
      E({K::Mul, A, A}, V)},
     {"Mean", 1, mean_shape, mean_forward, mean_gradient, elementwise_flops, kMean},
-    {"SumRows", 1, sum_rows_shape, sum_rows_forward, sum_rows_gradient, elementwise_flops, kSum},
+    {"SumRows", 1, sum_rows_shape, sum_rows_forward, sum_rows_gradient, elementwise_flops,
+     kColumnSums},
     {"Sum", 1, mean_shape, sum_forward, sum_gradient, elementwise_flops, kSum},
     {"MeanGrad", 2, like_shape, mean_grad_forward, mean_grad_gradient, elementwise_flops,
      E({K::Div, A, N}, S, Like)},  // N: the length of its shape operand, the loop's

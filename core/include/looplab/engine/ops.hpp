@@ -9,9 +9,8 @@
 //
 // To add an op: a line in LOOPLAB_OPS, a block and a table row in ops.cpp, a row in ops_test.cpp
 // (optionally a Builder shorthand). Autodiff, the eager executor, the compiler and the executor
-// read the table; the ops they name are in two loop peepholes (fusion.hpp: a Square folded into a
-// sum, a Mul by a once-per-run value run as MulScalar) and in compiled mode's nests (kernel_ir.cpp:
-// a matrix product, a column sum, a bias, an activation).
+// read the table; the only ops they name are in two loop peepholes (fusion.hpp: a Square folded
+// into a sum, a Mul by a once-per-run value run as MulScalar).
 //
 //   const OpDef& d = op_def(OpKind::MatMul);
 //   Shape out = d.shape(in_shapes, attrs);
@@ -113,7 +112,8 @@ enum class LoopIn : unsigned char { A, B, Scale, Length };
 // generated loop's body: one kir::Op over its operands normalized, e.g. Square is Mul(A, A),
 // AddConst Add(A, Scale), MeanGrad Div(A, Length). Clip and ClipGrad's lo and hi come along from
 // the attributes. The lowering (kernel_ir.cpp) reads this and names no op, so an op whose form is
-// an existing kir::Op needs nothing in compiled mode. A Reduction is a loop's sink or a nest's Sum.
+// an existing kir::Op needs nothing in compiled mode. A Reduction is a flat loop's sink and keeps
+// the default (never read), except the column sums' Sum, which a nest computes down the rows.
 struct LoopForm {
   kir::Op op = kir::Op::Copy;
   std::array<LoopIn, kMaxArity> in{LoopIn::A, LoopIn::B};
