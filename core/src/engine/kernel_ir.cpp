@@ -80,6 +80,14 @@ struct KirBuilder {
     if (input != input_of.end()) input_slot.emplace(input->second, s);
     return s;
   }
+  // An instruction that turned out not to be a loop: the slots taken since `mark` are forgotten
+  // (so the kernel call's pointers are not slots) and k is emptied. Returns false.
+  bool give_up(std::size_t mark, kir::Loop& k) {
+    out.slot_fields.resize(mark);
+    std::erase_if(input_slot, [&](const auto& e) { return e.second >= static_cast<int>(mark); });
+    k = {};
+    return false;
+  }
   int call(const Kernel& k) {
     out.calls.push_back({k.forward, &k.args});
     return static_cast<int>(out.calls.size()) - 1;
@@ -274,13 +282,8 @@ struct KirBuilder {
         e.op = role.loop.op;
         e.in[0] = prev;
       }
-      if ((m == 0 && e.depth < 1) || (m > 0 && e.op == Op::Copy) || shape.size() == 0) {
-        out.slot_fields.resize(mark);  // not a nest (or an empty product)
-        std::erase_if(input_slot,
-                      [&](const auto& e) { return e.second >= static_cast<int>(mark); });
-        k = {};
-        return false;
-      }
+      if ((m == 0 && e.depth < 1) || (m > 0 && e.op == Op::Copy) || shape.size() == 0)
+        return give_up(mark, k);  // not a nest (or an empty product)
       if (!k.note.empty()) k.note += ' ';
       k.note += def->name;
       k.body.push_back(e);
@@ -339,11 +342,7 @@ struct KirBuilder {
         in[u] = {Ref::Kind::Scalar, static_cast<int>(k.scalar_loads.size()), 0.0f};
         k.scalar_loads.push_back(slot(&a.in[u]));
       } else if (how != LoopOperand::ShapeOnly) {  // a broadcast row: left to the kernel
-        out.slot_fields.resize(mark);
-        std::erase_if(input_slot,
-                      [&](const auto& e) { return e.second >= static_cast<int>(mark); });
-        k = {};
-        return false;
+        return give_up(mark, k);
       }
     }
     k.n = n;
