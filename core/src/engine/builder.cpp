@@ -108,6 +108,12 @@ Value Builder::add_const(Value a, float c) {
   return apply(OpKind::AddConst, {a}, attrs);
 }
 
+Value Builder::sub_from(float c, Value a) {
+  OpAttrs attrs;
+  attrs.scale = c;
+  return apply(OpKind::SubFrom, {a}, attrs);
+}
+
 // Walks the nodes from the loss back to `wrt` (ids are already a topological order), calling
 // each op's gradient rule and summing the contributions a node receives. Only nodes on a path
 // from some `wrt` to the loss take part: `wrt` may be intermediate values (the parameters an

@@ -1,7 +1,10 @@
 // kernel_ir.cpp — a lowered Code to the lowering IR of compiled mode (kernel_ir.hpp,
-// detail/generated.hpp), and generate(), which emits and builds it.
+// detail/generated.hpp), and generate(), which emits and builds it. What an op computes in a loop
+// or a nest comes from its row of the op table (ops.hpp, FusionRole and LoopForm): no op is named
+// here.
 #include "looplab/engine/kernel_ir.hpp"
 
+#include <iterator>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -13,10 +16,14 @@
 namespace looplab::kir {
 
 const char* op_name(Op op) {
-  static const char* const kNames[] = {
+  static constexpr const char* kNames[] = {
       "add",  "sub",       "mul",     "div",          "sqrt", "log",
       "tanh", "tanh_grad", "sigmoid", "sigmoid_grad", "relu", "relu_grad",
       "clip", "clip_grad", "copy",    "sum",          "dot"};
+  // As ggml guards GGML_OP_COUNT: a new Op fails to build here until it has a name, and the count
+  // below reminds of its formula in emit_c.cpp, emit_wasm.cpp and emit_test.cpp.
+  static_assert(std::size(kNames) == kOpCount, "every kir::Op needs a name in kNames");
+  static_assert(kOpCount == 17, "a new kir::Op needs a formula in both emitters and emit_test.cpp");
   return kNames[static_cast<int>(op)];
 }
 
@@ -73,81 +80,35 @@ struct KirBuilder {
     if (input != input_of.end()) input_slot.emplace(input->second, s);
     return s;
   }
+  // An instruction that turned out not to be a loop: the slots taken since `mark` are forgotten
+  // (so the kernel call's pointers are not slots) and k is emptied. Returns false.
+  bool give_up(std::size_t mark, kir::Loop& k) {
+    out.slot_fields.resize(mark);
+    std::erase_if(input_slot, [&](const auto& e) { return e.second >= static_cast<int>(mark); });
+    k = {};
+    return false;
+  }
   int call(const Kernel& k) {
     out.calls.push_back({k.forward, &k.args});
     return static_cast<int>(out.calls.size()) - 1;
   }
 
-  // One loop step as an expression: the op normalized to the IR's vocabulary.
-  static kir::Expr expr_of(const LoopStep& st, const std::array<Ref, 2>& in, std::size_t n) {
+  // One loop step as an expression: its op's loop form (ops.hpp, LoopForm), the kir::Op over the
+  // operands the form names. n is the loop's length (MeanGrad divides by it).
+  static kir::Expr expr_of(const OpDef& def, const OpAttrs& attrs, const std::array<Ref, 2>& in,
+                           std::size_t n) {
+    const FusionKind kind = def.fusion.kind;
+    if (kind != FusionKind::Elementwise && kind != FusionKind::Contraction)
+      throw std::logic_error("compiled mode: no loop code for " + std::string(def.name));
+    const Ref from[] = {in[0],
+                        in[1],
+                        {Ref::Kind::Const, 0, attrs.scale},
+                        {Ref::Kind::Const, 0, static_cast<float>(n)}};  // in LoopIn's order
     kir::Expr e;
-    e.in = in;
-    const Ref k{Ref::Kind::Const, 0, st.attrs->scale};
-    switch (st.op) {
-      case OpKind::Add:
-      case OpKind::AddRow:
-        e.op = Op::Add;
-        break;
-      case OpKind::AddConst:
-        e.op = Op::Add, e.in[1] = k;
-        break;
-      case OpKind::Sub:
-        e.op = Op::Sub;
-        break;
-      case OpKind::Mul:
-      case OpKind::MulScalar:
-      case OpKind::MatMul:  // a column times a [1 x 1]: elementwise in a loop
-        e.op = Op::Mul;
-        break;
-      case OpKind::Scale:  // s · x, in that order
-        e.op = Op::Mul, e.in = {k, in[0]};
-        break;
-      case OpKind::Square:
-        e.op = Op::Mul, e.in = {in[0], in[0]};
-        break;
-      case OpKind::MeanGrad:  // d / N, N the length of its shape operand: the loop's
-        e.op = Op::Div, e.in[1] = {Ref::Kind::Const, 0, static_cast<float>(n)};
-        break;
-      case OpKind::Fill:
-      case OpKind::RepeatRows:  // a [1 x 1] row repeated: its value
-        e.op = Op::Copy;
-        break;
-      case OpKind::Div:
-        e.op = Op::Div;
-        break;
-      case OpKind::Sqrt:
-        e.op = Op::Sqrt;
-        break;
-      case OpKind::Log:
-        e.op = Op::Log;
-        break;
-      case OpKind::Tanh:
-        e.op = Op::Tanh;
-        break;
-      case OpKind::TanhGrad:
-        e.op = Op::TanhGrad;
-        break;
-      case OpKind::Sigmoid:
-        e.op = Op::Sigmoid;
-        break;
-      case OpKind::SigmoidGrad:
-        e.op = Op::SigmoidGrad;
-        break;
-      case OpKind::Relu:
-        e.op = Op::Relu;
-        break;
-      case OpKind::ReluGrad:
-        e.op = Op::ReluGrad;
-        break;
-      case OpKind::Clip:
-        e.op = Op::Clip, e.lo = st.attrs->lo, e.hi = st.attrs->hi;
-        break;
-      case OpKind::ClipGrad:
-        e.op = Op::ClipGrad, e.lo = st.attrs->lo, e.hi = st.attrs->hi;
-        break;
-      default:
-        throw std::logic_error("compiled mode: no loop code for " + std::string(st.def->name));
-    }
+    e.op = def.fusion.loop.op;
+    for (std::size_t j = 0; j < e.in.size(); ++j)
+      e.in[j] = from[static_cast<int>(def.fusion.loop.in[j])];
+    e.lo = attrs.lo, e.hi = attrs.hi;  // read by Clip and ClipGrad only
     return e;
   }
 
@@ -192,7 +153,7 @@ struct KirBuilder {
         k.sinks.push_back(ks);
         continue;
       }
-      kir::Expr e = expr_of(st, in, L.n);
+      kir::Expr e = expr_of(*st.def, *st.attrs, in, L.n);
       const auto o = static_cast<std::size_t>(st.out);
       if (st.once) {  // scalar registers: the loads first, so they are numbered after emission
         ref[o] = {Ref::Kind::Scalar, -1 - static_cast<int>(k.scalar_exprs.size()), 0.0f};
@@ -282,9 +243,10 @@ struct KirBuilder {
   }
 
   // A Single or Dense instruction as a nest over its output's rows x columns, when every member
-  // is a matrix product, a column sum, a bias or an activation: a product's element is a Dot over
-  // its inner size, a column sum a Sum down the rows, and the epilogue works on it in registers;
-  // only the last member's value is stored. Anything else: false (the kernels are called).
+  // is a matrix product, a column sum, a bias or an activation (by its fusion role: a Contraction,
+  // a Reduction whose loop form is Sum, an Epilogue): a product's element is a Dot over its inner
+  // size, a column sum a Sum down the rows, and the epilogue works on it in registers (its loop
+  // form); only the last member's value is stored. Anything else: false (the kernels are called).
   static Ref strided(int slot, int si, int sj, int sk) {
     return {Ref::Kind::Strided, slot, 0.0f, {si, sj, sk}};
   }
@@ -298,10 +260,10 @@ struct KirBuilder {
       const Kernel& kn = m == 0 ? ins.op : ins.epilogue[m - 1];
       const KernelArgs& a = kn.args;
       const OpDef* def = c.defs[static_cast<std::size_t>(ins.nodes[m])];
-      auto is = [&](OpKind op) { return def == &op_def(op); };
+      const FusionRole& role = def->fusion;
       const Ref prev{Ref::Kind::Temp, static_cast<int>(k.body.size()) - 1, 0.0f};
       kir::Expr e;
-      if (m == 0 && is(OpKind::MatMul)) {
+      if (m == 0 && role.kind == FusionKind::Contraction) {
         const bool ta = a.attrs->transpose_a, tb = a.attrs->transpose_b;
         const int lda = a.in_shape[0].cols, ldb = a.in_shape[1].cols;
         const int sa = slot(&a.in[0]), sb = slot(&a.in[1]);
@@ -309,24 +271,19 @@ struct KirBuilder {
         e.depth = ta ? a.in_shape[0].rows : a.in_shape[0].cols;
         e.in = {ta ? strided(sa, 1, 0, lda) : strided(sa, lda, 0, 1),
                 tb ? strided(sb, 0, ldb, 1) : strided(sb, 0, 1, ldb)};
-      } else if (m == 0 && is(OpKind::SumRows)) {
+      } else if (m == 0 && role.kind == FusionKind::Reduction && role.loop.op == Op::Sum) {
         e.op = Op::Sum;
         e.depth = a.in_shape[0].rows;
         e.in[0] = strided(slot(&a.in[0]), 0, 1, a.in_shape[0].cols);
-      } else if (m > 0 && is(OpKind::AddRow)) {
-        e.op = Op::Add;
+      } else if (m > 0 && role.epilogue == Epilogue::Bias) {  // the row, down the rows
+        e.op = role.loop.op;
         e.in = {prev, strided(slot(&a.in[1]), 0, a.in_shape[1].cols > 1 ? 1 : 0, 0)};
-      } else if (m > 0 && (is(OpKind::Tanh) || is(OpKind::Sigmoid) || is(OpKind::Relu))) {
-        e.op = is(OpKind::Tanh) ? Op::Tanh : is(OpKind::Sigmoid) ? Op::Sigmoid : Op::Relu;
+      } else if (m > 0 && role.epilogue == Epilogue::Activation) {
+        e.op = role.loop.op;
         e.in[0] = prev;
       }
-      if ((m == 0 && e.depth < 1) || (m > 0 && e.op == Op::Copy) || shape.size() == 0) {
-        out.slot_fields.resize(mark);  // not a nest (or an empty product)
-        std::erase_if(input_slot,
-                      [&](const auto& e) { return e.second >= static_cast<int>(mark); });
-        k = {};
-        return false;
-      }
+      if ((m == 0 && e.depth < 1) || (m > 0 && e.op == Op::Copy) || shape.size() == 0)
+        return give_up(mark, k);  // not a nest (or an empty product)
       if (!k.note.empty()) k.note += ' ';
       k.note += def->name;
       k.body.push_back(e);
@@ -385,20 +342,11 @@ struct KirBuilder {
         in[u] = {Ref::Kind::Scalar, static_cast<int>(k.scalar_loads.size()), 0.0f};
         k.scalar_loads.push_back(slot(&a.in[u]));
       } else if (how != LoopOperand::ShapeOnly) {  // a broadcast row: left to the kernel
-        out.slot_fields.resize(mark);
-        std::erase_if(input_slot,
-                      [&](const auto& e) { return e.second >= static_cast<int>(mark); });
-        k = {};
-        return false;
+        return give_up(mark, k);
       }
     }
-    LoopStep st;
-    st.def = def;
-    st.attrs = a.attrs;
-    for (int op = 0; op < kOpCount; ++op)
-      if (&op_def(static_cast<OpKind>(op)) == def) st.op = static_cast<OpKind>(op);
     k.n = n;
-    k.body.push_back(expr_of(st, in, n));
+    k.body.push_back(expr_of(*def, *a.attrs, in, n));
     k.body.back().store = slot(const_cast<const float* const*>(&a.out));
     k.note = std::string(def->name);
     return true;

@@ -1,5 +1,5 @@
 // ops.cpp — one block per op: shape rule, forward kernel, gradient rule, FLOP count; then the
-// table, one row per op, which also gives its fusion role.
+// table, one row per op, which also gives its fusion role and its loop form (compiled mode).
 //
 // NOTE: reductions (Mean, SumRows) accumulate in double. A float32 sum of 1000 terms that nearly
 // cancel (the gradient near the optimum) is only good to ~1e-4 relative, which would make eager,
@@ -425,54 +425,78 @@ void clip_grad_forward(const KernelArgs& k) {
   }
 }
 
-// Fusion roles (ops.hpp): E elementwise with the operands' loop reads, a Reduction, Opaque.
+// --- SubFrom: y = c − x (c = attrs.scale), e.g. the 1 − p of a cross-entropy; dx = −dout ------
+void sub_from_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float c = k.attrs->scale;
+  for (std::size_t i = 0; i < n; ++i) k.out[i] = c - k.in[0][i];
+}
+void sub_from_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.scale(*g.dout, -1.0f);
+}
+
+// Fusion roles (ops.hpp): E elementwise, its loop form (kir::Op and operands) and the operands'
+// loop reads; a Reduction (in a flat loop a sink; the column sums' form, Sum, makes them a nest);
+// a Contraction (in a nest a Dot, in a flat loop a column times a [1 x 1]: Mul).
 using O = LoopOperand;
-constexpr FusionRole E(O a, O b = O::None, Epilogue e = Epilogue::None) {
-  return {FusionKind::Elementwise, {a, b}, e, false};
+using K = kir::Op;
+constexpr FusionRole E(LoopForm f, O a, O b = O::None, Epilogue e = Epilogue::None) {
+  return {FusionKind::Elementwise, {a, b}, e, false, f};
 }
 constexpr FusionRole kSum{FusionKind::Reduction, {O::Vector, O::None}, Epilogue::None, false};
 constexpr FusionRole kMean{FusionKind::Reduction, {O::Vector, O::None}, Epilogue::None, true};
+constexpr FusionRole kColumnSums{
+    FusionKind::Reduction, {O::Vector, O::None}, Epilogue::None, false, K::Sum};
 constexpr FusionRole kMatMul{
-    FusionKind::Contraction, {O::Vector, O::Vector}, Epilogue::None, false};
+    FusionKind::Contraction, {O::Vector, O::Vector}, Epilogue::None, false, K::Mul};
 constexpr O V = O::Vector, S = O::Scalar, Row = O::Row, Like = O::ShapeOnly;
 constexpr Epilogue kAct = Epilogue::Activation;
+constexpr LoopIn A = LoopIn::A, C = LoopIn::Scale, N = LoopIn::Length;
 
 const OpDef kOpDefs[] = {
     {"MatMul", 2, matmul_shape, matmul_forward, matmul_gradient, matmul_flops, kMatMul},
     {"AddRow", 2, add_row_shape, add_row_forward, add_row_gradient, elementwise_flops,
-     E(V, Row, Epilogue::Bias)},
-    {"Add", 2, add_shape, add_forward, add_gradient, elementwise_flops, E(V, V)},
-    {"Sub", 2, sub_shape, sub_forward, sub_gradient, elementwise_flops, E(V, V)},
-    {"Mul", 2, mul_shape, mul_forward, mul_gradient, elementwise_flops, E(V, V)},
-    {"Scale", 1, unary_shape, scale_forward, scale_gradient, elementwise_flops, E(V)},
+     E(K::Add, V, Row, Epilogue::Bias)},
+    {"Add", 2, add_shape, add_forward, add_gradient, elementwise_flops, E(K::Add, V, V)},
+    {"Sub", 2, sub_shape, sub_forward, sub_gradient, elementwise_flops, E(K::Sub, V, V)},
+    {"Mul", 2, mul_shape, mul_forward, mul_gradient, elementwise_flops, E(K::Mul, V, V)},
+    {"Scale", 1, unary_shape, scale_forward, scale_gradient, elementwise_flops,
+     E({K::Mul, C, A}, V)},  // s · x, in that order
     {"MulScalar", 2, mul_scalar_shape, mul_scalar_forward, mul_scalar_gradient, elementwise_flops,
-     E(V, S)},
-    {"Square", 1, unary_shape, square_forward, square_gradient, elementwise_flops, E(V)},
+     E(K::Mul, V, S)},
+    {"Square", 1, unary_shape, square_forward, square_gradient, elementwise_flops,
+     E({K::Mul, A, A}, V)},
     {"Mean", 1, mean_shape, mean_forward, mean_gradient, elementwise_flops, kMean},
-    {"SumRows", 1, sum_rows_shape, sum_rows_forward, sum_rows_gradient, elementwise_flops, kSum},
+    {"SumRows", 1, sum_rows_shape, sum_rows_forward, sum_rows_gradient, elementwise_flops,
+     kColumnSums},
     {"Sum", 1, mean_shape, sum_forward, sum_gradient, elementwise_flops, kSum},
     {"MeanGrad", 2, like_shape, mean_grad_forward, mean_grad_gradient, elementwise_flops,
-     E(S, Like)},
-    {"Fill", 2, like_shape, fill_forward, fill_gradient, elementwise_flops, E(S, Like)},
+     E({K::Div, A, N}, S, Like)},  // N: the length of its shape operand, the loop's
+    {"Fill", 2, like_shape, fill_forward, fill_gradient, elementwise_flops, E(K::Copy, S, Like)},
     {"RepeatRows", 2, repeat_rows_shape, repeat_rows_forward, repeat_rows_gradient,
-     elementwise_flops, E(Row, Like)},
-    {"AddConst", 1, unary_shape, add_const_forward, add_const_gradient, elementwise_flops, E(V)},
-    {"Div", 2, div_shape, div_forward, div_gradient, elementwise_flops, E(V, V)},
-    {"Sqrt", 1, unary_shape, sqrt_forward, sqrt_gradient, elementwise_flops, E(V)},
-    {"Tanh", 1, unary_shape, tanh_forward, tanh_gradient, elementwise_flops, E(V, O::None, kAct)},
+     elementwise_flops, E(K::Copy, Row, Like)},  // in a loop a [1 x 1] row: its value
+    {"AddConst", 1, unary_shape, add_const_forward, add_const_gradient, elementwise_flops,
+     E({K::Add, A, C}, V)},
+    {"Div", 2, div_shape, div_forward, div_gradient, elementwise_flops, E(K::Div, V, V)},
+    {"Sqrt", 1, unary_shape, sqrt_forward, sqrt_gradient, elementwise_flops, E(K::Sqrt, V)},
+    {"Tanh", 1, unary_shape, tanh_forward, tanh_gradient, elementwise_flops,
+     E(K::Tanh, V, O::None, kAct)},
     {"TanhGrad", 2, act_grad_shape, tanh_grad_forward, no_second_derivative, elementwise_flops,
-     E(V, V)},
+     E(K::TanhGrad, V, V)},
     {"Sigmoid", 1, unary_shape, sigmoid_forward, sigmoid_gradient, elementwise_flops,
-     E(V, O::None, kAct)},
+     E(K::Sigmoid, V, O::None, kAct)},
     {"SigmoidGrad", 2, act_grad_shape, sigmoid_grad_forward, no_second_derivative,
-     elementwise_flops, E(V, V)},
-    {"Relu", 1, unary_shape, relu_forward, relu_gradient, elementwise_flops, E(V, O::None, kAct)},
+     elementwise_flops, E(K::SigmoidGrad, V, V)},
+    {"Relu", 1, unary_shape, relu_forward, relu_gradient, elementwise_flops,
+     E(K::Relu, V, O::None, kAct)},
     {"ReluGrad", 2, act_grad_shape, relu_grad_forward, no_second_derivative, elementwise_flops,
-     E(V, V)},
-    {"Log", 1, unary_shape, log_forward, log_gradient, elementwise_flops, E(V)},
-    {"Clip", 1, unary_shape, clip_forward, clip_gradient, elementwise_flops, E(V)},
+     E(K::ReluGrad, V, V)},
+    {"Log", 1, unary_shape, log_forward, log_gradient, elementwise_flops, E(K::Log, V)},
+    {"Clip", 1, unary_shape, clip_forward, clip_gradient, elementwise_flops, E(K::Clip, V)},
     {"ClipGrad", 2, act_grad_shape, clip_grad_forward, no_second_derivative, elementwise_flops,
-     E(V, V)},
+     E(K::ClipGrad, V, V)},
+    {"SubFrom", 1, unary_shape, sub_from_forward, sub_from_gradient, elementwise_flops,
+     E({K::Sub, C, A}, V)},
 };
 static_assert(sizeof(kOpDefs) / sizeof(kOpDefs[0]) == kOpCount,
               "every op in LOOPLAB_OPS needs an OpDef");

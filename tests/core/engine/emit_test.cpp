@@ -33,6 +33,7 @@ constexpr Op kOps[] = {Op::Add,  Op::Sub,      Op::Mul,      Op::Div,      Op::S
                        Op::Log,  Op::Tanh,     Op::TanhGrad, Op::Sigmoid,  Op::SigmoidGrad,
                        Op::Relu, Op::ReluGrad, Op::Clip,     Op::ClipGrad, Op::Copy};
 constexpr int kIrOps = sizeof(kOps) / sizeof(kOps[0]);
+static_assert(kIrOps == kir::kOpCount - 2, "every kir::Op but the nests' Sum and Dot is in kOps");
 
 // Slots: 0 x (in (0.1, 2.9)), 1 y (in (−1, 1)), 2 the scalar s, 3.. one output per op, then one
 // per sink.

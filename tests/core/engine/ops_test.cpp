@@ -1,6 +1,7 @@
 // ops_test.cpp — one table: every op's forward against a plain double loop, its gradient (through
 // the op's gradient rule and autodiff) against central finite differences, and its fusion role
-// (from the op table) against what its kernel does. A new op needs one row in cases().
+// (from the op table) against what its kernel does; every elementwise op eager, traced and
+// compiled. A new op needs one row in cases().
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +11,8 @@
 
 #include "looplab/base/rng.hpp"
 #include "looplab/engine/eager.hpp"
+#include "looplab/engine/program.hpp"
+#include "looplab/engine/tracer.hpp"
 
 namespace looplab {
 namespace {
@@ -254,6 +257,9 @@ std::vector<OpCase> cases() {
        -1.0f,
        1.0f,
        false},
+      {"SubFrom", OpKind::SubFrom, {{2, 3}}, scale_by(1.0f), elementwise([](double a, double) {
+         return 1.0 - a;
+       })},
   };
 }
 
@@ -421,6 +427,74 @@ TEST(Ops, FusionRolesHoldForTheKernels) {
                ab[1][static_cast<std::size_t>(i)];
       EXPECT_NEAR(r[0], sum, 1e-5);
     }
+  }
+}
+
+// Every Elementwise op of the table on columns of 37 (two blocks of 16 partial sums and a tail):
+// eager, traced and compiled (generated code: C natively, WebAssembly in the wasm build) give the
+// same bits. Each op is applied twice: alone (compiled: a loop of one expression, or its kernel
+// when it broadcasts a row) and summed (a member of a fused loop with a sink), so both ways an
+// op's LoopForm is read are run. All ops are in one program, so the code is built once. A new
+// elementwise op whose loop form is an existing kir::Op passes this with its table row and its
+// row in cases() alone.
+TEST(Ops, ElementwiseOpsAgreeEagerTracedAndCompiled) {
+  constexpr int n = 37;
+  Rng rng(13);
+  std::vector<OpCase> ops;
+  std::vector<std::vector<Tensor>> inputs;
+  for (const OpCase& c : cases()) {
+    const OpDef& d = op_def(c.op);
+    if (d.fusion.kind != FusionKind::Elementwise) continue;
+    std::vector<Tensor> in;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(d.arity); ++i) {
+      const LoopOperand o = d.fusion.operand[i];
+      const bool one = o == LoopOperand::Scalar || o == LoopOperand::Row;
+      in.push_back(random_tensor(one ? Shape{1, 1} : Shape{n, 1}, rng, c.lo, c.hi));
+    }
+    ops.push_back(c);
+    inputs.push_back(std::move(in));
+  }
+  const std::size_t m = ops.size();
+  Tracer t;
+  std::vector<Value> out(3 * m);  // [k] op k alone, [m + k] op k summed, [2m + k] the sum
+  for (std::size_t k = 0; k < m; ++k) {
+    std::array<Value, kMaxArity> a{};
+    for (std::size_t i = 0; i < inputs[k].size(); ++i) a[i] = t.input(inputs[k][i], "x");
+    out[k] = t.apply(ops[k].op, a, ops[k].attrs);
+    out[m + k] = t.apply(ops[k].op, a, ops[k].attrs);
+    out[2 * m + k] = t.sum(out[m + k]);
+  }
+  Program traced = compile(t, out, {});
+  CompileOptions generate;
+  generate.generate = true;
+  Program compiled = compile(t, out, {}, generate);
+  traced.run();
+  compiled.run();
+  const std::string& code = compiled.generated_code();
+  auto has = [&](const std::string& note) {  // a statement's note, in C or in WebAssembly text
+    return code.find("/* " + note + " */") != std::string::npos ||
+           code.find(";; " + note + "\n") != std::string::npos;
+  };
+  for (std::size_t k = 0; k < m; ++k) {
+    SCOPED_TRACE(ops[k].label);
+    EagerBuilder b;
+    std::array<Value, kMaxArity> a{};
+    for (std::size_t i = 0; i < inputs[k].size(); ++i) a[i] = b.input(inputs[k][i], "x");
+    const float* eager = b.data(b.apply(ops[k].op, a, ops[k].attrs));
+    for (const std::size_t o : {k, m + k})
+      for (std::size_t i = 0; i < n; ++i) {
+        EXPECT_EQ(traced.output_data(static_cast<int>(o))[i], eager[i]) << "element " << i;
+        EXPECT_EQ(compiled.output_data(static_cast<int>(o))[i], eager[i]) << "element " << i;
+      }
+    // The kernels sum in double, generated code in float32 partial sums (kernel_ir.hpp).
+    const int sum = static_cast<int>(2 * m + k);
+    EXPECT_NEAR(compiled.output(sum), traced.output(sum),
+                1e-5 * std::abs(traced.output(sum)) + 1e-6);
+    const std::string name(op_name(ops[k].op));
+    const auto& how = op_def(ops[k].op).fusion.operand;
+    const bool row = how[0] == LoopOperand::Row || how[1] == LoopOperand::Row;
+    EXPECT_TRUE(has(name + " Sum")) << code;
+    EXPECT_TRUE(has(name + (row ? " kernel" : ""))) << code;
   }
 }
 

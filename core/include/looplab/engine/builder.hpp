@@ -81,6 +81,7 @@ class Builder {
     return apply(OpKind::RepeatRows, {row, like});
   }  // shape of like
   Value add_const(Value a, float c);
+  Value sub_from(float c, Value a);  // c − a
   Value div(Value a, Value b) { return apply(OpKind::Div, {a, b}); }
   Value sqrt(Value a) { return apply(OpKind::Sqrt, {a}); }
   Value tanh(Value a) { return apply(OpKind::Tanh, {a}); }

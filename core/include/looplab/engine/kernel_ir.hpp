@@ -13,9 +13,9 @@
 // function gets an array of pointers (`slots`) and reads slot i's data at s[i], so the same code
 // serves any buffers and is cached by its text.
 //
-//   std::unique_ptr<detail::Code> code = ...;       // a lowered program (lowering.hpp)
-//   kir::Step step = kir::build(*code);              // its loops, calls and copies
-//   std::string c = emit_c(step.ir);                 // or emit_wasm(step.ir, ...)
+//   std::unique_ptr<detail::Code> code = ...;          // a lowered program (lowering.hpp)
+//   detail::Lowered low = detail::lower_to_kir(*code);  // its loops, calls and copies
+//   std::string c = emit_c(low.ir);                     // or emit_wasm(low.ir, ...)
 #pragma once
 
 #include <array>
@@ -23,35 +23,9 @@
 #include <string>
 #include <vector>
 
-namespace looplab::kir {
+#include "looplab/engine/kir_op.hpp"
 
-// The elementwise operations a loop body uses: the ops of the table, normalized (MulScalar, a
-// column times a scalar and Square are Mul; AddRow and AddConst are Add; Scale is Mul by a
-// constant; MeanGrad is Div by the length; Fill and RepeatRows are Copy).
-enum class Op : unsigned char {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Sqrt,
-  Log,
-  Tanh,
-  TanhGrad,     // b·(1 − a·a)
-  Sigmoid,      // 0.5 + 0.5·tanh(0.5·a)
-  SigmoidGrad,  // (b·a)·(1 − a)
-  Relu,
-  ReluGrad,  // a > 0 ? b : 0
-  Clip,      // a < lo ? lo : (a > hi ? hi : a)
-  ClipGrad,  // lo < a < hi ? b : 0
-  Copy,
-  // Nests only: Σ over k < depth of a (Sum) or a·b (Dot, a matrix product's element), in float32
-  // partial sums over k (partials() below). (The kernels sum in double, in 16 lanes, and hand a
-  // product whose every size is ≥ 8 to Eigen's float GEMM: the losses agree within 1e-5.)
-  Sum,
-  Dot,
-};
-const char* op_name(Op op);
-int arity(Op op);
+namespace looplab::kir {
 
 // An operand: element i of a slot's vector, a scalar register (loaded or computed before the
 // loop), an earlier expression's result for this element, a constant, or (nests only) element
@@ -108,7 +82,6 @@ struct Loop {
   int scalars() const { return static_cast<int>(scalar_loads.size() + scalar_exprs.size()); }
   bool nest() const { return rows > 0; }
 };
-inline bool is_reduction(Op op) { return op == Op::Sum || op == Op::Dot; }
 
 // The step: statements in order, run `steps` times.
 struct Stmt {

@@ -3,8 +3,9 @@
 // Each op has, in one place (ops.cpp, one block per op and one row of the table): its shape rule,
 // its forward kernel (raw float pointers viewed through Eigen maps), its gradient rule (written
 // with Builder ops, so the same rule runs eagerly or appends nodes to a traced graph), its FLOP
-// count and its fusion role (how the compiler may fuse it). Only primitives live here; mse and
-// dense are compositions in builder.hpp.
+// count and its fusion role (how the compiler may fuse it), which holds its loop form (the
+// kir::Op compiled mode generates for it in a loop). Only primitives live here; mse and dense are
+// compositions in builder.hpp.
 //
 // To add an op: a line in LOOPLAB_OPS, a block and a table row in ops.cpp, a row in ops_test.cpp
 // (optionally a Builder shorthand). Autodiff, the eager executor, the compiler and the executor
@@ -20,6 +21,7 @@
 #include <string_view>
 
 #include "looplab/base/tensor.hpp"
+#include "looplab/engine/kir_op.hpp"
 
 namespace looplab {
 
@@ -50,7 +52,8 @@ namespace looplab {
   X(ReluGrad, 2)       \
   X(Log, 1)            \
   X(Clip, 1)           \
-  X(ClipGrad, 2)
+  X(ClipGrad, 2)       \
+  X(SubFrom, 1)
 
 enum class OpKind {
 #define LOOPLAB_ENUM(name, arity) name,
@@ -66,7 +69,7 @@ constexpr int kMaxArity = 2;
 
 // Static attributes of a node, fixed when it is built.
 struct OpAttrs {
-  float scale = 1.0f;          // Scale: y = scale * x; AddConst: y = x + scale
+  float scale = 1.0f;          // Scale: y = scale·x; AddConst: y = x + scale; SubFrom: scale − x
   float lo = 0.0f, hi = 0.0f;  // Clip: y = min(max(x, lo), hi)
   bool transpose_a = false;    // MatMul: op(A) = A^T
   bool transpose_b = false;    // MatMul: op(B) = B^T
@@ -102,11 +105,27 @@ enum class FusionKind : unsigned char { Opaque, Elementwise, Reduction, Contract
 enum class LoopOperand : unsigned char { None, Vector, Scalar, Row, ShapeOnly };
 // What a Dense group may take after its matrix product: a bias, then an activation.
 enum class Epilogue : unsigned char { None, Bias, Activation };
+// Where an operand of a loop-body expression comes from: the op's first or second operand, its
+// `scale` attribute as a constant, or the loop's length n as a constant.
+enum class LoopIn : unsigned char { A, B, Scale, Length };
+// What an Elementwise op (and a Contraction in a loop: a column times a [1 x 1]) computes in a
+// generated loop's body: one kir::Op over its operands normalized, e.g. Square is Mul(A, A),
+// AddConst Add(A, Scale), MeanGrad Div(A, Length). Clip and ClipGrad's lo and hi come along from
+// the attributes. The lowering (kernel_ir.cpp) reads this and names no op, so an op whose form is
+// an existing kir::Op needs nothing in compiled mode. A Reduction is a flat loop's sink and keeps
+// the default (never read), except the column sums' Sum, which a nest computes down the rows.
+struct LoopForm {
+  kir::Op op = kir::Op::Copy;
+  std::array<LoopIn, kMaxArity> in{LoopIn::A, LoopIn::B};
+  constexpr LoopForm() = default;
+  constexpr LoopForm(kir::Op o, LoopIn a = LoopIn::A, LoopIn b = LoopIn::B) : op(o), in{a, b} {}
+};
 struct FusionRole {
   FusionKind kind = FusionKind::Opaque;
   std::array<LoopOperand, kMaxArity> operand{LoopOperand::None, LoopOperand::None};
   Epilogue epilogue = Epilogue::None;
   bool mean = false;  // a Reduction divided by the number of elements it sums
+  LoopForm loop{};
 };
 
 // What a gradient rule sees: the node's inputs and output as Values of the builder it runs in,
