@@ -375,9 +375,7 @@ Experiment make_call_granularity_experiment() {
   e.quoted_sources = {"seed thread 001"};
   e.check = [](const Params& p) {
     const long long n = p.integer("n"), batch = p.integer("batch"), hidden = p.integer("hidden");
-    if (batch > n)
-      throw ConfigError(
-          msg("err.at_most", {{"name", "batch"}, {"other", "n"}, {"limit", n}, {"got", batch}}));
+    common::check_batch_at_most_n(batch, n);
     const double bytes = estimated_bytes(n, batch, hidden);
     if (bytes > kSessionMemoryLimitBytes)
       throw ConfigError(msg("err.cg_memory", {{"mb", bytes / 1048576.0}}));

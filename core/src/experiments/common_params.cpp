@@ -1,6 +1,9 @@
 // common_params.cpp — the shared parameter declarations (common_params.hpp).
 #include "looplab/experiments/common_params.hpp"
 
+#include "looplab/base/error.hpp"
+#include "looplab/base/i18n.hpp"
+
 namespace looplab::common {
 
 ParamSpec samples(long long def, long long min) { return integer("n", def, min, 1'000'000); }
@@ -16,5 +19,11 @@ ParamSpec seed() { return integer("seed", 1, 0, 4294967295LL); }
 ParamSpec chunk_ms(double def) { return number("chunk_ms", def, 0.1, 1000.0).log_scale(); }
 
 ParamSpec repeats(long long def) { return integer("repeats", def, 1, 101); }
+
+void check_batch_at_most_n(long long batch, long long n, const json& n_name) {
+  if (batch > n)
+    throw ConfigError(
+        msg("err.at_most", {{"name", "batch"}, {"other", n_name}, {"limit", n}, {"got", batch}}));
+}
 
 }  // namespace looplab::common

@@ -33,9 +33,7 @@ constexpr double kModeCount = sizeof(kModes) / sizeof(kModes[0]);
 // n_name: "n", or msg("err.csv_rows_name") ("the CSV's rows").
 void check_sizes(long long n, long long batch, long long unroll, long long hidden,
                  const json& n_name) {
-  if (batch > n)
-    throw ConfigError(
-        msg("err.at_most", {{"name", "batch"}, {"other", n_name}, {"limit", n}, {"got", batch}}));
+  common::check_batch_at_most_n(batch, n, n_name);
   const long long batches = n / batch;
   if (batches % unroll != 0)
     throw ConfigError(msg("err.divide_batches", {{"k", batches}, {"got", unroll}}));

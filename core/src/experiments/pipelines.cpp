@@ -448,9 +448,7 @@ Experiment make_pipelines_experiment() {
   e.quoted_sources = {"seed thread 000", "seed thread 000", "seed thread 000"};
   e.check = [](const Params& p) {
     const long long n = p.integer("n"), batch = p.integer("batch"), unroll = p.integer("unroll");
-    if (batch > n)
-      throw ConfigError(
-          msg("err.at_most", {{"name", "batch"}, {"other", "n"}, {"limit", n}, {"got", batch}}));
+    common::check_batch_at_most_n(batch, n);
     if (n % batch != 0) throw ConfigError(msg("err.divide_n", {{"n", n}, {"got", batch}}));
     if (p.choice("mode") != "eager" && (n / batch) % unroll != 0)
       throw ConfigError(msg("err.divide_batches", {{"k", n / batch}, {"got", unroll}}));

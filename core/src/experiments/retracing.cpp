@@ -428,11 +428,7 @@ Experiment make_retracing_experiment() {
       {line_plot("calls", {"call"}, {"ms", Scale::Log}, {"replayed", "traced"}, "points")});
   e.quoted_sources = {"seed thread 001"};
   e.check = [](const Params& p) {
-    if (p.integer("batch") > p.integer("n"))
-      throw ConfigError(msg("err.at_most", {{"name", "batch"},
-                                            {"other", "n"},
-                                            {"limit", p.integer("n")},
-                                            {"got", p.integer("batch")}}));
+    common::check_batch_at_most_n(p.integer("batch"), p.integer("n"));
     if (static_cast<double>(p.integer("n")) /
             static_cast<double>(std::min(p.integer("batch"), p.integer("second_batch"))) *
             static_cast<double>(p.integer("epochs") + 1) >

@@ -352,11 +352,7 @@ Experiment make_unroll_experiment() {
                          line_plot("step", {"k", Scale::Log}, {"us"}, {"step"}, "", "us_spread")});
   e.quoted_sources = {"seed thread 000", "seed thread 000", "seed thread 000"};
   e.check = [](const Params& p) {
-    if (p.integer("batch") > p.integer("n"))
-      throw ConfigError(msg("err.at_most", {{"name", "batch"},
-                                            {"other", "n"},
-                                            {"limit", p.integer("n")},
-                                            {"got", p.integer("batch")}}));
+    common::check_batch_at_most_n(p.integer("batch"), p.integer("n"));
     if (p.integer("n") / p.integer("batch") > 5000)
       throw ConfigError(msg("err.unroll_batches", {{"got", p.integer("n") / p.integer("batch")}}));
     // NOTE: the C compiler's time grows with the code, k steps of it: on the 2-core development

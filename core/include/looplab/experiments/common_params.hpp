@@ -35,4 +35,8 @@ ParamSpec chunk_ms(double def);
 // repeats: timed chunks per measurement, 1 to 101 (the median is kept).
 ParamSpec repeats(long long def);
 
+// The rule of every experiment that batches its data: batch ≤ n (n_name: what n is called in the
+// message, "n" or a message such as "the CSV's rows"). Throws ConfigError naming batch.
+void check_batch_at_most_n(long long batch, long long n, const json& n_name = "n");
+
 }  // namespace looplab::common
