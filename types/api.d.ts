@@ -19,15 +19,31 @@ export interface ParameterDeclaration {
   [detail: string]: unknown;   // range ends, choices, log-scale hint, only_when
 }
 
+/** describe(experiment, lang): every text in `lang`, from the catalogs. */
 export interface Description extends ExperimentInfo {
   explanation: { intro: string; try: string; mechanism: string };
   parameters: ParameterDeclaration[];
   plots: Array<Record<string, unknown>>;
-  quoted: Array<{ label: string; value: string; source: string }>;
+  /** `original`: the figure as the thread wrote it, in a language other than English. */
+  quoted: Array<{ label: string; value: string; source: string; original?: string }>;
+  /** Each looplab term and what it is in the seeds' TensorFlow world. */
+  tensorflow: Array<{ looplab: string; tensorflow: string }>;
   takes_csv: boolean;
 }
 
-export interface Environment { build: string; simd: boolean; compiler: string; eigen: string; clock_resolution_ns: number }
+/** result_contract.hpp's environment(): where a run's times were measured. */
+export interface Environment {
+  build: string; simd: boolean; simd_kind: string; compiler: string; eigen: string; eigen_vectorized: boolean; clock_resolution_ns: number;
+}
+
+/** One conclusion a result states, and the numbers its verdict is computed from (comparison.hpp). */
+export interface Comparison {
+  id: string;
+  a: { label: string; value: number; spread: number };
+  b: { label: string; value: number; spread: number };
+  quantity: string; unit: string; better: string; verdict: string;
+  [detail: string]: unknown;
+}
 
 /** Sent during a run: `series` holds only the points added since the previous progress. */
 export interface Progress {
@@ -36,17 +52,22 @@ export interface Progress {
   message: string;
   /** The same message as {key, args}, for other languages (core/i18n). */
   i18n?: Message;
-  series: Record<string, Record<string, number[]>>;
+  series: Record<string, Record<string, Array<number | null>>>;
 }
 
 export interface Result {
   experiment: string;
   config: Config;
   environment: Environment;
-  series: Record<string, Record<string, number[]>>;
+  /** null: a gap in a column (a non-finite loss). */
+  series: Record<string, Record<string, Array<number | null>>>;
   runs: Array<Record<string, unknown>>;
   summary: {
     headline: Array<{ label: string; value: string; note?: string }>; reading: string;
+    /** One sentence answering the experiment's question from this run. */
+    answer: string;
+    comparisons: Comparison[];
+    beside_quoted?: Array<{ label: string; quoted: string; measured: string; why: string }>;
     /**
      * The same sentences as messages, for other languages (core/i18n): every experiment. `values`: the
      * summary's text values (overhead's `fit`, `measured_where`); `cells`: the text cells of `runs` and
