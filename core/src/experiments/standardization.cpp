@@ -313,6 +313,9 @@ class StandardizationRun final : public ChunkedRun {
   json theory_message(const Variant& v, bool first) const;
   json answer(const std::vector<Comparison>& cmp) const;
   json beside_quoted() const;
+  json theory() const;  // per variant: λ, κ, ρ, the estimates
+  json headline(const std::vector<Comparison>& cmp) const;  // iterations, wall time, why, weights
+  json reading(const std::vector<Comparison>& cmp) const;   // what happened, measured, why
   json summary() const override;
 
   Mode mode_;
@@ -519,23 +522,7 @@ json StandardizationRun::beside_quoted() const {
   return out;
 }
 
-json StandardizationRun::summary() const {
-  const Variant& raw = *variants_[0];
-  const Variant& scaled = *variants_[1];
-  const Quadratic& q = *raw.quad;
-  const std::vector<Comparison> cmp = comparisons();
-  json s;
-  s["closed_form"] = {
-      {"W", q.optimum().w.at(0)}, {"b", q.optimum().b}, {"mse", q.loss_at_optimum()}};
-  s["tolerance"] = tolerance_;
-  json speedup_iterations = nullptr, speedup_wall = nullptr;
-  if (raw.hit && scaled.hit) {
-    speedup_iterations =
-        static_cast<double>(*raw.hit) / static_cast<double>(std::max<long long>(1, *scaled.hit));
-    speedup_wall = raw.wall_ms / std::max(scaled.wall_ms, 1e-9);
-  }
-  s["speedup_iterations"] = speedup_iterations;
-  s["speedup_wall"] = speedup_wall;
+json StandardizationRun::theory() const {
   json theory = json::object();
   for (const auto& v : variants_) {
     const RateAnalysis& r = v->rate;
@@ -553,9 +540,13 @@ json StandardizationRun::summary() const {
                        {"best_rho", r.best_rho},
                        {"best_estimated_iterations", optional_json(r.best_estimate)}};
   }
-  s["theory"] = theory;
-  s["comparisons"] = comparisons_json(cmp);
+  return theory;
+}
 
+json StandardizationRun::headline(const std::vector<Comparison>& cmp) const {
+  const Variant& raw = *variants_[0];
+  const Variant& scaled = *variants_[1];
+  const Quadratic& q = *raw.quad;
   const Comparison* it = find_comparison(cmp, "iterations");
   const Comparison* wall = find_comparison(cmp, "wall_time");
   const LinearWeights wr = raw_units(raw), ws = raw_units(scaled);
@@ -593,7 +584,12 @@ json StandardizationRun::summary() const {
        {"note",
         msg("std.h_weights_note",
             {{"w", q.optimum().w.at(0)}, {"b", q.optimum().b}, {"mse", q.loss_at_optimum()}})}});
+  return headline;
+}
 
+json StandardizationRun::reading(const std::vector<Comparison>& cmp) const {
+  const Variant& raw = *variants_[0];
+  const Variant& scaled = *variants_[1];
   json reading = json::array();
   for (const auto& v : variants_) {
     if (v->diverged_at)
@@ -616,8 +612,29 @@ json StandardizationRun::summary() const {
                                       {"scaled", theory_message(scaled, false)}}));
   if (const Comparison* g = find_comparison(cmp, "final_gap"))
     reading.push_back(msg("std.r_end", {{"cmp", comparison_message(g->to_json())}}));
+  return msg("seq", {{"items", reading}});
+}
 
-  summary_messages(s, headline, msg("seq", {{"items", reading}}), answer(cmp), beside_quoted());
+json StandardizationRun::summary() const {
+  const Variant& raw = *variants_[0];
+  const Variant& scaled = *variants_[1];
+  const Quadratic& q = *raw.quad;
+  const std::vector<Comparison> cmp = comparisons();
+  json s;
+  s["closed_form"] = {
+      {"W", q.optimum().w.at(0)}, {"b", q.optimum().b}, {"mse", q.loss_at_optimum()}};
+  s["tolerance"] = tolerance_;
+  json speedup_iterations = nullptr, speedup_wall = nullptr;
+  if (raw.hit && scaled.hit) {
+    speedup_iterations =
+        static_cast<double>(*raw.hit) / static_cast<double>(std::max<long long>(1, *scaled.hit));
+    speedup_wall = raw.wall_ms / std::max(scaled.wall_ms, 1e-9);
+  }
+  s["speedup_iterations"] = speedup_iterations;
+  s["speedup_wall"] = speedup_wall;
+  s["theory"] = theory();
+  s["comparisons"] = comparisons_json(cmp);
+  summary_messages(s, headline(cmp), reading(cmp), answer(cmp), beside_quoted());
   return s;
 }
 
