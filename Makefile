@@ -8,7 +8,8 @@
 #   make test     lint + every build + every test: native, sanitize (ASan+UBSan tests and fuzz
 #                 smoke) and wasm side by side, each tested when built; the timed tests last
 #                 (CI runs exactly this)
-#   make serve    build + serve the repo root at http://127.0.0.1:$(PORT)/web/
+#   make serve    build + dist + serve the repo root; the page: http://127.0.0.1:$(PORT)/dist/
+#                 (bundled, precompressed), the development tree at /web/
 #   make bench    build + run the benchmark natively and as wasm under node
 #   make dist     the wasm module + dist/: the static site (page, widgets, embed, authoring page) and
 #                 dist/looplab-standalone.html (one file, works from file://)
@@ -129,8 +130,10 @@ test-wasm: dist
 	  wait $$suite || { tail -n 60 build/wasm/suite-build.log; exit 1; }
 	ctest --preset wasm -E '$(TIMED_TESTS)'
 
-serve: build
-	python3 web/tools/serve.py --port $(PORT)
+# The page as a student's browser gets it from a host: dist/'s bundles, preloaded and precompressed
+# (the development tree stays at /web/, the page the tests load).
+serve: build dist
+	python3 web/tools/serve.py --port $(PORT) --page dist/
 
 # Timings are not tests: the benchmark runs on demand (results: tests/bench/README.md).
 bench: build

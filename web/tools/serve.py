@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Serve the looplab repo root on 127.0.0.1 for the page and the browser tests (stdlib only).
 
-    python3 web/tools/serve.py [--port 8080] [--verbose]     # --port 0 picks a free port
+    python3 web/tools/serve.py [--port 8080] [--page dist/] [--verbose]   # --port 0: a free port
 
-Prints `PORT <n>` and the page URL on stdout, then serves until interrupted. `/` redirects to
-`/web/`. Every response carries the headers the page is meant to run under:
+Prints `PORT <n>` and the page URL on stdout, then serves until interrupted. `/` redirects to the
+page: `/web/` (the development tree, as the tests load it) or, with `--page dist/` (`make serve`),
+the bundled, precompressed page `make dist` writes. Every response carries the headers the page is meant to run under:
   * COOP + COEP (+ CORP): cross-origin isolation, which gives a 5 us clock instead of 100 us;
   * a strict CSP: no eval, no inline scripts; 'wasm-unsafe-eval' lets WebAssembly compile;
   * Cache-Control: no-cache, so a rebuilt module is always picked up.
@@ -55,10 +56,12 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, directory=ROOT, **kwargs)
 
+    page = "web/"
+
     def do_GET(self):
         if self.path == "/" or self.path.startswith("/?"):
             self.send_response(302)
-            self.send_header("Location", "/web/" + self.path[1:])
+            self.send_header("Location", "/" + self.page + self.path[1:])
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
@@ -130,14 +133,16 @@ class Server(http.server.ThreadingHTTPServer):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8080, help="port (0 picks a free one)")
+    parser.add_argument("--page", default="web/", help="the folder / redirects to (web/ or dist/)")
     parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
     args = parser.parse_args()
     Handler.verbose = args.verbose
+    Handler.page = args.page.strip("/") + "/"
 
     with Server(("127.0.0.1", args.port), Handler) as server:
         port = server.server_address[1]
         print(f"PORT {port}", flush=True)
-        print(f"http://127.0.0.1:{port}/web/", flush=True)
+        print(f"http://127.0.0.1:{port}/{Handler.page}", flush=True)
         try:
             server.serve_forever()
         except KeyboardInterrupt:
