@@ -54,6 +54,14 @@ class Run {
   val result() const {
     return result_or_error([&] { return run_->result_json(); });
   }
+  // What the worker measured of the browser-only variants (js-variants.js), as JSON: joins the
+  // run's result. Returns true, or an Error for a measurement missing a field.
+  val add_measurements(const std::string& measured_json) {
+    return result_or_error([&] {
+      run_->add_measurements(looplab::json::parse(measured_json));
+      return true;
+    });
+  }
 
  private:
   std::unique_ptr<looplab::ExperimentRun> run_;
@@ -100,7 +108,8 @@ EMSCRIPTEN_BINDINGS(looplab) {
       .function("advance", &Run::advance)
       .function("done", &Run::done)
       .function("progress", &Run::progress)
-      .function("result", &Run::result);
+      .function("result", &Run::result)
+      .function("addMeasurements", &Run::add_measurements);
 
   function("listExperiments", &list_experiments);
   function("describe", &describe);
@@ -234,10 +243,10 @@ EMSCRIPTEN_BINDINGS(looplab_sessions) {
   function("overheadData", &overhead_data);
 }
 
-// ---- the browser-measured variants (web/runtime/js-variants.js): the worker only measures; the
-// core's statistics and browser_variants.cpp turn its measurements into results. Numbers come in
-// as JS arrays (or typed arrays), results go out as numbers or JSON strings; errors are returned.
-#include "looplab/experiments/browser_variants.hpp"
+// ---- the browser-measured variants (web/runtime/js-variants.js): the worker only measures, with
+// the core's statistics; the run turns its measurements into results (Run.addMeasurements). Numbers
+// come in as JS arrays (or typed arrays), results go out as numbers or JSON strings; errors are
+// returned.
 #include "looplab/experiments/results.hpp"
 #include "looplab/experiments/timing.hpp"
 
@@ -271,14 +280,6 @@ val fit_cost_line(const val& n, const val& t) {
   });
 }
 
-val add_browser_variants(const std::string& result_json, const std::string& measured_json) {
-  return result_or_error([&] {
-    return looplab::add_browser_variants(looplab::json::parse(result_json),
-                                         looplab::json::parse(measured_json))
-        .dump();
-  });
-}
-
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(looplab_browser_variants) {
@@ -287,5 +288,4 @@ EMSCRIPTEN_BINDINGS(looplab_browser_variants) {
   function("median", &median);
   function("halfIqr", &half_iqr);
   function("fitCostLine", &fit_cost_line);
-  function("addBrowserVariants", &add_browser_variants);
 }

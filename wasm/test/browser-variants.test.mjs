@@ -1,10 +1,10 @@
 // The bindings behind the browser-measured variants (web/runtime/js-variants.js): the core's median,
-// half-IQR spread and cost-line fit, and addBrowserVariants, which joins what the worker measured
-// to a core result. Fed with made-up measurements, so every expected number is known.
+// half-IQR spread and cost-line fit, and Run.addMeasurements, which makes what the worker measured
+// part of the run's result. Fed with made-up measurements, so every expected number is known.
 // Run by `npm test` (after `make build`).
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { loadModule, runToEnd } from './load.mjs';
+import { loadModule } from './load.mjs';
 
 let m;
 before(async () => { m = await loadModule(); });
@@ -15,7 +15,22 @@ function ok(r) {
   return r;
 }
 
-const merge = (result, measured) => JSON.parse(ok(m.addBrowserVariants(JSON.stringify(result), JSON.stringify(measured))));
+/**
+ * Runs `config` to its end and returns [its result, its result once given the measurements]:
+ * `measured(core)` builds them from the first result, as the worker does.
+ */
+function runWith(config, measured) {
+  const run = ok(m.createRun(JSON.stringify(config)));
+  try {
+    while (!ok(run.advance(50)));
+    const core = JSON.parse(ok(run.result()));
+    ok(run.addMeasurements(JSON.stringify(measured(core))));
+    return [core, JSON.parse(ok(run.result()))];
+  } finally {
+    run.delete();
+  }
+}
+const CG = { experiment: 'call-granularity', n: 200, batch: 20, epochs: 3, chunk_ms: 0.1 };
 const near = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
 
 test('median, halfIqr and fitCostLine are the core\'s, on arrays and typed arrays', () => {
@@ -44,10 +59,10 @@ function epochVariant(variant, chunkUs, fit, extra = {}) {
 }
 
 test('call-granularity: js_fit and js_train_on_batch join the runs, comparisons, summary, headline and reading', () => {
-  const core = runToEnd(m, { experiment: 'call-granularity', n: 200, batch: 20, epochs: 3, chunk_ms: 0.1 });
-  const fit = core.runs.find((r) => r.variant === 'fit');
-  const r = merge(core, { same_losses: true, variants: [
-    epochVariant('js_fit', [2, 4, 3], fit), epochVariant('js_train_on_batch', [5, 7, 6], fit)] });
+  const [core, r] = runWith(CG, (c) => {
+    const fit = c.runs.find((x) => x.variant === 'fit');
+    return { same_losses: true, variants: [epochVariant('js_fit', [2, 4, 3], fit), epochVariant('js_train_on_batch', [5, 7, 6], fit)] };
+  });
   assert.deepEqual(r.runs.map((x) => x.variant), [...CORE_VARIANTS, 'js_fit', 'js_train_on_batch']);
   const [jsFit, jsTob] = r.runs.slice(CORE_VARIANTS.length);
   assert.deepEqual(Object.keys(jsTob), JS_RUN_KEYS);
@@ -77,10 +92,11 @@ test('call-granularity: js_fit and js_train_on_batch join the runs, comparisons,
 });
 
 test('call-granularity: a diverged variant has no final loss; different losses are said to differ; a tie is a tie', () => {
-  const core = runToEnd(m, { experiment: 'call-granularity', n: 200, batch: 20, epochs: 3, chunk_ms: 0.1 });
-  const fit = core.runs.find((r) => r.variant === 'fit');
-  const r = merge(core, { same_losses: false, variants: [
-    epochVariant('js_fit', [2, 4], fit), epochVariant('js_train_on_batch', [3.2, 3.4], fit, { diverged: true, final_loss: null })] });
+  const [, r] = runWith(CG, (c) => {
+    const fit = c.runs.find((x) => x.variant === 'fit');
+    return { same_losses: false, variants: [
+      epochVariant('js_fit', [2, 4], fit), epochVariant('js_train_on_batch', [3.2, 3.4], fit, { diverged: true, final_loss: null })] };
+  });
   const jsTob = r.runs.at(-1);
   assert.equal(jsTob.final_loss, null);
   assert.equal(jsTob.same_losses_as_fit, false);
@@ -92,11 +108,13 @@ test('call-granularity: a diverged variant has no final loss; different losses a
 });
 
 test('overhead: js_per_call at each N, its fitted line, points, runs and sentences', () => {
-  const core = runToEnd(m, { experiment: 'overhead', n_min: 10, n_max: 1000, points: 3, chunk_ms: 0.1, repeats: 1 });
-  const ns = core.series.reference.n;
+  let ns;
+  const [core, r] = runWith({ experiment: 'overhead', n_min: 10, n_max: 1000, points: 3, chunk_ms: 0.1, repeats: 1 }, (c) => {
+    ns = c.series.reference.n;
+    const points = ns.map((n) => ({ n, chunk_us: [2 + 0.01 * n, 1000, 2 + 0.01 * n], steps_per_chunk: 8, steps: 40, diverged: false }));
+    return { variants: [{ variant: 'js_per_call', points }] };
+  });
   assert.deepEqual(ns, [10, 100, 1000]);
-  const points = ns.map((n) => ({ n, chunk_us: [2 + 0.01 * n, 1000, 2 + 0.01 * n], steps_per_chunk: 8, steps: 40, diverged: false }));
-  const r = merge(core, { variants: [{ variant: 'js_per_call', points }] });
   assert.deepEqual(r.series.js_per_call, { n: ns, us_per_step: [2.1, 3, 12] });
   r.series.js_per_call_fit.us_per_step.forEach((t, i) => near(t, [2.1, 3, 12][i], `fit at ${ns[i]}`));
   assert.deepEqual(r.points.slice(-3).map((p) => Object.keys(p)), ns.map(() => ['n', 'mode', 'us_per_step', 'steps_per_chunk', 'steps', 'diverged']));
@@ -117,10 +135,18 @@ test('overhead: js_per_call at each N, its fitted line, points, runs and sentenc
     + 'a fixed 2 µs plus 10 ns per point.');
 });
 
-test('other experiments come back unchanged; a measurement without its fields is an Error', () => {
-  const core = runToEnd(m, { experiment: 'standardization', max_iterations: 200 });
-  assert.deepEqual(merge(core, {}), core);
-  const cg = runToEnd(m, { experiment: 'call-granularity', n: 200, batch: 20, epochs: 3, chunk_ms: 0.1 });
-  assert.ok(m.addBrowserVariants(JSON.stringify(cg), '{}') instanceof Error);
-  assert.ok(m.addBrowserVariants('not json', '{}') instanceof Error);
+test('other experiments ignore measurements; a measurement without its fields is an Error', () => {
+  const [core, same] = runWith({ experiment: 'standardization', max_iterations: 200 }, () => ({}));
+  assert.deepEqual(same.runs, core.runs);
+  assert.deepEqual(same.summary.comparisons.map((c) => c.id), core.summary.comparisons.map((c) => c.id));
+  const run = ok(m.createRun(JSON.stringify(CG)));
+  try {
+    while (!ok(run.advance(50)));
+    assert.ok(run.addMeasurements('{}') instanceof Error);
+    assert.ok(run.addMeasurements('not json') instanceof Error);
+    assert.ok(run.addMeasurements(JSON.stringify({ same_losses: true, variants: [{ variant: 'js_fit' }] })) instanceof Error);
+    assert.ok(!(run.result() instanceof Error), 'the run still gives its own result');
+  } finally {
+    run.delete();
+  }
 });

@@ -30,6 +30,8 @@ function wrapRun(raw) {
     advance: (budgetMs) => check(raw.advance(budgetMs)),
     progress: () => JSON.parse(check(raw.progress())),
     result: () => JSON.parse(check(raw.result())),
+    /** What the worker measured of the browser-only variants (js-variants.js): joins result(). */
+    addMeasurements: (measured) => { check(raw.addMeasurements(toJson(measured))); },
     delete() {
       if (!deleted) { deleted = true; raw.delete(); }
     },
@@ -46,7 +48,5 @@ export function wrap(m) {
     environment: () => JSON.parse(check(m.environment())),
     /** The caller owns the returned run and must call run.delete(). */
     createRun: (config) => wrapRun(check(m.createRun(toJson(config)))),
-    /** The core's result with what the worker measured for the browser-only variants (js-variants.js). */
-    addBrowserVariants: (result, measured) => JSON.parse(check(m.addBrowserVariants(toJson(result), toJson(measured)))),
   };
 }

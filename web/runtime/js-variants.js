@@ -12,23 +12,26 @@
 //
 // This file only measures: it times whole epochs (or doubling step counts) in chunks of at least
 // chunk_ms, as the core does, because performance.now() is coarsened to 5-100 µs, and records the
-// losses the calls return. The core (experiments/browser_variants.cpp, via addBrowserVariants)
-// turns the measurements into runs, series, summary and sentences with the same median, spread
-// and cost-line fit as its own variants.
+// losses the calls return. The run itself (Run.addMeasurements: call_granularity.cpp,
+// overhead.cpp) makes the measurements part of its runs, series, summary and sentences, with the
+// same median, spread and cost-line fit as its own variants.
 //
-//   const merged = await addJsVariants(api, result, { cancelled: () => false, progress, nextTurn });
-//   // merged === null when cancelled
+//   const measured = await measureJsVariants(api, result, { cancelled: () => false, progress, nextTurn });
+//   // undefined: nothing to measure for this experiment; null: cancelled
+//   if (measured) run.addMeasurements(measured);
 import { check } from './api.js';
 import { render } from '../util/i18n.js';
 
 const SLICE_MS = 50;   // yield to the event loop (cancel messages) about this often
 
-/** Returns the merged result, or null when cancelled. ctx: {cancelled(), progress(p), nextTurn()}. */
-export async function addJsVariants(api, result, ctx) {
+/**
+ * What the browser-only variants of `result`'s experiment measure: the measurements, undefined when
+ * it has none, or null when cancelled. ctx: {cancelled(), progress(p), nextTurn()}.
+ */
+export async function measureJsVariants(api, result, ctx) {
   const measure = MEASURES[result.experiment];
-  if (!measure) return result;
-  const measured = await measure(api.module, result, ctx);
-  return measured && api.addBrowserVariants(result, measured);
+  if (!measure) return undefined;
+  return measure(api.module, result, ctx);
 }
 
 /**

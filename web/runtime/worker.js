@@ -2,7 +2,7 @@
 // sends are defined in protocol.js; client.js is the page's side.
 import { wrap } from './api.js';
 import { ANSWER, REQUEST } from './protocol.js';
-import { addJsVariants } from './js-variants.js';
+import { measureJsVariants } from './js-variants.js';
 
 const CHUNK_MS = 50;
 const post = (msg) => self.postMessage(msg);
@@ -77,14 +77,16 @@ async function run(api, id, config, state) {
       const done = handle.advance(CHUNK_MS);
       post({ type: ANSWER.PROGRESS, id, progress: handle.progress() });
       if (done) {
-        // Variants only a browser can measure (JS calling the module per batch) join the core's result.
+        // Variants only a browser can measure (JS calling the module per batch) join the run's result.
         busy();
-        const result = await addJsVariants(api, handle.result(), {
+        const measured = await measureJsVariants(api, handle.result(), {
           cancelled: () => state.cancelled,
           nextTurn: async () => { await nextTurn(); busy(); },
           progress: (progress) => post({ type: ANSWER.PROGRESS, id, progress }),
         });
-        post(result ? { type: ANSWER.RESULT, id, result } : { type: ANSWER.CANCELLED, id });
+        if (measured === null) { post({ type: ANSWER.CANCELLED, id }); return; }
+        if (measured) { busy(); handle.addMeasurements(measured); }
+        post({ type: ANSWER.RESULT, id, result: handle.result() });
         return;
       }
       await nextTurn();

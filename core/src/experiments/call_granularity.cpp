@@ -22,6 +22,8 @@
 // bits, so they are compared with a stated tolerance (kLossTolerance).
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <stdexcept>
 
 #include "looplab/base/i18n.hpp"
 #include "looplab/experiments/common_params.hpp"
@@ -75,6 +77,29 @@ double max_relative_gap(const std::vector<float>& a, const std::vector<float>& b
   return std::isfinite(gap) ? gap : INFINITY;
 }
 
+// ---- the variants only a browser can measure (web/runtime/js-variants.js): js_fit and
+// js_train_on_batch, both with fit's traced step, their epochs interleaved, given to the run by
+// add_measurements() before its result is read.
+struct BrowserVariants {
+  json fit, train_on_batch;  // {"variant", "chunk_us", "first_epoch_ms", "total_ms", "steps", ...}
+  bool same_losses = false;  // equal to each other's and the core fit's losses at every step
+};
+
+// Where they ran, as a message ("JavaScript → WebAssembly (browser worker)").
+json where_js() { return msg("env.where_js"); }
+
+// The entry of `list` whose "variant" is `name`; throws std::invalid_argument when there is none.
+const json& variant_named(const json& list, const std::string& name) {
+  for (const json& item : list)
+    if (item.at("variant") == name) return item;
+  throw std::invalid_argument("browser measurements: no variant \"" + name + "\"");
+}
+
+Measure js_step(const json& v) {
+  const std::vector<double> chunk_us = v.at("chunk_us").get<std::vector<double>>();
+  return {v.at("variant").get<std::string>(), median(chunk_us), half_iqr(chunk_us)};
+}
+
 class CallGranularityRun final : public ChunkedRun {
  public:
   explicit CallGranularityRun(const Params& p)
@@ -111,6 +136,21 @@ class CallGranularityRun final : public ChunkedRun {
                        [&](const auto& v) { return v->epochs_done >= epochs_ || v->diverged; });
   }
 
+  // What the browser worker measured: {"same_losses", "variants": [js_fit, js_train_on_batch]}
+  // (browser-variants.test.mjs has the fields). They join the runs, series, comparisons and
+  // sentences of this run's result.
+  void add_measurements(const json& measured) override {
+    const json& variants = measured.at("variants");
+    BrowserVariants js{variant_named(variants, "js_fit"),
+                       variant_named(variants, "js_train_on_batch"),
+                       measured.at("same_losses").get<bool>()};
+    for (const json* v : {&js.fit, &js.train_on_batch})
+      for (const char* key :
+           {"chunk_us", "first_epoch_ms", "total_ms", "steps", "final_loss", "diverged", "series"})
+        (void)v->at(key);  // a missing field throws here, not later in result_json()
+    js_ = std::move(js);
+  }
+
  private:
   const GranularityVariant& fit() const { return *variants_[0]; }
   const GranularityVariant& eager_calls() const { return *variants_[1]; }
@@ -133,7 +173,78 @@ class CallGranularityRun final : public ChunkedRun {
   json runs() const override {
     json runs = json::array();
     for (const auto& v : variants_) runs.push_back(run_json(*v));
+    if (js_)
+      for (const json* v : {&js_->fit, &js_->train_on_batch}) runs.push_back(js_run_json(*v));
     return runs;
+  }
+
+  json series() const override {
+    json out = ChunkedRun::series();
+    if (js_)
+      for (const json* v : {&js_->fit, &js_->train_on_batch})
+        out[v->at("variant").get<std::string>()] = v->at("series");
+    return out;
+  }
+
+  // js_train_on_batch against js_fit: both run fit's traced step, so their difference is the
+  // JavaScript → WebAssembly call boundary and the copy into the wasm heap, per batch.
+  Comparison js_boundary() const {
+    return compare("js_train_on_batch_vs_js_fit", js_step(js_->train_on_batch), js_step(js_->fit),
+                   Quantity::Time, "µs per step");
+  }
+
+  // Equal losses at every step and the same last loss as the core's fit (a non-finite one never
+  // is).
+  bool js_same_as_fit(const json& v) const {
+    const json& last = v.at("final_loss");
+    return js_->same_losses && !fit().diverged && !fit().losses.empty() && last.is_number() &&
+           last.get<double>() == static_cast<double>(fit().losses.back());
+  }
+
+  json js_run_json(const json& v) const {
+    const std::vector<double> chunk_us = v.at("chunk_us").get<std::vector<double>>();
+    const double us = median(chunk_us), fit_us = js_step(js_->fit).value;
+    const bool diverged = v.at("diverged").get<bool>();
+    return {{"variant", v.at("variant")},
+            {"mode", "traced"},
+            {"measured_in", where_js()},
+            {"batch_copied_per_call", v.at("variant") != "js_fit"},
+            {"steps", v.at("steps")},
+            {"us_per_step", us},
+            {"overhead_us_per_call", us - fit_us},
+            {"spread_us", half_iqr(chunk_us)},
+            {"chunks", chunk_us.size()},
+            {"first_epoch_ms", v.at("first_epoch_ms")},
+            {"total_ms", v.at("total_ms")},
+            {"final_loss", diverged ? json(nullptr) : v.at("final_loss")},
+            {"diverged", diverged},
+            {"same_losses_as_fit", js_same_as_fit(v)}};
+  }
+
+  // The browser variants' part of the summary: their numbers, comparison, headline and sentence.
+  void add_js_summary(json& s, json& headline, json& reading) const {
+    const Comparison c = js_boundary();
+    const bool same = js_->same_losses;
+    s["us_per_step"]["js_fit"] = c.b.value;
+    s["us_per_step"]["js_train_on_batch"] = c.a.value;
+    s["overhead_us_per_call"]["js_train_on_batch"] = c.a.value - c.b.value;
+    s["same_losses"] = s.at("same_losses").get<bool>() && same;
+    s["diverged"] = s.at("diverged").get<bool>() || js_->fit.at("diverged").get<bool>() ||
+                    js_->train_on_batch.at("diverged").get<bool>();
+    s["comparisons"].push_back(c.to_json());
+    s["measured_where"] =
+        msg("cg.where_js", {{"before", s.at("measured_where")}, {"where", where_js()}});
+    headline.push_back(
+        {{"label", msg("cg.h_js")},
+         {"value", comparison_short_message(c.to_json())},
+         {"note", msg("cg.h_js_note", {{"c", comparison_message(c.to_json())},
+                                       {"same", msg(same ? "cg.identical" : "cg.differ")}})}});
+    reading = msg(
+        "seq",
+        {{"items",
+          json::array({reading, msg("cg.r_js",
+                                    {{"c", comparison_message(c.to_json())},
+                                     {"end", msg(same ? "cg.r_js_same" : "cg.r_js_differ")}})})}});
   }
 
   // The variants take turns, one epoch each, so a change in machine load (another process, a
@@ -331,17 +442,18 @@ class CallGranularityRun final : public ChunkedRun {
                          : gap == 0.0 ? "cg.r_bits"
                                       : "cg.r_rounding",
                          {{"gap", gap}, {"tol", kLossTolerance}});
-    const json reading = msg("cg.reading", {{"c0", comparison_message(cmp[0].to_json())},
-                                            {"c1", comparison_message(cmp[1].to_json())},
-                                            {"c2", comparison_message(cmp[2].to_json())},
-                                            {"c3", comparison_message(cmp[3].to_json())},
-                                            {"end", end},
-                                            {"few", few_chunks}});
+    json reading = msg("cg.reading", {{"c0", comparison_message(cmp[0].to_json())},
+                                      {"c1", comparison_message(cmp[1].to_json())},
+                                      {"c2", comparison_message(cmp[2].to_json())},
+                                      {"c3", comparison_message(cmp[3].to_json())},
+                                      {"end", end},
+                                      {"few", few_chunks}});
     const json quoted =
         json::array({{{"label", msg("cg.q_label")},
                       {"quoted", msg("cg.q_quoted")},
                       {"measured", comparison_message(cmp[1].to_json())},
                       {"why", msg("cg.q_why", {{"hidden", params().integer("hidden")}})}}});
+    if (js_) add_js_summary(s, headline, reading);
     summary_messages(s, headline, reading,
                      msg("seq", {{"items", json::array({answer(cmp), few_chunks})}}), quoted);
     return s;
@@ -351,6 +463,7 @@ class CallGranularityRun final : public ChunkedRun {
   int epochs_, batches_;
   double chunk_ms_;
   std::vector<std::unique_ptr<GranularityVariant>> variants_;
+  std::optional<BrowserVariants> js_;  // set by add_measurements (the browser worker)
 };
 
 }  // namespace

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
+#include <stdexcept>
 
 #include "looplab/base/i18n.hpp"
 #include "looplab/experiments/common_params.hpp"
@@ -35,6 +37,15 @@ constexpr double kBytesPerPoint = 8.0 + 6 * 4.0;
 struct ModeFit {
   std::vector<double> n, us, spread;  // per measured N: median µs per step and its half-IQR
   bool diverged = false;
+};
+
+// js_per_call as the browser worker measured it (web/runtime/js-variants.js), per N: the median of
+// its chunks, and the fitted line a + b·N.
+struct BrowserPerCall {
+  std::vector<double> n, us;
+  json points = json::array();
+  bool diverged = false;
+  CostLine line;
 };
 
 class OverheadRun final : public ChunkedRun {
@@ -62,6 +73,32 @@ class OverheadRun final : public ChunkedRun {
                                {"n", sizes_[next_ / kOverheadModeCount]}});
   }
 
+  // What the browser worker measured (web/runtime/js-variants.js): js_per_call, JavaScript calling
+  // one reference step with the N points copied in, at each N this run measured:
+  // {"variants": [{"variant": "js_per_call", "points": [{"n", "chunk_us", "steps_per_chunk",
+  // "steps", "diverged"}, ...]}]}. It joins the series, points, runs and sentences.
+  void add_measurements(const json& measured) override {
+    const json* v = nullptr;
+    for (const json& item : measured.at("variants"))
+      if (item.at("variant") == "js_per_call") v = &item;
+    if (!v) throw std::invalid_argument("browser measurements: no variant \"js_per_call\"");
+    BrowserPerCall js;
+    for (const json& p : v->at("points")) {
+      const double us = median(p.at("chunk_us").get<std::vector<double>>());
+      js.n.push_back(p.at("n").get<double>());
+      js.us.push_back(us);
+      js.diverged = js.diverged || p.at("diverged").get<bool>();
+      js.points.push_back({{"n", p.at("n")},
+                           {"mode", "js_per_call"},
+                           {"us_per_step", us},
+                           {"steps_per_chunk", p.at("steps_per_chunk")},
+                           {"steps", p.at("steps")},
+                           {"diverged", p.at("diverged")}});
+    }
+    js.line = fit_cost_line(js.n, js.us);
+    js_ = std::move(js);
+  }
+
   // Each mode's measured points, then the fitted line at the same N.
   json series() const override {
     json series = json::object();
@@ -69,6 +106,10 @@ class OverheadRun final : public ChunkedRun {
       series[kOverheadModes[m]] = series_[m]->to_json();
       series[std::string(kOverheadModes[m]) + "_fit"] =
           fit_series(fit_cost_line_of(kOverheadModes[m]));
+    }
+    if (js_) {
+      series["js_per_call"] = {{"n", js_->n}, {"us_per_step", js_->us}};
+      series["js_per_call_fit"] = fit_series(js_->line);
     }
     return series;
   }
@@ -88,11 +129,27 @@ class OverheadRun final : public ChunkedRun {
                                                                            : "env.where_native")},
                       {"diverged", f.diverged}});
     }
+    if (js_) {
+      const CostLine& c = js_->line;
+      runs.push_back({{"mode", "js_per_call"},
+                      {"a_us", c.a},
+                      {"b_ns_per_point", c.b * 1000.0},
+                      {"crossover_n", c.crossover ? json(*c.crossover) : json(nullptr)},
+                      {"us_at_n_min", js_->us.front()},
+                      {"us_at_n_max", js_->us.back()},
+                      {"measured_in", msg("env.where_js")},
+                      {"diverged", js_->diverged}});
+    }
     return runs;
   }
 
   // Every (N, mode) measurement (result_contract.hpp: overhead's extra table "points").
-  json tables() const override { return {{"points", points_}}; }
+  json tables() const override {
+    json points = points_;
+    if (js_)
+      for (const json& p : js_->points) points.push_back(p);
+    return {{"points", points}};
+  }
 
   CostLine fit_cost_line_of(const char* mode) const {
     const ModeFit& f = fits_.at(mode);
@@ -240,7 +297,9 @@ class OverheadRun final : public ChunkedRun {
     s["b_ns_per_point"] = b;
     s["crossover_n"] = cross;
     s["fit"] = msg("ov.fit");
-    s["measured_where"] = msg("ov.where", {{"where", runs[0]["measured_in"]}});
+    s["measured_where"] =
+        js_ ? msg("ov.where_js", {{"core", runs[0]["measured_in"]}, {"where", msg("env.where_js")}})
+            : msg("ov.where", {{"where", runs[0]["measured_in"]}});
     s["diverged"] = diverged;
     s["comparisons"] = comparisons_json(cmp);
     const auto cross_message = [&](const std::string& m) {
@@ -249,24 +308,31 @@ class OverheadRun final : public ChunkedRun {
                                 : msg("ov.cross_n", {{"n", std::llround(cross[m].get<double>())}});
     };
     json headline = json::array();
-    for (const char* m : kOverheadModes)
+    std::vector<std::string> shown(std::begin(kOverheadModes), std::end(kOverheadModes));
+    if (js_) shown.push_back("js_per_call");
+    for (const std::string& m : shown)
       headline.push_back(
           {{"label", msg("ov.h_label", {{"mode", m}})},
            {"value", msg("ov.h_value", {{"a", a[m].get<double>()}, {"b", b[m].get<double>()}})},
            {"note", msg("ov.h_note", {{"cross", cross_message(m)}})}});
-    const json reading = msg("ov.reading", {{"ae", a["eager"].get<double>()},
-                                            {"at", a["traced"].get<double>()},
-                                            {"ac", a["compiled"].get<double>()},
-                                            {"ar", a["reference"].get<double>()},
-                                            {"be", b["eager"].get<double>()},
-                                            {"bt", b["traced"].get<double>()},
-                                            {"bc", b["compiled"].get<double>()},
-                                            {"br", b["reference"].get<double>()},
-                                            {"c0", comparison_message(cmp[0].to_json())},
-                                            {"c2", comparison_message(cmp[2].to_json())},
-                                            {"c4", comparison_message(cmp[4].to_json())},
-                                            {"c5", comparison_message(cmp[5].to_json())},
-                                            {"div", diverged ? msg("ov.r_diverged") : json("")}});
+    json reading = msg("ov.reading", {{"ae", a["eager"].get<double>()},
+                                      {"at", a["traced"].get<double>()},
+                                      {"ac", a["compiled"].get<double>()},
+                                      {"ar", a["reference"].get<double>()},
+                                      {"be", b["eager"].get<double>()},
+                                      {"bt", b["traced"].get<double>()},
+                                      {"bc", b["compiled"].get<double>()},
+                                      {"br", b["reference"].get<double>()},
+                                      {"c0", comparison_message(cmp[0].to_json())},
+                                      {"c2", comparison_message(cmp[2].to_json())},
+                                      {"c4", comparison_message(cmp[4].to_json())},
+                                      {"c5", comparison_message(cmp[5].to_json())},
+                                      {"div", diverged ? msg("ov.r_diverged") : json("")}});
+    if (js_)  // called from JavaScript, the N points copied in each call
+      reading =
+          msg("seq",
+              {{"items", json::array({reading, msg("ov.r_js", {{"a", js_->line.a},
+                                                               {"b", js_->line.b * 1000.0}})})}});
     summary_messages(s, headline, reading, answer(), beside_quoted());
     return s;
   }
@@ -278,6 +344,7 @@ class OverheadRun final : public ChunkedRun {
   Series* series_[kOverheadModeCount] = {};  // per mode, registered with the run as the mode's name
   std::map<std::string, ModeFit> fits_;
   json points_ = json::array();
+  std::optional<BrowserPerCall> js_;  // set by add_measurements (the browser worker)
 };
 
 }  // namespace

@@ -67,7 +67,7 @@ void summary_messages(json& summary, const json& headline, const json& reading, 
 // (overhead's "fit", "measured_where") that is a message (is_message) is written as its English
 // text, and the message goes to summary.messages: "cells" {table: {"<row index>": {field:
 // message}}} and "values" {field: message}. Cells and values already text are left alone, so it can
-// run again after rows are added (browser_variants.cpp). ChunkedRun::result_json calls it on every
+// run again after rows are added. ChunkedRun::result_json calls it on every
 // result.
 //
 //   runs.push_back({{"call", 3}, {"reason", msg("rt.reason_first")}});   // "reason": "first call"

@@ -59,6 +59,12 @@ class ExperimentRun {
   // The full results JSON (valid once done() is true), as result_contract.hpp declares it:
   // {"experiment", "config", "environment", "series", "runs", "summary"}.
   virtual std::string result_json() const = 0;
+  // What only a browser can measure (JavaScript calling the module per batch or step:
+  // web/runtime/js-variants.js), given once the run is done and before result_json() is read;
+  // the experiment makes them part of its runs, series and sentences. Experiments without such
+  // variants ignore it. Throws std::invalid_argument or json::exception for a measurement missing
+  // a field.
+  virtual void add_measurements(const json& measured) { (void)measured; }
 };
 
 // The run protocol, written once: the budget loop, progress and the result envelope. A derived
