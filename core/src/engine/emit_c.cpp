@@ -1,4 +1,5 @@
-// emit_c.cpp — the lowering IR as C (emit_c.hpp).
+// emit_c.cpp — the lowering IR as C (emit_c.hpp). The slots a loop touches come from the IR
+// (kir::element_slots, kir::with_local_slots), as they do for emit_wasm.cpp.
 #include "looplab/engine/emit_c.hpp"
 
 #include <cmath>
@@ -94,11 +95,13 @@ struct LoopWriter {
   std::ostringstream& o;
   const char* k_index = nullptr;  // in a nest's reduction: the name of its step
 
+  const std::vector<kir::ElementSlot> slots = kir::element_slots(L);
+
   // A slot the loop reads and also stores (an activation applied in place) is reached through its
   // store pointer alone: two restrict pointers to one array would be undefined behaviour.
   std::string vector_name(int slot) const {
-    for (const kir::Expr& e : L.body)
-      if (e.store == slot) return "o" + std::to_string(slot);
+    for (const kir::ElementSlot& p : slots)
+      if (p.slot == slot && p.stored) return "o" + std::to_string(slot);
     return "v" + std::to_string(slot);
   }
 
@@ -187,22 +190,12 @@ struct LoopWriter {
         << " += " << sink_term(L.sinks[k], index) << ";\n";
   }
 
+  // The pointers (by slot number: the read-only ones, then the stored), the scalar registers, the
+  // sinks' partial sums.
   void declarations() const {
-    std::set<int> vectors, stores;
-    auto note = [&](const Ref& r) {
-      if (r.kind == Ref::Kind::Vector || r.kind == Ref::Kind::Strided) vectors.insert(r.index);
-    };
-    for (const kir::Expr& e : L.body) {
-      note(e.in[0]);
-      if (kir::arity(e.op) > 1) note(e.in[1]);
-      if (e.store >= 0) stores.insert(e.store);
-    }
-    for (const kir::Sink& s : L.sinks) {
-      note(s.a);
-      if (s.kind == kir::Sink::Kind::Dot) note(s.b);
-    }
-    for (int v : vectors)
-      if (!stores.count(v)) o << "    const float* restrict v" << v << " = s[" << v << "];\n";
+    std::set<int> reads, stores;
+    for (const kir::ElementSlot& p : slots) (p.stored ? stores : reads).insert(p.slot);
+    for (int v : reads) o << "    const float* restrict v" << v << " = s[" << v << "];\n";
     for (int v : stores) o << "    float* restrict o" << v << " = s[" << v << "];\n";
     for (std::size_t r = 0; r < L.scalar_loads.size(); ++r)
       o << "    const float r" << r << " = s[" << L.scalar_loads[r] << "][0];\n";
@@ -301,28 +294,6 @@ struct LoopWriter {
 
 }  // namespace
 
-// A loop with its slots renumbered 0, 1, ... in order of first use; `slots` gets the original
-// numbers, so the loop's code reads them through an array of its own.
-kir::Loop with_local_slots(kir::Loop L, std::vector<int>& slots) {
-  std::map<int, int> local;
-  auto renumber = [&](int& slot) {
-    const auto [it, fresh] = local.emplace(slot, static_cast<int>(slots.size()));
-    if (fresh) slots.push_back(slot);
-    slot = it->second;
-  };
-  auto ref = [&](Ref& r) {
-    if (r.kind == Ref::Kind::Vector || r.kind == Ref::Kind::Strided) renumber(r.index);
-  };
-  for (int& s : L.scalar_loads) renumber(s);
-  for (kir::Expr& e : L.scalar_exprs) ref(e.in[0]), ref(e.in[1]);
-  for (kir::Expr& e : L.body) {
-    ref(e.in[0]), ref(e.in[1]);
-    if (e.store >= 0) renumber(e.store);
-  }
-  for (kir::Sink& k : L.sinks) ref(k.a), ref(k.b), renumber(k.out);
-  return L;
-}
-
 // Each loop is a function of its own over its own slots, called by the step with the step's
 // slots; loops with the same code (an unrolled step's k copies, the optimizer's update of
 // parameters of one size) share one function, as tinygrad and TorchInductor reuse a kernel by
@@ -342,7 +313,7 @@ std::string emit_c(const kir::Program& ir) {
   for (const kir::Stmt& st : ir.stmts) {
     if (st.kind != kir::Stmt::Kind::Loop) continue;
     const auto i = static_cast<std::size_t>(st.index);
-    const kir::Loop L = with_local_slots(ir.loops[i], args[i]);
+    const kir::Loop L = kir::with_local_slots(ir.loops[i], args[i]);
     std::ostringstream c;
     if (L.nest())
       c << "/* nest over " << L.rows << " x " << L.n << ": " << st.note << " */\n";

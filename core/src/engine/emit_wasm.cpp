@@ -1,5 +1,6 @@
 // emit_wasm.cpp — the lowering IR as a WebAssembly module (emit_wasm.hpp): a small binary writer
-// that writes every instruction's bytes and its line of text format together.
+// that writes every instruction's bytes and its line of text format together. The slots a loop
+// touches come from the IR (kir::element_slots), as they do for emit_c.cpp.
 #include "looplab/engine/emit_wasm.hpp"
 
 #include <algorithm>
@@ -255,18 +256,12 @@ struct Emitter {
   Locals locals;
   std::map<int, int> pointer_of;  // slot -> pointer local (the current loop)
 
-  // The slots a loop reads or writes element by element, each given a pointer local in order.
+  // The slots a loop reads or writes element by element (kir::element_slots), each given a
+  // pointer local in order of first use.
   static std::map<int, int> pointers_of(const kir::Loop& L) {
     std::map<int, int> p;
-    auto note = [&](const Ref& r) {
-      if (r.kind == Ref::Kind::Vector || r.kind == Ref::Kind::Strided)
-        p.emplace(r.index, static_cast<int>(p.size()));
-    };
-    for (const kir::Expr& e : L.body) {
-      for (const Ref& r : e.in) note(r);
-      if (e.store >= 0) p.emplace(e.store, static_cast<int>(p.size()));
-    }
-    for (const kir::Sink& s : L.sinks) note(s.a), note(s.b);
+    for (const kir::ElementSlot& e : kir::element_slots(L))
+      p.emplace(e.slot, static_cast<int>(p.size()));
     return p;
   }
 

@@ -100,6 +100,20 @@ struct Program {
   bool uses_log() const;
 };
 
+// What a loop touches, for both emitters. A slot read or written element by element (through a
+// pointer: a Vector or Strided operand, a store), each once, in order of first use: per body
+// expression its operands (up to its arity), then its store; then per sink its operands (b only
+// in a Dot). emit_c gives each a restrict pointer, read-only unless stored; emit_wasm a local.
+struct ElementSlot {
+  int slot = -1;
+  bool stored = false;  // some expression stores it (an activation in place also reads it)
+};
+std::vector<ElementSlot> element_slots(const Loop& L);
+// The loop with its slots numbered 0, 1, ... in order of first use (its scalar loads, its
+// once-expressions' operands, then as element_slots() with each sink's out after its operands);
+// `slots` gets the original numbers, so the loop's code can read them through an array of its own.
+Loop with_local_slots(Loop L, std::vector<int>& slots);
+
 // The partial sums of a sink: element i of a block of kLanes goes to partial sum i % kLanes; the
 // tail (n % kLanes elements) to a last one; at the end they are added in lane order, then the
 // tail. Both emitters keep this order, so native and WebAssembly round alike.

@@ -1,0 +1,70 @@
+// kernel_ir_test.cpp — what the lowering IR computes for both emitters, on synthetic loops (pure
+// data in, pure data out): the slots a loop touches. (The emitters' output: emit_test.cpp.)
+#include "looplab/engine/kernel_ir.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace looplab {
+namespace {
+
+using RefKind = kir::Ref::Kind;
+
+kir::Ref slot_ref(int slot) { return {RefKind::Vector, slot, 0.0f}; }
+kir::Ref temp_ref(int j) { return {RefKind::Temp, j, 0.0f}; }
+
+kir::Expr make_expr(kir::Op op, kir::Ref a, kir::Ref b = {}, int store = -1) {
+  kir::Expr e;
+  e.op = op;
+  e.in = {a, b};
+  e.store = store;
+  return e;
+}
+
+// Slots 7 and 3 are read, 5 is read and stored in place (an activation), 9 only stored; 2 is a
+// scalar load and 4 a sink's total, neither read element by element; 8 is past tanh's arity and a
+// Sum's b.
+kir::Loop touching_loop() {
+  kir::Loop L;
+  L.n = 10;
+  L.scalar_loads = {2};
+  L.body = {make_expr(kir::Op::Mul, slot_ref(7), slot_ref(3)),
+            make_expr(kir::Op::Tanh, slot_ref(5), slot_ref(8), 5),
+            make_expr(kir::Op::Add, temp_ref(0), {RefKind::Scalar, 0, 0.0f}, 9)};
+  L.sinks = {
+      {kir::Sink::Kind::Sum, temp_ref(1), slot_ref(8), false, 4, {}},
+      {kir::Sink::Kind::Dot, slot_ref(3), {RefKind::Strided, 6, 0.0f, {0, 1, 0}}, false, 4, {}}};
+  return L;
+}
+
+TEST(KernelIr, ElementSlotsAreTheOperandsAndStoresInOrderOfFirstUse) {
+  const std::vector<kir::ElementSlot> s = kir::element_slots(touching_loop());
+  ASSERT_EQ(s.size(), 5u);
+  const int order[] = {7, 3, 5, 9, 6};
+  const bool stored[] = {false, false, true, true, false};
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    EXPECT_EQ(s[i].slot, order[i]) << i;
+    EXPECT_EQ(s[i].stored, stored[i]) << i;
+  }
+}
+
+TEST(KernelIr, LocalSlotsNumberEverySlotInOrderOfFirstUse) {
+  std::vector<int> slots;
+  const kir::Loop L = kir::with_local_slots(touching_loop(), slots);
+  EXPECT_EQ(slots, (std::vector<int>{2, 7, 3, 5, 9, 4, 6}));
+  EXPECT_EQ(L.scalar_loads[0], 0);
+  EXPECT_EQ(L.body[0].in[0].index, 1);
+  EXPECT_EQ(L.body[0].in[1].index, 2);
+  EXPECT_EQ(L.body[1].in[0].index, 3);
+  EXPECT_EQ(L.body[1].store, 3);
+  EXPECT_EQ(L.body[1].in[1].index, 8) << "past tanh's arity: no slot, left alone";
+  EXPECT_EQ(L.body[2].store, 4);
+  EXPECT_EQ(L.body[2].in[1].index, 0) << "a scalar register, not a slot";
+  EXPECT_EQ(L.sinks[0].out, 5);
+  EXPECT_EQ(L.sinks[1].a.index, 2);
+  EXPECT_EQ(L.sinks[1].b.index, 6);
+}
+
+}  // namespace
+}  // namespace looplab
