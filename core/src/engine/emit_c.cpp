@@ -1,5 +1,6 @@
-// emit_c.cpp — the lowering IR as C (emit_c.hpp). The slots a loop touches come from the IR
-// (kir::element_slots, kir::with_local_slots), as they do for emit_wasm.cpp.
+// emit_c.cpp — the lowering IR as C (emit_c.hpp). The slots a loop touches and the order of a
+// nest's reduction come from the IR (kir::element_slots, kir::with_local_slots,
+// kir::reduction_order), as they do for emit_wasm.cpp.
 #include "looplab/engine/emit_c.hpp"
 
 #include <cmath>
@@ -216,29 +217,30 @@ struct LoopWriter {
     k_index = nullptr;
   }
 
-  // Reduction j over the block's columns, in float (kernel_ir.hpp): term k into partial sum
-  // k % P, the whole rounds of P terms in a loop, the last depth % P terms after it; then the
-  // partial sums are added in order into t<j>.
+  // Reduction j over the block's columns, in float, in kir::reduction_order(): partial sum p in
+  // t<j>_p (t<j> for p = 0), the rounds a C loop over k, the partial sums added into t<j>.
   void reduction(std::size_t j) {
     const kir::Expr& e = L.body[j];
-    const int parts = kir::partials(e.depth), whole = e.depth - e.depth % parts;
+    const kir::ReductionOrder r = kir::reduction_order(e.depth);
     auto sum = [&](int p) { return "t" + std::to_string(j) + (p ? "_" + std::to_string(p) : ""); };
-    for (int p = 0; p < parts; ++p) {
-      o << "        float " << sum(p) << "[" << kNestBlock << "];\n";
-      term(e, sum(p), p ? std::to_string(p) : "", "=", "        ");
+    for (const kir::ReductionOrder::Term& t : r.first) {
+      o << "        float " << sum(t.partial) << "[" << kNestBlock << "];\n";
+      term(e, sum(t.partial), t.k ? std::to_string(t.k) : "", "=", "        ");
     }
-    if (whole > parts) {
-      o << "        for (long k = " << parts << "; k < " << whole << "; k += " << parts << ")";
-      o << (parts > 1 ? " {\n" : "\n");
-      for (int p = 0; p < parts; ++p)
-        term(e, sum(p), p ? "(k + " + std::to_string(p) + ")" : "k", "+=", "          ");
-      if (parts > 1) o << "        }\n";
+    if (r.rounds()) {
+      o << "        for (long k = " << r.round_begin << "; k < " << r.round_end
+        << "; k += " << r.round.size() << ")" << (r.round.size() > 1 ? " {\n" : "\n");
+      for (const kir::ReductionOrder::Term& t : r.round)
+        term(e, sum(t.partial), t.k ? "(k + " + std::to_string(t.k) + ")" : "k",
+             "+=", "          ");
+      if (r.round.size() > 1) o << "        }\n";
     }
-    for (int k = whole; k < e.depth; ++k)
-      term(e, sum(k % parts), std::to_string(k), "+=", "        ");
-    if (parts == 1) return;
-    o << "        for (long jj = 0; jj < w; ++jj) " << sum(0) << "[jj] = ";
-    for (int p = 0; p < parts; ++p) o << (p ? " + " : "") << sum(p) << "[jj]";
+    for (const kir::ReductionOrder::Term& t : r.tail)
+      term(e, sum(t.partial), std::to_string(t.k), "+=", "        ");
+    if (r.finish.size() == 1) return;
+    o << "        for (long jj = 0; jj < w; ++jj) " << sum(r.finish[0]) << "[jj] = ";
+    for (std::size_t p = 0; p < r.finish.size(); ++p)
+      o << (p ? " + " : "") << sum(r.finish[p]) << "[jj]";
     o << ";\n";
   }
 

@@ -1,6 +1,7 @@
 // emit_wasm.cpp — the lowering IR as a WebAssembly module (emit_wasm.hpp): a small binary writer
 // that writes every instruction's bytes and its line of text format together. The slots a loop
-// touches come from the IR (kir::element_slots), as they do for emit_c.cpp.
+// touches and the order of a nest's reduction come from the IR (kir::element_slots,
+// kir::reduction_order), as they do for emit_c.cpp.
 #include "looplab/engine/emit_wasm.hpp"
 
 #include <algorithm>
@@ -470,29 +471,24 @@ struct Emitter {
     }
   }
 
-  // The first term of each partial sum of a reduction (k = 0 .. parts - 1, kir::partials): the
-  // readings advanced before every term but the first, `first(p)` sets partial sum p.
-  template <class First>
-  void first_steps(const kir::Expr& e, First first) {
+  // A reduction's terms in kir::reduction_order(), which visits k = 0, 1, ... in turn, so the
+  // readings advance before every term but the first. `first(p)` sets partial sum p, `each(p)`
+  // adds the step's terms to it; the rounds run as a loop over locals.step().
+  template <class First, class Each>
+  void steps(const kir::Expr& e, const kir::ReductionOrder& r, First first, Each each) {
     start_readings(e);
-    for (int p = 0; p < kir::partials(e.depth); ++p) {
-      if (p > 0) advance_readings(e);
-      first(p);
+    for (const kir::ReductionOrder::Term& t : r.first) {
+      if (t.k > 0) advance_readings(e);
+      first(t.partial);
     }
-  }
-  // Steps k = parts .. depth - 1: whole rounds of `parts` steps in a loop, then the last
-  // depth % parts; before each, the readings advanced; `each(p)` adds the step's terms to partial
-  // sum p = k % parts.
-  template <class Each>
-  void further_steps(const kir::Expr& e, Each each) {
-    const int parts = kir::partials(e.depth), whole = e.depth - e.depth % parts;
-    if (whole > parts) {
-      a.i32(parts), a.set(locals.step());
-      counted(locals.step(), static_cast<unsigned>(whole), parts, [&] {
-        for (int p = 0; p < parts; ++p) advance_readings(e), each(p);
+    if (r.rounds()) {
+      const int stride = static_cast<int>(r.round.size());
+      a.i32(r.round_begin), a.set(locals.step());
+      counted(locals.step(), static_cast<unsigned>(r.round_end), stride, [&] {
+        for (const kir::ReductionOrder::Term& t : r.round) advance_readings(e), each(t.partial);
       });
     }
-    for (int k = whole; k < e.depth; ++k) advance_readings(e), each(k % parts);
+    for (const kir::ReductionOrder::Term& t : r.tail) advance_readings(e), each(t.partial);
   }
 
   // A Sum or Dot's term at the current step, for one column.
@@ -501,16 +497,19 @@ struct Emitter {
     if (e.op == kir::Op::Dot) a.get(locals.reading(1)), a.load_f32(0), a.op(0x94, "f32.mul");
   }
 
-  // A reduction at the current column: term k into partial sum k % parts, the partial sums
-  // added in order, as the C does.
+  // A reduction at the current column, in kir::reduction_order(), as the C does.
   void reduce(const kir::Expr& e) {
-    first_steps(e, [&](int p) { term(e), a.set(locals.column_sum(p)); });
-    further_steps(e, [&](int p) {
-      a.get(locals.column_sum(p)), term(e), a.op(0x92, "f32.add"), a.set(locals.column_sum(p));
-    });
-    a.get(locals.column_sum(0));
-    for (int p = 1; p < kir::partials(e.depth); ++p)
-      a.get(locals.column_sum(p)), a.op(0x92, "f32.add");
+    const kir::ReductionOrder r = kir::reduction_order(e.depth);
+    steps(
+        e, r, [&](int p) { term(e), a.set(locals.column_sum(p)); },
+        [&](int p) {
+          a.get(locals.column_sum(p)), term(e), a.op(0x92, "f32.add");
+          a.set(locals.column_sum(p));
+        });
+    for (std::size_t i = 0; i < r.finish.size(); ++i) {
+      a.get(locals.column_sum(r.finish[i]));
+      if (i > 0) a.op(0x92, "f32.add");
+    }
   }
 
   // Operand o's values at columns c .. c + 3 of the block: four adjacent floats, four gathered,
@@ -545,12 +544,15 @@ struct Emitter {
   // sum in the partial sums of reduce(), added in the same order; the f32x4 of columns
   // 4g .. 4g + 3 goes to local into[g].
   void reduce_columns(const kir::Expr& e, int groups, const int* into) {
-    first_steps(e, [&](int p) { quad_terms(e, groups, p, true); });
-    further_steps(e, [&](int p) { quad_terms(e, groups, p, false); });
+    const kir::ReductionOrder r = kir::reduction_order(e.depth);
+    steps(
+        e, r, [&](int p) { quad_terms(e, groups, p, true); },
+        [&](int p) { quad_terms(e, groups, p, false); });
     for (int g = 0; g < groups; ++g) {
-      a.get(locals.quad_sum(g, 0));
-      for (int p = 1; p < kir::partials(e.depth); ++p)
-        a.get(locals.quad_sum(g, p)), a.simd(228, "f32x4.add");
+      for (std::size_t i = 0; i < r.finish.size(); ++i) {
+        a.get(locals.quad_sum(g, r.finish[i]));
+        if (i > 0) a.simd(228, "f32x4.add");
+      }
       a.set(into[g]);
     }
   }

@@ -2,7 +2,7 @@
 // detail/generated.hpp), and generate(), which emits and builds it. What an op computes in a loop
 // or a nest comes from its row of the op table (ops.hpp, FusionRole and LoopForm): no op is named
 // here. Also what both emitters must read of a loop alike: the slots it touches (element_slots,
-// with_local_slots).
+// with_local_slots) and the order of a nest's reduction (reduction_order).
 #include "looplab/engine/kernel_ir.hpp"
 
 #include <iterator>
@@ -106,6 +106,19 @@ Loop with_local_slots(Loop L, std::vector<int>& slots) {
     slot = it->second;
   });
   return L;
+}
+
+ReductionOrder reduction_order(int depth) {
+  const int parts = partials(depth), whole = depth - depth % parts;
+  ReductionOrder r;
+  r.depth = depth;
+  for (int p = 0; p < parts; ++p) r.first.push_back({p, p}), r.finish.push_back(p);
+  if (whole > parts) {
+    r.round_begin = parts, r.round_end = whole;
+    for (int p = 0; p < parts; ++p) r.round.push_back({p, p});
+  }
+  for (int k = whole; k < depth; ++k) r.tail.push_back({k, k % parts});
+  return r;
 }
 
 }  // namespace looplab::kir

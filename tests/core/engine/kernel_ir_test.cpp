@@ -1,5 +1,6 @@
 // kernel_ir_test.cpp — what the lowering IR computes for both emitters, on synthetic loops (pure
-// data in, pure data out): the slots a loop touches. (The emitters' output: emit_test.cpp.)
+// data in, pure data out): the slots a loop touches and the order of a nest's reduction. (The
+// emitters' output: emit_test.cpp.)
 #include "looplab/engine/kernel_ir.hpp"
 
 #include <gtest/gtest.h>
@@ -64,6 +65,59 @@ TEST(KernelIr, LocalSlotsNumberEverySlotInOrderOfFirstUse) {
   EXPECT_EQ(L.sinks[0].out, 5);
   EXPECT_EQ(L.sinks[1].a.index, 2);
   EXPECT_EQ(L.sinks[1].b.index, 6);
+}
+
+using Terms = std::vector<kir::ReductionOrder::Term>;
+
+// The steps k of a reduction in the order the schedule runs them, each with its partial sum.
+Terms expanded(const kir::ReductionOrder& r) {
+  Terms all = r.first;
+  for (int k0 = r.round_begin; k0 < r.round_end; k0 += static_cast<int>(r.round.size()))
+    for (const kir::ReductionOrder::Term& t : r.round) all.push_back({k0 + t.k, t.partial});
+  all.insert(all.end(), r.tail.begin(), r.tail.end());
+  return all;
+}
+
+TEST(KernelIr, ReductionOrderOfSevenTermsIsFourPartialSumsAndATail) {
+  const kir::ReductionOrder r = kir::reduction_order(7);
+  EXPECT_EQ(r.first, (Terms{{0, 0}, {1, 1}, {2, 2}, {3, 3}}));
+  EXPECT_FALSE(r.rounds()) << "terms 4 .. 6 are the tail";
+  EXPECT_EQ(r.tail, (Terms{{4, 0}, {5, 1}, {6, 2}}));
+  EXPECT_EQ(r.finish, (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(KernelIr, ReductionOrderRunsWholeRoundsInALoop) {
+  const kir::ReductionOrder r = kir::reduction_order(13);
+  EXPECT_EQ(r.round_begin, 4);
+  EXPECT_EQ(r.round_end, 12);
+  EXPECT_EQ(r.round, (Terms{{0, 0}, {1, 1}, {2, 2}, {3, 3}}));
+  EXPECT_EQ(r.tail, (Terms{{12, 0}}));
+  const kir::ReductionOrder three = kir::reduction_order(3);  // under four terms: one sum
+  EXPECT_EQ(three.first, (Terms{{0, 0}}));
+  EXPECT_EQ(three.round_begin, 1);
+  EXPECT_EQ(three.round_end, 3);
+  EXPECT_EQ(three.round, (Terms{{0, 0}}));
+  EXPECT_TRUE(three.tail.empty());
+  EXPECT_EQ(three.finish, (std::vector<int>{0}));
+}
+
+// What both emitters rely on: every term once, in order of k (emit_wasm advances its readings
+// one step per term), term k to partial sum k % partials(depth), each partial sum first set by
+// its own first term, and the partial sums added in order.
+TEST(KernelIr, ReductionOrderVisitsEveryTermOnceInOrder) {
+  for (int depth = 1; depth <= 40; ++depth) {
+    const kir::ReductionOrder r = kir::reduction_order(depth);
+    const int parts = kir::partials(depth);
+    const Terms all = expanded(r);
+    ASSERT_EQ(all.size(), static_cast<std::size_t>(depth)) << depth;
+    for (int k = 0; k < depth; ++k) {
+      EXPECT_EQ(all[static_cast<std::size_t>(k)].k, k) << depth;
+      EXPECT_EQ(all[static_cast<std::size_t>(k)].partial, k % parts) << depth << ", " << k;
+    }
+    ASSERT_EQ(r.first.size(), static_cast<std::size_t>(parts)) << depth;
+    ASSERT_EQ(r.finish.size(), static_cast<std::size_t>(parts)) << depth;
+    for (int p = 0; p < parts; ++p) EXPECT_EQ(r.finish[static_cast<std::size_t>(p)], p) << depth;
+  }
 }
 
 }  // namespace

@@ -124,8 +124,29 @@ constexpr int kLanes = 16;
 // wait on its own last addition at every step; four let the steps overlap (W2 natively, best of 5
 // in five alternated rounds: 26.1-27.1 → 22.0-22.5 ms, sums then in double). Float32 rather than
 // double fills twice the lanes of a vector, as the careful reference does (W2 with AVX-512
-// disabled: 28.2-28.3 → 23.0-23.1 ms, reference 22.2). Both emitters keep this order.
+// disabled: 28.2-28.3 → 23.0-23.1 ms, reference 22.2). reduction_order() spells the order out.
 constexpr int kNestPartials = 4;
 inline int partials(int depth) { return depth >= kNestPartials ? kNestPartials : 1; }
+
+// That order spelled out, which both emitters print, so that neither works it out (and native and
+// WebAssembly round alike; emit_test.cpp checks the sums, kernel_ir_test.cpp the order). For
+// depth ≥ 1 the terms come in order of k, each once: the first `partials` set their partial sums
+// (term p sets partial sum p); a loop runs whole rounds (term k0 + t.k adds to t.partial for t in
+// `round`, for every k0 from round_begin below round_end by round.size()); the tail adds the last
+// depth % partials terms one by one; `finish` lists the partial sums in the order they are added
+// (the total is left in the first).
+struct ReductionOrder {
+  struct Term {
+    int k = 0;        // the step along the reduction (an offset into the round, in `round`)
+    int partial = 0;  // the partial sum it goes to
+    bool operator==(const Term&) const = default;
+  };
+  int depth = 0;
+  std::vector<Term> first, round, tail;
+  int round_begin = 0, round_end = 0;  // no loop when equal
+  std::vector<int> finish;
+  bool rounds() const { return round_end > round_begin; }
+};
+ReductionOrder reduction_order(int depth);
 
 }  // namespace looplab::kir
