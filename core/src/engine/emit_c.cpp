@@ -1,6 +1,6 @@
 // emit_c.cpp — the lowering IR as C (emit_c.hpp). The slots a loop touches and the order of a
-// nest's reduction come from the IR (kir::element_slots, kir::with_local_slots,
-// kir::reduction_order), as they do for emit_wasm.cpp.
+// nest's reduction or a flat loop come from the IR (kir::element_slots, kir::with_local_slots,
+// kir::reduction_order, kir::flat_order), as they do for emit_wasm.cpp.
 #include "looplab/engine/emit_c.hpp"
 
 #include <cmath>
@@ -266,31 +266,52 @@ struct LoopWriter {
     o << "        }\n      }\n    }\n";
   }
 
+  // A flat loop in kir::flat_order(): the blocks (sink k's partial sums in a<k>[l]), the tail
+  // (in b<k>), then the totals.
   void write() {
     if (L.nest()) return nest();
-    const std::size_t n = L.n, blocks = n - n % kir::kLanes;
+    const kir::FlatOrder f = kir::flat_order(L.n);
     declarations();
     o << "    long i = 0;\n";
-    if (blocks > 0) {  // (a parameter of a few elements has only a tail)
-      o << "    for (; i < " << blocks << "; i += " << kir::kLanes << ") {\n";
+    if (f.blocks > 0) {  // (a parameter of a few elements has only a tail)
+      o << "    for (; i < " << f.blocks << "; i += " << kir::kLanes << ") {\n";
       o << "      for (int l = 0; l < " << kir::kLanes << "; ++l) {\n";
       body("i + l", "        ", true);
       o << "      }\n    }\n";
     }
-    o << "    for (; i < " << n << "; ++i) {\n";
+    o << "    for (; i < " << f.n << "; ++i) {\n";
     body("i", "      ", false);
     o << "    }\n";
-    for (std::size_t k = 0; k < L.sinks.size(); ++k) {
-      o << "    float sum" << k << " = a" << k << "[0];\n";
-      o << "    for (int l = 1; l < " << kir::kLanes << "; ++l) sum" << k << " += a" << k
-        << "[l];\n";
-      o << "    sum" << k << " += b" << k << ";\n";
-      for (const kir::Sink::Factor& f : L.sinks[k].after)  // factors taken out of the loop
-        o << "    sum" << k << (f.divide ? " /= " : " *= ") << ref(f.by, "0") << ";\n";
-      o << "    s[" << L.sinks[k].out << "][0] = sum" << k;
-      if (L.sinks[k].mean) o << " / " << c_float(static_cast<float>(n));
-      o << ";\n";
+    for (std::size_t k = 0; k < L.sinks.size(); ++k) total(k, f);
+  }
+
+  // Sink k's total: its partial sums added in f.finish's order (a run of lanes as a loop), its
+  // factors taken out of the loop, the mean.
+  void total(std::size_t k, const kir::FlatOrder& f) {
+    const std::string sum = "sum" + std::to_string(k), lanes = "a" + std::to_string(k);
+    auto lane = [&](std::size_t i) {
+      return f.finish[i] == kir::FlatOrder::kTail ? -1 : f.finish[i];
+    };
+    auto partial = [&](std::size_t i) {
+      return lane(i) < 0 ? "b" + std::to_string(k) : lanes + "[" + std::to_string(lane(i)) + "]";
+    };
+    o << "    float " << sum << " = " << partial(0) << ";\n";
+    for (std::size_t i = 1; i < f.finish.size();) {
+      std::size_t end = i + 1;  // lanes lane(i), lane(i) + 1, ... up to end
+      while (lane(i) >= 0 && end < f.finish.size() && lane(end) == lane(end - 1) + 1) ++end;
+      if (end - i > 1) {
+        o << "    for (int l = " << lane(i) << "; l < " << lane(end - 1) + 1 << "; ++l) " << sum
+          << " += " << lanes << "[l];\n";
+      } else {
+        o << "    " << sum << " += " << partial(i) << ";\n";
+      }
+      i = end;
     }
+    for (const kir::Sink::Factor& by : L.sinks[k].after)
+      o << "    " << sum << (by.divide ? " /= " : " *= ") << ref(by.by, "0") << ";\n";
+    o << "    s[" << L.sinks[k].out << "][0] = " << sum;
+    if (L.sinks[k].mean) o << " / " << c_float(static_cast<float>(f.n));
+    o << ";\n";
   }
 };
 

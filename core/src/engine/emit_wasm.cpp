@@ -1,7 +1,7 @@
 // emit_wasm.cpp — the lowering IR as a WebAssembly module (emit_wasm.hpp): a small binary writer
 // that writes every instruction's bytes and its line of text format together. The slots a loop
-// touches and the order of a nest's reduction come from the IR (kir::element_slots,
-// kir::reduction_order), as they do for emit_c.cpp.
+// touches and the order of a nest's reduction or a flat loop come from the IR
+// (kir::element_slots, kir::reduction_order, kir::flat_order), as they do for emit_c.cpp.
 #include "looplab/engine/emit_wasm.hpp"
 
 #include <algorithm>
@@ -637,27 +637,31 @@ struct Emitter {
       a.f32(0.0f), a.set(locals.acc(false, static_cast<int>(s), 0));
     }
     if (L.nest()) return nest(L);
-    const std::size_t blocks = L.n - L.n % kir::kLanes;
+    const kir::FlatOrder f = kir::flat_order(L.n);
     a.i32(0), a.set(locals.off());
-    counted(locals.off(), static_cast<unsigned>(4 * blocks), 4 * kir::kLanes, [&] {
+    counted(locals.off(), static_cast<unsigned>(4 * f.blocks), 4 * kir::kLanes, [&] {
       for (int k = 0; k < kir::kLanes / 4; ++k) body(L, true, k);
     });
-    counted(locals.off(), static_cast<unsigned>(4 * L.n), 4, [&] { body(L, false, 0); });
-    for (std::size_t s = 0; s < L.sinks.size(); ++s) finish(L, static_cast<int>(s));
+    counted(locals.off(), static_cast<unsigned>(4 * f.n), 4, [&] { body(L, false, 0); });
+    for (std::size_t s = 0; s < L.sinks.size(); ++s) finish(L, static_cast<int>(s), f);
   }
 
-  // The partial sums in lane order, then the tail; ÷ n for a mean; to element 0 of the out slot.
-  void finish(const kir::Loop& L, int s) {
+  // The partial sums in f.finish's order (lane l is lane l % 4 of f32x4 accumulator l / 4, the
+  // tail the f32 one), the factors, ÷ n for a mean; to element 0 of the out slot.
+  void finish(const kir::Loop& L, int s, const kir::FlatOrder& f) {
     slot_pointer(L.sinks[static_cast<std::size_t>(s)].out);
-    for (int l = 0; l < kir::kLanes; ++l) {
-      a.get(locals.acc(true, s, l / 4)), a.lane(31, l % 4, "f32x4.extract_lane");
-      if (l > 0) a.op(0x92, "f32.add");
+    for (std::size_t i = 0; i < f.finish.size(); ++i) {
+      const int l = f.finish[i];
+      if (l == kir::FlatOrder::kTail)
+        a.get(locals.acc(false, s, 0));
+      else
+        a.get(locals.acc(true, s, l / 4)), a.lane(31, l % 4, "f32x4.extract_lane");
+      if (i > 0) a.op(0x92, "f32.add");
     }
-    a.get(locals.acc(false, s, 0)), a.op(0x92, "f32.add");
     for (const kir::Sink::Factor& f : L.sinks[static_cast<std::size_t>(s)].after)
       push(f.by, false, 0), f.divide ? a.op(0x95, "f32.div") : a.op(0x94, "f32.mul");
     if (L.sinks[static_cast<std::size_t>(s)].mean)
-      a.f32(static_cast<float>(L.n)), a.op(0x95, "f32.div");
+      a.f32(static_cast<float>(f.n)), a.op(0x95, "f32.div");
     a.store_f32(0);
   }
 

@@ -2,7 +2,8 @@
 // detail/generated.hpp), and generate(), which emits and builds it. What an op computes in a loop
 // or a nest comes from its row of the op table (ops.hpp, FusionRole and LoopForm): no op is named
 // here. Also what both emitters must read of a loop alike: the slots it touches (element_slots,
-// with_local_slots) and the order of a nest's reduction (reduction_order).
+// with_local_slots), the order of a nest's reduction (reduction_order) and of a flat loop's
+// (flat_order).
 #include "looplab/engine/kernel_ir.hpp"
 
 #include <iterator>
@@ -106,6 +107,15 @@ Loop with_local_slots(Loop L, std::vector<int>& slots) {
     slot = it->second;
   });
   return L;
+}
+
+FlatOrder flat_order(std::size_t n) {
+  FlatOrder f;
+  f.n = n;
+  f.blocks = n - n % kLanes;
+  for (int l = 0; l < kLanes; ++l) f.finish.push_back(l);
+  f.finish.push_back(FlatOrder::kTail);
+  return f;
 }
 
 ReductionOrder reduction_order(int depth) {

@@ -1,6 +1,6 @@
 // kernel_ir_test.cpp — what the lowering IR computes for both emitters, on synthetic loops (pure
-// data in, pure data out): the slots a loop touches and the order of a nest's reduction. (The
-// emitters' output: emit_test.cpp.)
+// data in, pure data out): the slots a loop touches, the order of a nest's reduction and of a flat
+// loop. (The emitters' output: emit_test.cpp.)
 #include "looplab/engine/kernel_ir.hpp"
 
 #include <gtest/gtest.h>
@@ -118,6 +118,24 @@ TEST(KernelIr, ReductionOrderVisitsEveryTermOnceInOrder) {
     ASSERT_EQ(r.finish.size(), static_cast<std::size_t>(parts)) << depth;
     for (int p = 0; p < parts; ++p) EXPECT_EQ(r.finish[static_cast<std::size_t>(p)], p) << depth;
   }
+}
+
+// A flat loop: whole blocks of kLanes, then a tail; each sink's partial sums added lane by lane,
+// then the tail's.
+TEST(KernelIr, FlatOrderIsBlocksOfLanesThenATailAddedInLaneOrder) {
+  std::vector<int> lanes_then_tail;
+  for (int l = 0; l < kir::kLanes; ++l) lanes_then_tail.push_back(l);
+  lanes_then_tail.push_back(kir::FlatOrder::kTail);
+  for (std::size_t n : {0u, 5u, 16u, 37u, 48u}) {
+    const kir::FlatOrder f = kir::flat_order(n);
+    EXPECT_EQ(f.n, n);
+    EXPECT_EQ(f.blocks % kir::kLanes, 0u) << n;
+    EXPECT_LE(f.blocks, n);
+    EXPECT_LT(n - f.blocks, static_cast<std::size_t>(kir::kLanes)) << n;
+    EXPECT_EQ(f.finish, lanes_then_tail) << n;
+  }
+  EXPECT_EQ(kir::flat_order(37).blocks, 32u) << "two blocks and a tail of five";
+  EXPECT_EQ(kir::flat_order(5).blocks, 0u) << "only a tail";
 }
 
 }  // namespace

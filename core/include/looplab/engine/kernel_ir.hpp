@@ -116,8 +116,20 @@ Loop with_local_slots(Loop L, std::vector<int>& slots);
 
 // The partial sums of a sink: element i of a block of kLanes goes to partial sum i % kLanes; the
 // tail (n % kLanes elements) to a last one; at the end they are added in lane order, then the
-// tail. Both emitters keep this order, so native and WebAssembly round alike.
+// tail. flat_order() spells this out for both emitters, so native and WebAssembly round alike.
 constexpr int kLanes = 16;
+
+// A flat loop's order, which both emitters print: elements below `blocks` run in blocks of kLanes
+// (element i adds to its sink's partial sum i % kLanes), elements blocks .. n - 1 are the tail
+// (adding to partial sum kTail), and a sink's total is its partial sums added in `finish`'s order
+// (the lanes in turn, then the tail), then multiplied or divided by its factors (Sink::after) in
+// turn, then divided by n for a mean.
+struct FlatOrder {
+  static constexpr int kTail = kLanes;  // the tail's partial sum, after the lanes'
+  std::size_t n = 0, blocks = 0;
+  std::vector<int> finish;
+};
+FlatOrder flat_order(std::size_t n);
 
 // A nest's reduction over depth terms: term k goes to partial sum k % partials(depth), in float32,
 // and the partial sums are added in order ((s0 + s1) + s2) + s3 at the end. One running sum would
