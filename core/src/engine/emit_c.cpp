@@ -1,6 +1,7 @@
 // emit_c.cpp — the lowering IR as C (emit_c.hpp). The slots a loop touches and the order of a
 // nest's reduction or a flat loop come from the IR (kir::element_slots, kir::with_local_slots,
-// kir::reduction_order, kir::flat_order), as they do for emit_wasm.cpp.
+// kir::reduction_order, kir::flat_order), and fast_tanh's steps from ops.hpp (FastTanh::kSteps),
+// as they do for emit_wasm.cpp: this file only prints them.
 #include "looplab/engine/emit_c.hpp"
 
 #include <cmath>
@@ -53,24 +54,40 @@ std::string c_decimal(float v) {
   return v < 0 ? "(" + std::string(buf) + ")" : std::string(buf);
 }
 
-// fast_tanh (ops.hpp) as C, operation for operation, from the same coefficients.
-std::string tanh_function() {
+// One step of fast_tanh (ops.hpp, FastTanh::kSteps) as C.
+std::string tanh_step(FastTanh::Step step) {
   using T = FastTanh;
-  std::string p = c_decimal(T::kP[0]), q = c_decimal(T::kQ[0]);
-  std::string body =
-      "static inline float looplab_tanh(float a) {\n  const float c = " + c_decimal(T::kClamp) +
-      ";\n  float x = a > c ? c : a;\n  x = x < -c ? -c : x;\n"
-      "  const float x2 = x * x;\n  float p = " +
-      p + ";\n";
-  for (std::size_t i = 1; i < std::size(T::kP); ++i)
-    body += "  p = p * x2 + " + c_decimal(T::kP[i]) + ";\n";
-  body += "  p = p * x;\n  float q = " + q + ";\n";
-  for (std::size_t i = 1; i < std::size(T::kQ); ++i)
-    body += "  q = q * x2 + " + c_decimal(T::kQ[i]) + ";\n";
-  return body +
-         "  const float r = p / q;\n  const float magnitude = a < 0.0f ? -a : a;\n"
-         "  return magnitude < " +
-         c_decimal(T::kLinearBelow) + " ? a : r;\n}\n\n";
+  auto horner = [](const char* v, const auto& c) {
+    std::string s = "  float " + std::string(v) + " = " + c_decimal(c[0]) + ";\n";
+    for (std::size_t i = 1; i < std::size(c); ++i)
+      s += "  " + std::string(v) + " = " + v + " * x2 + " + c_decimal(c[i]) + ";\n";
+    return s;
+  };
+  switch (step) {
+    case T::Step::ClampAbove:
+      return "  const float c = " + c_decimal(T::kClamp) + ";\n  float x = a > c ? c : a;\n";
+    case T::Step::ClampBelow:
+      return "  x = x < -c ? -c : x;\n";
+    case T::Step::Square:
+      return "  const float x2 = x * x;\n";
+    case T::Step::Numerator:
+      return horner("p", T::kP) + "  p = p * x;\n";
+    case T::Step::Denominator:
+      return horner("q", T::kQ);
+    case T::Step::Ratio:
+      return "  const float r = p / q;\n";
+    case T::Step::SmallIsItself:
+      return "  const float magnitude = a < 0.0f ? -a : a;\n  return magnitude < " +
+             c_decimal(T::kLinearBelow) + " ? a : r;\n";
+  }
+  return "";
+}
+
+// fast_tanh as a C function, step by step.
+std::string tanh_function() {
+  std::string body = "static inline float looplab_tanh(float a) {\n";
+  for (FastTanh::Step step : FastTanh::kSteps) body += tanh_step(step);
+  return body + "}\n\n";
 }
 
 // A nest's columns run in blocks of this many, so a reduction's partial values fit an array on

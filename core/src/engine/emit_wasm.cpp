@@ -1,7 +1,8 @@
 // emit_wasm.cpp — the lowering IR as a WebAssembly module (emit_wasm.hpp): a small binary writer
 // that writes every instruction's bytes and its line of text format together. The slots a loop
 // touches and the order of a nest's reduction or a flat loop come from the IR
-// (kir::element_slots, kir::reduction_order, kir::flat_order), as they do for emit_c.cpp.
+// (kir::element_slots, kir::reduction_order, kir::flat_order), and fast_tanh's steps from ops.hpp
+// (FastTanh::kSteps), as they do for emit_c.cpp: this file only prints them.
 #include "looplab/engine/emit_wasm.hpp"
 
 #include <algorithm>
@@ -338,25 +339,40 @@ struct Emitter {
     }
   }
 
-  // fast_tanh (ops.hpp) of scratch A, operation for operation; leaves the result on the stack.
+  // fast_tanh (ops.hpp) of scratch A, step by step (FastTanh::kSteps); leaves the result on the
+  // stack.
   void tanh(bool vec) {
+    for (FastTanh::Step step : FastTanh::kSteps) tanh_step(step, vec);
+  }
+  void tanh_step(FastTanh::Step step, bool vec) {
+    using T = FastTanh;
     Lanes f{a, vec};
     const auto s = [&](int i) { return locals.scratch(vec, i); };
-    const float c = FastTanh::kClamp;
-    f.constant(c), a.get(s(kA)), a.get(s(kA)), f.constant(c), f.gt(), f.select(), a.set(s(kX));
-    f.constant(-c), a.get(s(kX)), a.get(s(kX)), f.constant(-c), f.lt(), f.select(), a.set(s(kX));
-    a.get(s(kX)), a.get(s(kX)), f.mul(), a.set(s(kX2));
-    f.constant(FastTanh::kP[0]);
-    for (std::size_t i = 1; i < std::size(FastTanh::kP); ++i)
-      a.get(s(kX2)), f.mul(), f.constant(FastTanh::kP[i]), f.add();
-    a.get(s(kX)), f.mul(), a.set(s(kP));
-    f.constant(FastTanh::kQ[0]);
-    for (std::size_t i = 1; i < std::size(FastTanh::kQ); ++i)
-      a.get(s(kX2)), f.mul(), f.constant(FastTanh::kQ[i]), f.add();
-    a.set(s(kQ));
-    a.get(s(kP)), a.get(s(kQ)), f.div(), a.set(s(kP));  // r
-    a.get(s(kA)), a.get(s(kP)), a.get(s(kA)), f.abs(), f.constant(FastTanh::kLinearBelow), f.lt(),
-        f.select();
+    const auto horner = [&](const auto& coef) {  // v = coef[0], then v = v * x2 + coef[i]
+      f.constant(coef[0]);
+      for (std::size_t i = 1; i < std::size(coef); ++i)
+        a.get(s(kX2)), f.mul(), f.constant(coef[i]), f.add();
+    };
+    const float c = T::kClamp;
+    switch (step) {
+      case T::Step::ClampAbove:
+        return f.constant(c), a.get(s(kA)), a.get(s(kA)), f.constant(c), f.gt(), f.select(),
+               a.set(s(kX));
+      case T::Step::ClampBelow:
+        return f.constant(-c), a.get(s(kX)), a.get(s(kX)), f.constant(-c), f.lt(), f.select(),
+               a.set(s(kX));
+      case T::Step::Square:
+        return a.get(s(kX)), a.get(s(kX)), f.mul(), a.set(s(kX2));
+      case T::Step::Numerator:
+        return horner(T::kP), a.get(s(kX)), f.mul(), a.set(s(kP));
+      case T::Step::Denominator:
+        return horner(T::kQ), a.set(s(kQ));
+      case T::Step::Ratio:  // r, in P
+        return a.get(s(kP)), a.get(s(kQ)), f.div(), a.set(s(kP));
+      case T::Step::SmallIsItself:
+        return a.get(s(kA)), a.get(s(kP)), a.get(s(kA)), f.abs(), f.constant(T::kLinearBelow),
+               f.lt(), f.select();
+    }
   }
 
   void log(bool vec) {
