@@ -1,4 +1,7 @@
-// emit_c.cpp — the lowering IR as C (emit_c.hpp).
+// emit_c.cpp — the lowering IR as C (emit_c.hpp). The slots a loop touches and the order of a
+// nest's reduction or a flat loop come from the IR (kir::element_slots, kir::with_local_slots,
+// kir::reduction_order, kir::flat_order), and fast_tanh's steps from ops.hpp (FastTanh::kSteps),
+// as they do for emit_wasm.cpp: this file only prints them.
 #include "looplab/engine/emit_c.hpp"
 
 #include <cmath>
@@ -51,24 +54,40 @@ std::string c_decimal(float v) {
   return v < 0 ? "(" + std::string(buf) + ")" : std::string(buf);
 }
 
-// fast_tanh (ops.hpp) as C, operation for operation, from the same coefficients.
-std::string tanh_function() {
+// One step of fast_tanh (ops.hpp, FastTanh::kSteps) as C.
+std::string tanh_step(FastTanh::Step step) {
   using T = FastTanh;
-  std::string p = c_decimal(T::kP[0]), q = c_decimal(T::kQ[0]);
-  std::string body =
-      "static inline float looplab_tanh(float a) {\n  const float c = " + c_decimal(T::kClamp) +
-      ";\n  float x = a > c ? c : a;\n  x = x < -c ? -c : x;\n"
-      "  const float x2 = x * x;\n  float p = " +
-      p + ";\n";
-  for (std::size_t i = 1; i < std::size(T::kP); ++i)
-    body += "  p = p * x2 + " + c_decimal(T::kP[i]) + ";\n";
-  body += "  p = p * x;\n  float q = " + q + ";\n";
-  for (std::size_t i = 1; i < std::size(T::kQ); ++i)
-    body += "  q = q * x2 + " + c_decimal(T::kQ[i]) + ";\n";
-  return body +
-         "  const float r = p / q;\n  const float magnitude = a < 0.0f ? -a : a;\n"
-         "  return magnitude < " +
-         c_decimal(T::kLinearBelow) + " ? a : r;\n}\n\n";
+  auto horner = [](const char* v, const auto& c) {
+    std::string s = "  float " + std::string(v) + " = " + c_decimal(c[0]) + ";\n";
+    for (std::size_t i = 1; i < std::size(c); ++i)
+      s += "  " + std::string(v) + " = " + v + " * x2 + " + c_decimal(c[i]) + ";\n";
+    return s;
+  };
+  switch (step) {
+    case T::Step::ClampAbove:
+      return "  const float c = " + c_decimal(T::kClamp) + ";\n  float x = a > c ? c : a;\n";
+    case T::Step::ClampBelow:
+      return "  x = x < -c ? -c : x;\n";
+    case T::Step::Square:
+      return "  const float x2 = x * x;\n";
+    case T::Step::Numerator:
+      return horner("p", T::kP) + "  p = p * x;\n";
+    case T::Step::Denominator:
+      return horner("q", T::kQ);
+    case T::Step::Ratio:
+      return "  const float r = p / q;\n";
+    case T::Step::SmallIsItself:
+      return "  const float magnitude = a < 0.0f ? -a : a;\n  return magnitude < " +
+             c_decimal(T::kLinearBelow) + " ? a : r;\n";
+  }
+  return "";
+}
+
+// fast_tanh as a C function, step by step.
+std::string tanh_function() {
+  std::string body = "static inline float looplab_tanh(float a) {\n";
+  for (FastTanh::Step step : FastTanh::kSteps) body += tanh_step(step);
+  return body + "}\n\n";
 }
 
 // A nest's columns run in blocks of this many, so a reduction's partial values fit an array on
@@ -94,11 +113,13 @@ struct LoopWriter {
   std::ostringstream& o;
   const char* k_index = nullptr;  // in a nest's reduction: the name of its step
 
+  const std::vector<kir::ElementSlot> slots = kir::element_slots(L);
+
   // A slot the loop reads and also stores (an activation applied in place) is reached through its
   // store pointer alone: two restrict pointers to one array would be undefined behaviour.
   std::string vector_name(int slot) const {
-    for (const kir::Expr& e : L.body)
-      if (e.store == slot) return "o" + std::to_string(slot);
+    for (const kir::ElementSlot& p : slots)
+      if (p.slot == slot && p.stored) return "o" + std::to_string(slot);
     return "v" + std::to_string(slot);
   }
 
@@ -187,22 +208,12 @@ struct LoopWriter {
         << " += " << sink_term(L.sinks[k], index) << ";\n";
   }
 
+  // The pointers (by slot number: the read-only ones, then the stored), the scalar registers, the
+  // sinks' partial sums.
   void declarations() const {
-    std::set<int> vectors, stores;
-    auto note = [&](const Ref& r) {
-      if (r.kind == Ref::Kind::Vector || r.kind == Ref::Kind::Strided) vectors.insert(r.index);
-    };
-    for (const kir::Expr& e : L.body) {
-      note(e.in[0]);
-      if (kir::arity(e.op) > 1) note(e.in[1]);
-      if (e.store >= 0) stores.insert(e.store);
-    }
-    for (const kir::Sink& s : L.sinks) {
-      note(s.a);
-      if (s.kind == kir::Sink::Kind::Dot) note(s.b);
-    }
-    for (int v : vectors)
-      if (!stores.count(v)) o << "    const float* restrict v" << v << " = s[" << v << "];\n";
+    std::set<int> reads, stores;
+    for (const kir::ElementSlot& p : slots) (p.stored ? stores : reads).insert(p.slot);
+    for (int v : reads) o << "    const float* restrict v" << v << " = s[" << v << "];\n";
     for (int v : stores) o << "    float* restrict o" << v << " = s[" << v << "];\n";
     for (std::size_t r = 0; r < L.scalar_loads.size(); ++r)
       o << "    const float r" << r << " = s[" << L.scalar_loads[r] << "][0];\n";
@@ -223,29 +234,30 @@ struct LoopWriter {
     k_index = nullptr;
   }
 
-  // Reduction j over the block's columns, in float (kernel_ir.hpp): term k into partial sum
-  // k % P, the whole rounds of P terms in a loop, the last depth % P terms after it; then the
-  // partial sums are added in order into t<j>.
+  // Reduction j over the block's columns, in float, in kir::reduction_order(): partial sum p in
+  // t<j>_p (t<j> for p = 0), the rounds a C loop over k, the partial sums added into t<j>.
   void reduction(std::size_t j) {
     const kir::Expr& e = L.body[j];
-    const int parts = kir::partials(e.depth), whole = e.depth - e.depth % parts;
+    const kir::ReductionOrder r = kir::reduction_order(e.depth);
     auto sum = [&](int p) { return "t" + std::to_string(j) + (p ? "_" + std::to_string(p) : ""); };
-    for (int p = 0; p < parts; ++p) {
-      o << "        float " << sum(p) << "[" << kNestBlock << "];\n";
-      term(e, sum(p), p ? std::to_string(p) : "", "=", "        ");
+    for (const kir::ReductionOrder::Term& t : r.first) {
+      o << "        float " << sum(t.partial) << "[" << kNestBlock << "];\n";
+      term(e, sum(t.partial), t.k ? std::to_string(t.k) : "", "=", "        ");
     }
-    if (whole > parts) {
-      o << "        for (long k = " << parts << "; k < " << whole << "; k += " << parts << ")";
-      o << (parts > 1 ? " {\n" : "\n");
-      for (int p = 0; p < parts; ++p)
-        term(e, sum(p), p ? "(k + " + std::to_string(p) + ")" : "k", "+=", "          ");
-      if (parts > 1) o << "        }\n";
+    if (r.rounds()) {
+      o << "        for (long k = " << r.round_begin << "; k < " << r.round_end
+        << "; k += " << r.round.size() << ")" << (r.round.size() > 1 ? " {\n" : "\n");
+      for (const kir::ReductionOrder::Term& t : r.round)
+        term(e, sum(t.partial), t.k ? "(k + " + std::to_string(t.k) + ")" : "k",
+             "+=", "          ");
+      if (r.round.size() > 1) o << "        }\n";
     }
-    for (int k = whole; k < e.depth; ++k)
-      term(e, sum(k % parts), std::to_string(k), "+=", "        ");
-    if (parts == 1) return;
-    o << "        for (long jj = 0; jj < w; ++jj) " << sum(0) << "[jj] = ";
-    for (int p = 0; p < parts; ++p) o << (p ? " + " : "") << sum(p) << "[jj]";
+    for (const kir::ReductionOrder::Term& t : r.tail)
+      term(e, sum(t.partial), std::to_string(t.k), "+=", "        ");
+    if (r.finish.size() == 1) return;
+    o << "        for (long jj = 0; jj < w; ++jj) " << sum(r.finish[0]) << "[jj] = ";
+    for (std::size_t p = 0; p < r.finish.size(); ++p)
+      o << (p ? " + " : "") << sum(r.finish[p]) << "[jj]";
     o << ";\n";
   }
 
@@ -271,57 +283,56 @@ struct LoopWriter {
     o << "        }\n      }\n    }\n";
   }
 
+  // A flat loop in kir::flat_order(): the blocks (sink k's partial sums in a<k>[l]), the tail
+  // (in b<k>), then the totals.
   void write() {
     if (L.nest()) return nest();
-    const std::size_t n = L.n, blocks = n - n % kir::kLanes;
+    const kir::FlatOrder f = kir::flat_order(L.n);
     declarations();
     o << "    long i = 0;\n";
-    if (blocks > 0) {  // (a parameter of a few elements has only a tail)
-      o << "    for (; i < " << blocks << "; i += " << kir::kLanes << ") {\n";
+    if (f.blocks > 0) {  // (a parameter of a few elements has only a tail)
+      o << "    for (; i < " << f.blocks << "; i += " << kir::kLanes << ") {\n";
       o << "      for (int l = 0; l < " << kir::kLanes << "; ++l) {\n";
       body("i + l", "        ", true);
       o << "      }\n    }\n";
     }
-    o << "    for (; i < " << n << "; ++i) {\n";
+    o << "    for (; i < " << f.n << "; ++i) {\n";
     body("i", "      ", false);
     o << "    }\n";
-    for (std::size_t k = 0; k < L.sinks.size(); ++k) {
-      o << "    float sum" << k << " = a" << k << "[0];\n";
-      o << "    for (int l = 1; l < " << kir::kLanes << "; ++l) sum" << k << " += a" << k
-        << "[l];\n";
-      o << "    sum" << k << " += b" << k << ";\n";
-      for (const kir::Sink::Factor& f : L.sinks[k].after)  // factors taken out of the loop
-        o << "    sum" << k << (f.divide ? " /= " : " *= ") << ref(f.by, "0") << ";\n";
-      o << "    s[" << L.sinks[k].out << "][0] = sum" << k;
-      if (L.sinks[k].mean) o << " / " << c_float(static_cast<float>(n));
-      o << ";\n";
+    for (std::size_t k = 0; k < L.sinks.size(); ++k) total(k, f);
+  }
+
+  // Sink k's total: its partial sums added in f.finish's order (a run of lanes as a loop), its
+  // factors taken out of the loop, the mean.
+  void total(std::size_t k, const kir::FlatOrder& f) {
+    const std::string sum = "sum" + std::to_string(k), lanes = "a" + std::to_string(k);
+    auto lane = [&](std::size_t i) {
+      return f.finish[i] == kir::FlatOrder::kTail ? -1 : f.finish[i];
+    };
+    auto partial = [&](std::size_t i) {
+      return lane(i) < 0 ? "b" + std::to_string(k) : lanes + "[" + std::to_string(lane(i)) + "]";
+    };
+    o << "    float " << sum << " = " << partial(0) << ";\n";
+    for (std::size_t i = 1; i < f.finish.size();) {
+      std::size_t end = i + 1;  // lanes lane(i), lane(i) + 1, ... up to end
+      while (lane(i) >= 0 && end < f.finish.size() && lane(end) == lane(end - 1) + 1) ++end;
+      if (end - i > 1) {
+        o << "    for (int l = " << lane(i) << "; l < " << lane(end - 1) + 1 << "; ++l) " << sum
+          << " += " << lanes << "[l];\n";
+      } else {
+        o << "    " << sum << " += " << partial(i) << ";\n";
+      }
+      i = end;
     }
+    for (const kir::Sink::Factor& by : L.sinks[k].after)
+      o << "    " << sum << (by.divide ? " /= " : " *= ") << ref(by.by, "0") << ";\n";
+    o << "    s[" << L.sinks[k].out << "][0] = " << sum;
+    if (L.sinks[k].mean) o << " / " << c_float(static_cast<float>(f.n));
+    o << ";\n";
   }
 };
 
 }  // namespace
-
-// A loop with its slots renumbered 0, 1, ... in order of first use; `slots` gets the original
-// numbers, so the loop's code reads them through an array of its own.
-kir::Loop with_local_slots(kir::Loop L, std::vector<int>& slots) {
-  std::map<int, int> local;
-  auto renumber = [&](int& slot) {
-    const auto [it, fresh] = local.emplace(slot, static_cast<int>(slots.size()));
-    if (fresh) slots.push_back(slot);
-    slot = it->second;
-  };
-  auto ref = [&](Ref& r) {
-    if (r.kind == Ref::Kind::Vector || r.kind == Ref::Kind::Strided) renumber(r.index);
-  };
-  for (int& s : L.scalar_loads) renumber(s);
-  for (kir::Expr& e : L.scalar_exprs) ref(e.in[0]), ref(e.in[1]);
-  for (kir::Expr& e : L.body) {
-    ref(e.in[0]), ref(e.in[1]);
-    if (e.store >= 0) renumber(e.store);
-  }
-  for (kir::Sink& k : L.sinks) ref(k.a), ref(k.b), renumber(k.out);
-  return L;
-}
 
 // Each loop is a function of its own over its own slots, called by the step with the step's
 // slots; loops with the same code (an unrolled step's k copies, the optimizer's update of
@@ -342,7 +353,7 @@ std::string emit_c(const kir::Program& ir) {
   for (const kir::Stmt& st : ir.stmts) {
     if (st.kind != kir::Stmt::Kind::Loop) continue;
     const auto i = static_cast<std::size_t>(st.index);
-    const kir::Loop L = with_local_slots(ir.loops[i], args[i]);
+    const kir::Loop L = kir::with_local_slots(ir.loops[i], args[i]);
     std::ostringstream c;
     if (L.nest())
       c << "/* nest over " << L.rows << " x " << L.n << ": " << st.note << " */\n";

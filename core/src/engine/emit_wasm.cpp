@@ -1,5 +1,8 @@
 // emit_wasm.cpp — the lowering IR as a WebAssembly module (emit_wasm.hpp): a small binary writer
-// that writes every instruction's bytes and its line of text format together.
+// that writes every instruction's bytes and its line of text format together. The slots a loop
+// touches and the order of a nest's reduction or a flat loop come from the IR
+// (kir::element_slots, kir::reduction_order, kir::flat_order), and fast_tanh's steps from ops.hpp
+// (FastTanh::kSteps), as they do for emit_c.cpp: this file only prints them.
 #include "looplab/engine/emit_wasm.hpp"
 
 #include <algorithm>
@@ -255,18 +258,12 @@ struct Emitter {
   Locals locals;
   std::map<int, int> pointer_of;  // slot -> pointer local (the current loop)
 
-  // The slots a loop reads or writes element by element, each given a pointer local in order.
+  // The slots a loop reads or writes element by element (kir::element_slots), each given a
+  // pointer local in order of first use.
   static std::map<int, int> pointers_of(const kir::Loop& L) {
     std::map<int, int> p;
-    auto note = [&](const Ref& r) {
-      if (r.kind == Ref::Kind::Vector || r.kind == Ref::Kind::Strided)
-        p.emplace(r.index, static_cast<int>(p.size()));
-    };
-    for (const kir::Expr& e : L.body) {
-      for (const Ref& r : e.in) note(r);
-      if (e.store >= 0) p.emplace(e.store, static_cast<int>(p.size()));
-    }
-    for (const kir::Sink& s : L.sinks) note(s.a), note(s.b);
+    for (const kir::ElementSlot& e : kir::element_slots(L))
+      p.emplace(e.slot, static_cast<int>(p.size()));
     return p;
   }
 
@@ -342,25 +339,40 @@ struct Emitter {
     }
   }
 
-  // fast_tanh (ops.hpp) of scratch A, operation for operation; leaves the result on the stack.
+  // fast_tanh (ops.hpp) of scratch A, step by step (FastTanh::kSteps); leaves the result on the
+  // stack.
   void tanh(bool vec) {
+    for (FastTanh::Step step : FastTanh::kSteps) tanh_step(step, vec);
+  }
+  void tanh_step(FastTanh::Step step, bool vec) {
+    using T = FastTanh;
     Lanes f{a, vec};
     const auto s = [&](int i) { return locals.scratch(vec, i); };
-    const float c = FastTanh::kClamp;
-    f.constant(c), a.get(s(kA)), a.get(s(kA)), f.constant(c), f.gt(), f.select(), a.set(s(kX));
-    f.constant(-c), a.get(s(kX)), a.get(s(kX)), f.constant(-c), f.lt(), f.select(), a.set(s(kX));
-    a.get(s(kX)), a.get(s(kX)), f.mul(), a.set(s(kX2));
-    f.constant(FastTanh::kP[0]);
-    for (std::size_t i = 1; i < std::size(FastTanh::kP); ++i)
-      a.get(s(kX2)), f.mul(), f.constant(FastTanh::kP[i]), f.add();
-    a.get(s(kX)), f.mul(), a.set(s(kP));
-    f.constant(FastTanh::kQ[0]);
-    for (std::size_t i = 1; i < std::size(FastTanh::kQ); ++i)
-      a.get(s(kX2)), f.mul(), f.constant(FastTanh::kQ[i]), f.add();
-    a.set(s(kQ));
-    a.get(s(kP)), a.get(s(kQ)), f.div(), a.set(s(kP));  // r
-    a.get(s(kA)), a.get(s(kP)), a.get(s(kA)), f.abs(), f.constant(FastTanh::kLinearBelow), f.lt(),
-        f.select();
+    const auto horner = [&](const auto& coef) {  // v = coef[0], then v = v * x2 + coef[i]
+      f.constant(coef[0]);
+      for (std::size_t i = 1; i < std::size(coef); ++i)
+        a.get(s(kX2)), f.mul(), f.constant(coef[i]), f.add();
+    };
+    const float c = T::kClamp;
+    switch (step) {
+      case T::Step::ClampAbove:
+        return f.constant(c), a.get(s(kA)), a.get(s(kA)), f.constant(c), f.gt(), f.select(),
+               a.set(s(kX));
+      case T::Step::ClampBelow:
+        return f.constant(-c), a.get(s(kX)), a.get(s(kX)), f.constant(-c), f.lt(), f.select(),
+               a.set(s(kX));
+      case T::Step::Square:
+        return a.get(s(kX)), a.get(s(kX)), f.mul(), a.set(s(kX2));
+      case T::Step::Numerator:
+        return horner(T::kP), a.get(s(kX)), f.mul(), a.set(s(kP));
+      case T::Step::Denominator:
+        return horner(T::kQ), a.set(s(kQ));
+      case T::Step::Ratio:  // r, in P
+        return a.get(s(kP)), a.get(s(kQ)), f.div(), a.set(s(kP));
+      case T::Step::SmallIsItself:
+        return a.get(s(kA)), a.get(s(kP)), a.get(s(kA)), f.abs(), f.constant(T::kLinearBelow),
+               f.lt(), f.select();
+    }
   }
 
   void log(bool vec) {
@@ -475,29 +487,24 @@ struct Emitter {
     }
   }
 
-  // The first term of each partial sum of a reduction (k = 0 .. parts - 1, kir::partials): the
-  // readings advanced before every term but the first, `first(p)` sets partial sum p.
-  template <class First>
-  void first_steps(const kir::Expr& e, First first) {
+  // A reduction's terms in kir::reduction_order(), which visits k = 0, 1, ... in turn, so the
+  // readings advance before every term but the first. `first(p)` sets partial sum p, `each(p)`
+  // adds the step's terms to it; the rounds run as a loop over locals.step().
+  template <class First, class Each>
+  void steps(const kir::Expr& e, const kir::ReductionOrder& r, First first, Each each) {
     start_readings(e);
-    for (int p = 0; p < kir::partials(e.depth); ++p) {
-      if (p > 0) advance_readings(e);
-      first(p);
+    for (const kir::ReductionOrder::Term& t : r.first) {
+      if (t.k > 0) advance_readings(e);
+      first(t.partial);
     }
-  }
-  // Steps k = parts .. depth - 1: whole rounds of `parts` steps in a loop, then the last
-  // depth % parts; before each, the readings advanced; `each(p)` adds the step's terms to partial
-  // sum p = k % parts.
-  template <class Each>
-  void further_steps(const kir::Expr& e, Each each) {
-    const int parts = kir::partials(e.depth), whole = e.depth - e.depth % parts;
-    if (whole > parts) {
-      a.i32(parts), a.set(locals.step());
-      counted(locals.step(), static_cast<unsigned>(whole), parts, [&] {
-        for (int p = 0; p < parts; ++p) advance_readings(e), each(p);
+    if (r.rounds()) {
+      const int stride = static_cast<int>(r.round.size());
+      a.i32(r.round_begin), a.set(locals.step());
+      counted(locals.step(), static_cast<unsigned>(r.round_end), stride, [&] {
+        for (const kir::ReductionOrder::Term& t : r.round) advance_readings(e), each(t.partial);
       });
     }
-    for (int k = whole; k < e.depth; ++k) advance_readings(e), each(k % parts);
+    for (const kir::ReductionOrder::Term& t : r.tail) advance_readings(e), each(t.partial);
   }
 
   // A Sum or Dot's term at the current step, for one column.
@@ -506,16 +513,19 @@ struct Emitter {
     if (e.op == kir::Op::Dot) a.get(locals.reading(1)), a.load_f32(0), a.op(0x94, "f32.mul");
   }
 
-  // A reduction at the current column: term k into partial sum k % parts, the partial sums
-  // added in order, as the C does.
+  // A reduction at the current column, in kir::reduction_order(), as the C does.
   void reduce(const kir::Expr& e) {
-    first_steps(e, [&](int p) { term(e), a.set(locals.column_sum(p)); });
-    further_steps(e, [&](int p) {
-      a.get(locals.column_sum(p)), term(e), a.op(0x92, "f32.add"), a.set(locals.column_sum(p));
-    });
-    a.get(locals.column_sum(0));
-    for (int p = 1; p < kir::partials(e.depth); ++p)
-      a.get(locals.column_sum(p)), a.op(0x92, "f32.add");
+    const kir::ReductionOrder r = kir::reduction_order(e.depth);
+    steps(
+        e, r, [&](int p) { term(e), a.set(locals.column_sum(p)); },
+        [&](int p) {
+          a.get(locals.column_sum(p)), term(e), a.op(0x92, "f32.add");
+          a.set(locals.column_sum(p));
+        });
+    for (std::size_t i = 0; i < r.finish.size(); ++i) {
+      a.get(locals.column_sum(r.finish[i]));
+      if (i > 0) a.op(0x92, "f32.add");
+    }
   }
 
   // Operand o's values at columns c .. c + 3 of the block: four adjacent floats, four gathered,
@@ -550,12 +560,15 @@ struct Emitter {
   // sum in the partial sums of reduce(), added in the same order; the f32x4 of columns
   // 4g .. 4g + 3 goes to local into[g].
   void reduce_columns(const kir::Expr& e, int groups, const int* into) {
-    first_steps(e, [&](int p) { quad_terms(e, groups, p, true); });
-    further_steps(e, [&](int p) { quad_terms(e, groups, p, false); });
+    const kir::ReductionOrder r = kir::reduction_order(e.depth);
+    steps(
+        e, r, [&](int p) { quad_terms(e, groups, p, true); },
+        [&](int p) { quad_terms(e, groups, p, false); });
     for (int g = 0; g < groups; ++g) {
-      a.get(locals.quad_sum(g, 0));
-      for (int p = 1; p < kir::partials(e.depth); ++p)
-        a.get(locals.quad_sum(g, p)), a.simd(228, "f32x4.add");
+      for (std::size_t i = 0; i < r.finish.size(); ++i) {
+        a.get(locals.quad_sum(g, r.finish[i]));
+        if (i > 0) a.simd(228, "f32x4.add");
+      }
       a.set(into[g]);
     }
   }
@@ -640,27 +653,31 @@ struct Emitter {
       a.f32(0.0f), a.set(locals.acc(false, static_cast<int>(s), 0));
     }
     if (L.nest()) return nest(L);
-    const std::size_t blocks = L.n - L.n % kir::kLanes;
+    const kir::FlatOrder f = kir::flat_order(L.n);
     a.i32(0), a.set(locals.off());
-    counted(locals.off(), static_cast<unsigned>(4 * blocks), 4 * kir::kLanes, [&] {
+    counted(locals.off(), static_cast<unsigned>(4 * f.blocks), 4 * kir::kLanes, [&] {
       for (int k = 0; k < kir::kLanes / 4; ++k) body(L, true, k);
     });
-    counted(locals.off(), static_cast<unsigned>(4 * L.n), 4, [&] { body(L, false, 0); });
-    for (std::size_t s = 0; s < L.sinks.size(); ++s) finish(L, static_cast<int>(s));
+    counted(locals.off(), static_cast<unsigned>(4 * f.n), 4, [&] { body(L, false, 0); });
+    for (std::size_t s = 0; s < L.sinks.size(); ++s) finish(L, static_cast<int>(s), f);
   }
 
-  // The partial sums in lane order, then the tail; ÷ n for a mean; to element 0 of the out slot.
-  void finish(const kir::Loop& L, int s) {
+  // The partial sums in f.finish's order (lane l is lane l % 4 of f32x4 accumulator l / 4, the
+  // tail the f32 one), the factors, ÷ n for a mean; to element 0 of the out slot.
+  void finish(const kir::Loop& L, int s, const kir::FlatOrder& f) {
     slot_pointer(L.sinks[static_cast<std::size_t>(s)].out);
-    for (int l = 0; l < kir::kLanes; ++l) {
-      a.get(locals.acc(true, s, l / 4)), a.lane(31, l % 4, "f32x4.extract_lane");
-      if (l > 0) a.op(0x92, "f32.add");
+    for (std::size_t i = 0; i < f.finish.size(); ++i) {
+      const int l = f.finish[i];
+      if (l == kir::FlatOrder::kTail)
+        a.get(locals.acc(false, s, 0));
+      else
+        a.get(locals.acc(true, s, l / 4)), a.lane(31, l % 4, "f32x4.extract_lane");
+      if (i > 0) a.op(0x92, "f32.add");
     }
-    a.get(locals.acc(false, s, 0)), a.op(0x92, "f32.add");
     for (const kir::Sink::Factor& f : L.sinks[static_cast<std::size_t>(s)].after)
       push(f.by, false, 0), f.divide ? a.op(0x95, "f32.div") : a.op(0x94, "f32.mul");
     if (L.sinks[static_cast<std::size_t>(s)].mean)
-      a.f32(static_cast<float>(L.n)), a.op(0x95, "f32.div");
+      a.f32(static_cast<float>(f.n)), a.op(0x95, "f32.div");
     a.store_f32(0);
   }
 

@@ -1,7 +1,9 @@
 // kernel_ir.cpp — a lowered Code to the lowering IR of compiled mode (kernel_ir.hpp,
 // detail/generated.hpp), and generate(), which emits and builds it. What an op computes in a loop
 // or a nest comes from its row of the op table (ops.hpp, FusionRole and LoopForm): no op is named
-// here.
+// here. Also what both emitters must read of a loop alike: the slots it touches (element_slots,
+// with_local_slots), the order of a nest's reduction (reduction_order) and of a flat loop's
+// (flat_order).
 #include "looplab/engine/kernel_ir.hpp"
 
 #include <iterator>
@@ -52,6 +54,81 @@ bool Program::uses_log() const {
       if (e.op == Op::Log) return true;
   }
   return false;
+}
+
+namespace {
+
+// How a loop uses a slot: before the loop (a scalar load, a once-expression's operand), element
+// by element (an operand, a store), or after it (a sink's total).
+enum class SlotUse : unsigned char { Before, Read, Store, After };
+
+// Every slot field of a loop, in the order that defines "first use" (kernel_ir.hpp): f(slot, use),
+// slot an int& or a const int& as the loop is. An operand past its op's arity (a Sink's b outside
+// a Dot) is not read, so it is no use of a slot.
+template <class AnyLoop, class F>
+void each_slot(AnyLoop& L, F f) {
+  auto operand = [&](auto& r, SlotUse use) {
+    if (r.kind == Ref::Kind::Vector || r.kind == Ref::Kind::Strided) f(r.index, use);
+  };
+  for (auto& s : L.scalar_loads) f(s, SlotUse::Before);
+  for (auto& e : L.scalar_exprs)
+    for (int j = 0; j < arity(e.op); ++j)
+      operand(e.in[static_cast<std::size_t>(j)], SlotUse::Before);
+  for (auto& e : L.body) {
+    for (int j = 0; j < arity(e.op); ++j) operand(e.in[static_cast<std::size_t>(j)], SlotUse::Read);
+    if (e.store >= 0) f(e.store, SlotUse::Store);
+  }
+  for (auto& s : L.sinks) {
+    operand(s.a, SlotUse::Read);
+    if (s.kind == Sink::Kind::Dot) operand(s.b, SlotUse::Read);
+    f(s.out, SlotUse::After);
+  }
+}
+
+}  // namespace
+
+std::vector<ElementSlot> element_slots(const Loop& L) {
+  std::vector<ElementSlot> out;
+  std::map<int, std::size_t> at;  // slot -> its entry
+  each_slot(L, [&](int slot, SlotUse use) {
+    if (use != SlotUse::Read && use != SlotUse::Store) return;
+    const auto [it, fresh] = at.emplace(slot, out.size());
+    if (fresh) out.push_back({slot, false});
+    if (use == SlotUse::Store) out[it->second].stored = true;
+  });
+  return out;
+}
+
+Loop with_local_slots(Loop L, std::vector<int>& slots) {
+  std::map<int, int> local;
+  each_slot(L, [&](int& slot, SlotUse) {
+    const auto [it, fresh] = local.emplace(slot, static_cast<int>(slots.size()));
+    if (fresh) slots.push_back(slot);
+    slot = it->second;
+  });
+  return L;
+}
+
+FlatOrder flat_order(std::size_t n) {
+  FlatOrder f;
+  f.n = n;
+  f.blocks = n - n % kLanes;
+  for (int l = 0; l < kLanes; ++l) f.finish.push_back(l);
+  f.finish.push_back(FlatOrder::kTail);
+  return f;
+}
+
+ReductionOrder reduction_order(int depth) {
+  const int parts = partials(depth), whole = depth - depth % parts;
+  ReductionOrder r;
+  r.depth = depth;
+  for (int p = 0; p < parts; ++p) r.first.push_back({p, p}), r.finish.push_back(p);
+  if (whole > parts) {
+    r.round_begin = parts, r.round_end = whole;
+    for (int p = 0; p < parts; ++p) r.round.push_back({p, p});
+  }
+  for (int k = whole; k < depth; ++k) r.tail.push_back({k, k % parts});
+  return r;
 }
 
 }  // namespace looplab::kir

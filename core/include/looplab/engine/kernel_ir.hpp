@@ -100,18 +100,65 @@ struct Program {
   bool uses_log() const;
 };
 
+// What a loop touches, for both emitters. A slot read or written element by element (through a
+// pointer: a Vector or Strided operand, a store), each once, in order of first use: per body
+// expression its operands (up to its arity), then its store; then per sink its operands (b only
+// in a Dot). emit_c gives each a restrict pointer, read-only unless stored; emit_wasm a local.
+struct ElementSlot {
+  int slot = -1;
+  bool stored = false;  // some expression stores it (an activation in place also reads it)
+};
+std::vector<ElementSlot> element_slots(const Loop& L);
+// The loop with its slots numbered 0, 1, ... in order of first use (its scalar loads, its
+// once-expressions' operands, then as element_slots() with each sink's out after its operands);
+// `slots` gets the original numbers, so the loop's code can read them through an array of its own.
+Loop with_local_slots(Loop L, std::vector<int>& slots);
+
 // The partial sums of a sink: element i of a block of kLanes goes to partial sum i % kLanes; the
 // tail (n % kLanes elements) to a last one; at the end they are added in lane order, then the
-// tail. Both emitters keep this order, so native and WebAssembly round alike.
+// tail. flat_order() spells this out for both emitters, so native and WebAssembly round alike.
 constexpr int kLanes = 16;
+
+// A flat loop's order, which both emitters print: elements below `blocks` run in blocks of kLanes
+// (element i adds to its sink's partial sum i % kLanes), elements blocks .. n - 1 are the tail
+// (adding to partial sum kTail), and a sink's total is its partial sums added in `finish`'s order
+// (the lanes in turn, then the tail), then multiplied or divided by its factors (Sink::after) in
+// turn, then divided by n for a mean.
+struct FlatOrder {
+  static constexpr int kTail = kLanes;  // the tail's partial sum, after the lanes'
+  std::size_t n = 0, blocks = 0;
+  std::vector<int> finish;
+};
+FlatOrder flat_order(std::size_t n);
 
 // A nest's reduction over depth terms: term k goes to partial sum k % partials(depth), in float32,
 // and the partial sums are added in order ((s0 + s1) + s2) + s3 at the end. One running sum would
 // wait on its own last addition at every step; four let the steps overlap (W2 natively, best of 5
 // in five alternated rounds: 26.1-27.1 → 22.0-22.5 ms, sums then in double). Float32 rather than
 // double fills twice the lanes of a vector, as the careful reference does (W2 with AVX-512
-// disabled: 28.2-28.3 → 23.0-23.1 ms, reference 22.2). Both emitters keep this order.
+// disabled: 28.2-28.3 → 23.0-23.1 ms, reference 22.2). reduction_order() spells the order out.
 constexpr int kNestPartials = 4;
 inline int partials(int depth) { return depth >= kNestPartials ? kNestPartials : 1; }
+
+// That order spelled out, which both emitters print, so that neither works it out (and native and
+// WebAssembly round alike; emit_test.cpp checks the sums, kernel_ir_test.cpp the order). For
+// depth ≥ 1 the terms come in order of k, each once: the first `partials` set their partial sums
+// (term p sets partial sum p); a loop runs whole rounds (term k0 + t.k adds to t.partial for t in
+// `round`, for every k0 from round_begin below round_end by round.size()); the tail adds the last
+// depth % partials terms one by one; `finish` lists the partial sums in the order they are added
+// (the total is left in the first).
+struct ReductionOrder {
+  struct Term {
+    int k = 0;        // the step along the reduction (an offset into the round, in `round`)
+    int partial = 0;  // the partial sum it goes to
+    bool operator==(const Term&) const = default;
+  };
+  int depth = 0;
+  std::vector<Term> first, round, tail;
+  int round_begin = 0, round_end = 0;  // no loop when equal
+  std::vector<int> finish;
+  bool rounds() const { return round_end > round_begin; }
+};
+ReductionOrder reduction_order(int depth);
 
 }  // namespace looplab::kir

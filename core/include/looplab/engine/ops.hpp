@@ -151,9 +151,22 @@ struct OpDef {
 
 const OpDef& op_def(OpKind kind);
 
-// The coefficients of fast_tanh (Eigen's generic_fast_tanh_float): the generated code of compiled
-// mode (emit_c.cpp, emit_wasm.cpp) computes the same, operation for operation, from these.
+// The coefficients of fast_tanh (Eigen's generic_fast_tanh_float) and its steps in order: the
+// generated code of compiled mode (emit_c.cpp, emit_wasm.cpp) prints kSteps, each step in its own
+// language, so it computes what fast_tanh() does, operation for operation.
 struct FastTanh {
+  enum class Step : unsigned char {
+    ClampAbove,     // x = a > kClamp ? kClamp : a
+    ClampBelow,     // x = x < -kClamp ? -kClamp : x
+    Square,         // x2 = x * x
+    Numerator,      // p = kP[0], then p = p * x2 + kP[i] for i = 1, 2, ..., then p = p * x
+    Denominator,    // q = kQ[0], then q = q * x2 + kQ[i] for i = 1, 2, ...
+    Ratio,          // r = p / q (always: the select below then needs no branch)
+    SmallIsItself,  // |a| < kLinearBelow ? a : r, the result
+  };
+  static constexpr Step kSteps[] = {Step::ClampAbove,   Step::ClampBelow,  Step::Square,
+                                    Step::Numerator,    Step::Denominator, Step::Ratio,
+                                    Step::SmallIsItself};
   static constexpr float kClamp = 7.99881172180175781f;  // tanh(±kClamp) rounds to ±1
   static constexpr float kP[7] = {-2.76076847742355e-16f, 2.00018790482477e-13f,
                                   -8.60467152213735e-11f, 5.12229709037114e-08f,
@@ -164,9 +177,9 @@ struct FastTanh {
   static constexpr float kLinearBelow = 0.0004f;  // |a| below this: tanh(a) = a
 };
 
-// tanh by a rational approximation, |error| < 1e-6. NOTE: libm's tanh is not vectorizable and would
-// be most of a small MLP's step; this is inline and branch-free so loops over it vectorize (SSE
-// natively, simd128 in WebAssembly).
+// tanh by a rational approximation, |error| < 1e-6, in FastTanh::kSteps' order. NOTE: libm's tanh
+// is not vectorizable and would be most of a small MLP's step; this is inline and branch-free so
+// loops over it vectorize (SSE natively, simd128 in WebAssembly).
 inline float fast_tanh(float a) {
   using T = FastTanh;
   float x = a > T::kClamp ? T::kClamp : a;
