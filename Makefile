@@ -13,6 +13,8 @@
 #   make bench    build + run the benchmark natively and as wasm under node
 #   make dist     the wasm module + dist/: the static site (page, widgets, embed, authoring page) and
 #                 dist/looplab-standalone.html (one file, works from file://)
+#   make prove-recipes  follow CONTRIBUTING's "Add an op" on a scratch copy of HEAD: build, test
+#                 (scripts/prove-add-op; one native build, ~4 min; CI runs it after make test)
 #   make fuzz     build the libFuzzer targets (sanitize preset) and run each for FUZZ_SECONDS (default 60)
 #   make clean    remove build/, test-results/ and dist/ (node_modules stays; `make distclean` removes it)
 SHELL := /bin/bash
@@ -35,7 +37,7 @@ CLEAN_ENV := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL
 GOLDEN_CHECK := python3 tests/golden/golden.py check build/native/looplab tests/golden/results
 
 .PRECIOUS: build/%/.configured
-.PHONY: deps apt-deps build build-wasm-module check lint test test-native test-sanitize test-wasm serve bench dist fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
+.PHONY: prove-recipes deps apt-deps build build-wasm-module check lint test test-native test-sanitize test-wasm serve bench dist fuzz fuzz-smoke clean distclean $(addprefix build-,$(PRESETS))
 
 deps: apt-deps node_modules/.package-lock.json
 
@@ -182,6 +184,9 @@ fuzz: build-sanitize
 fuzz-smoke: build-sanitize
 	rm -rf build/sanitize/smoke
 	$(call run-fuzzers,$(FUZZ_SMOKE_SECONDS),build/sanitize/smoke)
+
+prove-recipes: deps
+	$(CLEAN_ENV) scripts/prove-add-op
 
 clean:
 	rm -rf build test-results dist

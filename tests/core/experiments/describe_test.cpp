@@ -77,7 +77,9 @@ TEST_P(EveryDescription, EveryTextComesFromTheCatalogOfItsLanguage) {
     ASSERT_EQ(d["plots"].size(), en["plots"].size());
     for (std::size_t i = 0; i < d["plots"].size(); ++i) {
       EXPECT_FALSE(d["plots"][i]["title"].get<std::string>().empty());
-      if (lang != "en") EXPECT_NE(d["plots"][i]["title"], en["plots"][i]["title"]);
+      if (lang != "en") {
+        EXPECT_NE(d["plots"][i]["title"], en["plots"][i]["title"]);
+      }
     }
     EXPECT_EQ(d["tensorflow"].size(), en["tensorflow"].size());
     EXPECT_EQ(d["quoted"].size(), e.quoted_sources.size());
