@@ -22,7 +22,7 @@ test('web/util/catalogs.js is generated from core/i18n (node web/tools/catalogs.
 });
 
 // A language's glossary: glossary.<lang>.json (English term → the rendering every key must use where
-// the English has the term; the form ../shared/reviews/translation-check.py reads) and
+// the English has the term: a flat map, the form the translation review's checker reads) and
 // glossary.<lang>.replaced.json (renderings a review replaced: a pattern no catalog value may match,
 // what to use instead and why).
 const readJson = (name) => JSON.parse(readFileSync(join(ROOT, 'core', 'i18n', name), 'utf8'));

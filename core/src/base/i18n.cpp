@@ -73,14 +73,6 @@ const Catalog& parsed_catalog(std::size_t i) {
   return tables[i];
 }
 
-const std::string* lookup(std::string_view lang, const std::string& key) {
-  const Catalog& table = catalog(lang);
-  auto it = table.find(key);
-  if (it != table.end()) return &it->second;
-  if (lang != "en") return lookup("en", key);
-  return nullptr;
-}
-
 // ρ with as many digits as it takes to tell it from 1: 0.8, 0.9999499.
 std::string rho_text(double rho) {
   if (!std::isfinite(rho)) return format_sig(rho);
@@ -121,13 +113,14 @@ std::string render_arg(const json& v, const std::string& fmt, std::string_view l
   const std::string s = v.is_string() ? v.get<std::string>() : v.dump();
   if (fmt == "label" || fmt == "unit") {
     if (s.empty()) return s;
-    const std::string* t = lookup(lang, fmt + "." + s);
+    const std::string* t = catalog_text(fmt + "." + s, lang);
     if (t) return *t;
     // A unit that ends in a count, "µs per step at N = 1,000": unit.µs per step at N = # in
     // English too, with the count as {n}.
     std::size_t i = s.size();
     while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') || s[i - 1] == ',')) --i;
-    if (fmt == "unit" && i > 0 && i < s.size() && lookup("en", "unit." + s.substr(0, i) + "#")) {
+    if (fmt == "unit" && i > 0 && i < s.size() &&
+        catalog_text("unit." + s.substr(0, i) + "#", "en")) {
       std::string digits;
       for (char c : s.substr(i))
         if (c != ',') digits += c;
@@ -186,6 +179,12 @@ const Catalog& catalog(std::string_view lang) {
   return parsed_catalog(0);
 }
 
+const std::string* catalog_text(const std::string& key, std::string_view lang) {
+  const Catalog& table = catalog(lang);
+  if (const auto it = table.find(key); it != table.end()) return &it->second;
+  return lang != "en" ? catalog_text(key, "en") : nullptr;
+}
+
 json msg(std::string key, json args) {
   return json{{"key", std::move(key)}, {"args", std::move(args)}};
 }
@@ -215,7 +214,7 @@ bool is_message(const json& v) {
 std::string render(const json& m, std::string_view lang) {
   if (!m.is_object() || !m.contains("key") || !m["key"].is_string()) return "";
   const std::string key = m["key"].get<std::string>();
-  const std::string* tmpl = lookup(lang, key);
+  const std::string* tmpl = catalog_text(key, lang);
   if (!tmpl) return "\u27e6" + key + "\u27e7";
   static const json kNoArgs = json::object();
   const json& args = m.contains("args") && m["args"].is_object() ? m["args"] : kNoArgs;

@@ -114,32 +114,28 @@ class OverheadRun final : public ChunkedRun {
     return series;
   }
 
+  // One row per mode (and js_per_call, when measured): its fitted line and its ends.
+  static json cost_row(const std::string& mode, const CostLine& c, const std::vector<double>& us,
+                       const char* where, bool diverged) {
+    return {{"mode", mode},
+            {"a_us", c.a},
+            {"b_ns_per_point", c.b * 1000.0},
+            {"crossover_n", c.crossover ? json(*c.crossover) : json(nullptr)},
+            {"us_at_n_min", us.front()},
+            {"us_at_n_max", us.back()},
+            {"measured_in", msg(where)},
+            {"diverged", diverged}};
+  }
+
   json runs() const override {
     json runs = json::array();
+    const char* core = environment()["build"] == "wasm" ? "env.where_wasm" : "env.where_native";
     for (const char* m : kOverheadModes) {
       const ModeFit& f = fits_.at(m);
-      const CostLine c = fit_cost_line_of(m);
-      runs.push_back({{"mode", m},
-                      {"a_us", c.a},
-                      {"b_ns_per_point", c.b * 1000.0},
-                      {"crossover_n", c.crossover ? json(*c.crossover) : json(nullptr)},
-                      {"us_at_n_min", f.us.front()},
-                      {"us_at_n_max", f.us.back()},
-                      {"measured_in", msg(environment()["build"] == "wasm" ? "env.where_wasm"
-                                                                           : "env.where_native")},
-                      {"diverged", f.diverged}});
+      runs.push_back(cost_row(m, fit_cost_line_of(m), f.us, core, f.diverged));
     }
-    if (js_) {
-      const CostLine& c = js_->line;
-      runs.push_back({{"mode", "js_per_call"},
-                      {"a_us", c.a},
-                      {"b_ns_per_point", c.b * 1000.0},
-                      {"crossover_n", c.crossover ? json(*c.crossover) : json(nullptr)},
-                      {"us_at_n_min", js_->us.front()},
-                      {"us_at_n_max", js_->us.back()},
-                      {"measured_in", msg("env.where_js")},
-                      {"diverged", js_->diverged}});
-    }
+    if (js_)
+      runs.push_back(cost_row("js_per_call", js_->line, js_->us, "env.where_js", js_->diverged));
     return runs;
   }
 

@@ -52,18 +52,4 @@ RatioVerdict ratio_verdict(const PairedRatio& r, double band) {
   return RatioVerdict::Inconclusive;
 }
 
-std::string_view verdict_name(RatioVerdict v) {
-  switch (v) {
-    case RatioVerdict::AFaster:
-      return "a";
-    case RatioVerdict::BFaster:
-      return "b";
-    case RatioVerdict::Same:
-      return "same";
-    case RatioVerdict::Inconclusive:
-      break;
-  }
-  return "inconclusive";
-}
-
 }  // namespace looplab

@@ -8,17 +8,9 @@ namespace looplab {
 
 namespace {
 
-// The catalog text of `key` in lang, else in English; nullptr when English has none either.
-const std::string* text_or_null(const std::string& key, std::string_view lang) {
-  for (std::string_view l : {lang, std::string_view("en")}) {
-    const Catalog& c = catalog(l);
-    if (const auto it = c.find(key); it != c.end()) return &it->second;
-  }
-  return nullptr;
-}
-
+// A describe text: the catalog's in lang, else in English (which must have it).
 std::string text(const std::string& key, std::string_view lang) {
-  if (const std::string* t = text_or_null(key, lang)) return *t;
+  if (const std::string* t = catalog_text(key, lang)) return *t;
   throw std::logic_error("no text " + key + " in core/i18n/en.json");
 }
 
@@ -60,14 +52,14 @@ json Experiment::describe(std::string_view lang) const {
                   {"value", text(q + "value", lang)},
                   {"source", text("source." + quoted_sources[i], lang)}};
     // The figure as the thread wrote it (Chinese or Indonesian), beside a translation of it.
-    if (const std::string* original = text_or_null(q + "original", lang); original && lang != "en")
+    if (const std::string* original = catalog_text(q + "original", lang); original && lang != "en")
       entry["original"] = *original;
     quoted.push_back(entry);
   }
   json tensorflow = json::array();
   for (int i = 0;; ++i) {
     const std::string t = "tf." + id + "." + std::to_string(i) + ".";
-    if (!text_or_null(t + "looplab", "en")) break;
+    if (!catalog_text(t + "looplab", "en")) break;
     tensorflow.push_back(
         {{"looplab", text(t + "looplab", lang)}, {"tensorflow", text(t + "tensorflow", lang)}});
   }

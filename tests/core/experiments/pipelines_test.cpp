@@ -15,10 +15,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-// (The result is re-read as an ordered_json, this file's json.)
 json run_pipelines(const json& config) {
-  auto take_progress = [](const nlohmann::json&) {};  // as a caller would: progress between chunks
-  return json::parse(run_to_end(config.dump(), 50.0, take_progress).dump());
+  return run_to_end(config.dump(), 50.0,
+                    [](const json&) {});  // progress between chunks, as a caller
 }
 
 std::string pipelines_error_of(const json& config) {

@@ -34,6 +34,9 @@ std::string normalize_lang(std::string_view tag);
 using Catalog = std::map<std::string, std::string, std::less<>>;
 const Catalog& catalog(std::string_view lang);
 
+// The catalog template of `key` in lang, else in English; nullptr when English lacks it too.
+const std::string* catalog_text(const std::string& key, std::string_view lang);
+
 json msg(std::string key, json args = json::object());
 
 // The items (messages or values) with the separator message between each two, [a, sep, b, sep, c]:

@@ -20,7 +20,6 @@
 //   kMinDecidingRounds rounds: more rounds are needed.
 #pragma once
 
-#include <string_view>
 #include <vector>
 
 namespace looplab {
@@ -45,6 +44,5 @@ PairedRatio paired_ratio(const std::vector<double>& a, const std::vector<double>
 
 enum class RatioVerdict { AFaster, BFaster, Same, Inconclusive };
 RatioVerdict ratio_verdict(const PairedRatio& r, double band = kPracticalBand);
-std::string_view verdict_name(RatioVerdict v);  // "a", "b", "same", "inconclusive"
 
 }  // namespace looplab
