@@ -38,7 +38,7 @@ def golden_configs(cli):
 # Leaves that follow the clock even when three runs happened to agree: adaptive step counts, how many
 # chunks a timing filled, which mode was fastest, and, in the timing experiments, every sentence of
 # the summary (they quote times).
-TIMING_KEYS = {"clock_resolution_ns", "steps", "steps_per_chunk", "chunks", "fastest", "wins_every_cell",
+TIMING_KEYS = {"clock_resolution_ns", "steps", "steps_per_chunk", "chunks", "rounds", "epochs_per_round", "fastest", "wins_every_cell",
                "wins_every_cell_eager_vs_traced", "cells_without_a_measurable_winner"}
 # Leaves that follow the CPU the native build was compiled for (-march=native): "SSE2", "AVX2", ...
 # and the machine's compiled-code cache (a fresh machine builds the code, a warm one finds it built).
@@ -101,7 +101,7 @@ def without_timed_comparisons(result):
     return result
 
 
-TIMED_MESSAGE = re.compile(r"cmp\.((same|win|short)\.(time|rate)|short\.same)")
+TIMED_MESSAGE = re.compile(r"cmp\.((same|win|short|same_paired|unsure)\.(time|rate)|short\.(same|same_paired|unsure))")
 
 
 def without_timed_messages(m):

@@ -16,8 +16,10 @@
 // The page adds two more, measured in the browser worker (web/runtime/js-variants.js) with their
 // epochs interleaved, both with fit's traced step: js_train_on_batch, JavaScript calling the
 // module once per batch and copying the batch into the wasm heap each time, and js_fit, JavaScript
-// calling the core's fit once per epoch. Per variant: µs per step (median over chunks of whole
-// epochs, half the IQR as its spread). Every conclusion is a Comparison (comparison.hpp). The
+// calling the core's fit once per epoch. The variants take turns in rounds of whole epochs, in
+// alternating order, so every timing comparison is a paired one (paired.hpp): µs per step per
+// round, and the verdict from the per-round ratio's 95% interval. Every conclusion is a
+// Comparison (comparison.hpp). The
 // losses must agree: the same steps in the same order; eager and traced may differ in the last
 // bits, so they are compared with a stated tolerance (kLossTolerance).
 #include <algorithm>
@@ -59,9 +61,9 @@ struct GranularityVariant {
   std::unique_ptr<TrainerSession> session;
   int epochs_done = 0;
   double first_epoch_ms = 0.0, total_ms = 0.0;
-  std::vector<double> chunk_us;  // µs per step, one per chunk of whole epochs
-  double chunk_ms = 0.0;
-  long long chunk_steps = 0;
+  std::vector<double> rounds_us;  // µs per step, one per round (paired.hpp), the first epoch apart
+  double turn_ms = 0.0;           // of the round under way
+  long long turn_steps = 0;
   std::vector<float> losses;
   bool diverged = false;
   Series* series = nullptr;  // registered with the run as `name`
@@ -131,7 +133,7 @@ class CallGranularityRun final : public ChunkedRun {
     }
   }
 
-  bool done() const override {
+  bool finished() const override {
     return std::all_of(variants_.begin(), variants_.end(),
                        [&](const auto& v) { return v->epochs_done >= epochs_ || v->diverged; });
   }
@@ -156,8 +158,6 @@ class CallGranularityRun final : public ChunkedRun {
   const GranularityVariant& eager_calls() const { return *variants_[1]; }
   const GranularityVariant& traced_calls() const { return *variants_[2]; }
   const GranularityVariant& compiled_calls() const { return *variants_[3]; }
-
-  void work_one() override { run_epoch(current()); }
 
   double fraction() const override {
     double epochs_done = 0;
@@ -247,19 +247,80 @@ class CallGranularityRun final : public ChunkedRun {
                                      {"end", msg(same ? "cg.r_js_same" : "cg.r_js_differ")}})})}});
   }
 
-  // The variants take turns, one epoch each, so a change in machine load (another process, a
-  // browser tab) hits all alike instead of biasing whichever ran during it.
-  GranularityVariant& current() const {
-    GranularityVariant* next =
-        nullptr;  // the unfinished variant with the fewest epochs, the first on a tie
-    for (auto& v : variants_)
-      if (v->epochs_done < epochs_ && !v->diverged && (!next || v->epochs_done < next->epochs_done))
-        next = v.get();
-    return next ? *next : *variants_.back();
+  // The variants take turns in rounds: each runs round_epochs_ epochs in its turn, the order
+  // reversed every round (fit, train_on_batch, …, then back), so a change in machine load (another
+  // process, a browser tab) hits all alike; round i of two variants is a pair. Round 0 is every
+  // variant's first epoch (it includes the trace), reported apart; round 1 is one epoch each, and
+  // sets how many epochs a round needs to last chunk_ms.
+  // After the configured epochs, time_more() goes on with the rounds (extra_: losses not recorded).
+  bool running(const GranularityVariant& v) const {
+    return !v.diverged && (extra_ || v.epochs_done < epochs_);
   }
 
-  // One epoch of the variant; the first epoch (it includes the trace) is reported apart, the others
-  // are timed in chunks of whole epochs lasting at least chunk_ms.
+  std::vector<Comparison> timing_comparisons() const override {
+    std::vector<Comparison> all = comparisons();
+    all.resize(4);  // the four times; the losses follow
+    return all;
+  }
+
+  bool time_more() override {
+    extra_ = true;
+    work_one();
+    return true;
+  }
+
+  GranularityVariant& current() const {
+    const int n = static_cast<int>(variants_.size());
+    for (int i = 0; i < n; ++i) {
+      const int k = (turn_ + i) % n;
+      GranularityVariant& v = *variants_[static_cast<std::size_t>(round_ % 2 ? n - 1 - k : k)];
+      if (running(v)) return v;
+    }
+    return *variants_.back();
+  }
+
+  void work_one() override {
+    GranularityVariant& v = current();
+    run_epoch(v);
+    if (++epochs_in_turn_ < round_epochs() && running(v)) return;
+    if (round_ > 0 && v.turn_steps > 0)
+      v.rounds_us.push_back(v.turn_ms * 1000.0 / static_cast<double>(v.turn_steps));
+    v.turn_ms = 0.0;
+    v.turn_steps = 0;
+    epochs_in_turn_ = 0;
+    // The next variant in this round's order that still runs, or the next round.
+    const int n = static_cast<int>(variants_.size());
+    const int at = round_ % 2 ? n - 1 - index_of(v) : index_of(v);
+    turn_ = at + 1;
+    bool more = false;
+    for (int k = turn_; k < n; ++k)
+      more = more || running(*variants_[static_cast<std::size_t>(round_ % 2 ? n - 1 - k : k)]);
+    if (!more) next_round();
+  }
+
+  void next_round() {
+    ++round_;
+    turn_ = 0;
+    if (round_ != 2) return;
+    // A round lasts at least chunk_ms for the fastest variant (browser clocks tick in 5-100 µs).
+    double fastest_ms = INFINITY;
+    for (const auto& v : variants_)
+      if (!v->rounds_us.empty())
+        fastest_ms = std::min(fastest_ms, v->rounds_us.back() * batches_ / 1000.0);
+    if (std::isfinite(fastest_ms) && fastest_ms > 0.0)
+      epochs_per_round_ =
+          static_cast<int>(std::clamp(std::ceil(chunk_ms_ / fastest_ms), 1.0, 1000.0));
+  }
+
+  int round_epochs() const { return round_ < 2 ? 1 : epochs_per_round_; }
+
+  int index_of(const GranularityVariant& v) const {
+    for (std::size_t i = 0; i < variants_.size(); ++i)
+      if (variants_[i].get() == &v) return static_cast<int>(i);
+    return 0;
+  }
+
+  // One epoch of the variant, timed; the first epoch (it includes the trace) is reported apart.
   void run_epoch(GranularityVariant& v) {
     if (!v.session)
       v.session = std::make_unique<TrainerSession>(session_config(params().values(), v.mode));
@@ -281,15 +342,10 @@ class CallGranularityRun final : public ChunkedRun {
     if (v.epochs_done == 0) {
       v.first_epoch_ms = ms;
     } else {
-      v.chunk_ms += ms;
-      v.chunk_steps += batches_;
-      if (v.chunk_ms >= chunk_ms_ || v.epochs_done + 1 == epochs_) {
-        v.chunk_us.push_back(v.chunk_ms * 1000.0 / static_cast<double>(v.chunk_steps));
-        v.chunk_ms = 0.0;
-        v.chunk_steps = 0;
-      }
+      v.turn_ms += ms;
+      v.turn_steps += batches_;
     }
-    record(v, losses);
+    if (!extra_) record(v, losses);
     ++v.epochs_done;
   }
 
@@ -304,9 +360,7 @@ class CallGranularityRun final : public ChunkedRun {
     }
   }
 
-  static Measure step_of(const GranularityVariant& v) {
-    return {v.name, median(v.chunk_us), half_iqr(v.chunk_us)};
-  }
+  static Measure step_of(const GranularityVariant& v) { return paired_side(v.name, v.rounds_us); }
   static Measure loss_of(const GranularityVariant& v) {
     const double l = v.losses.empty() ? 0.0 : static_cast<double>(v.losses.back());
     return loss_measure(v.name, l);
@@ -344,13 +398,15 @@ class CallGranularityRun final : public ChunkedRun {
     const double by_mode = mode.a.value - mode.b.value;  // eager − traced, both per call
     const double by_boundary = boundary.a.value - boundary.b.value;  // per call − fit, both traced
     const json boundary_clause =
-        msg(boundary.verdict == Verdict::B  // fit, the b side, faster
-                ? "cg.b_cost"
-                : "cg.b_none",
+        msg(boundary.verdict == Verdict::B              ? "cg.b_cost"  // fit, the b side, faster
+            : boundary.verdict == Verdict::Inconclusive ? "cg.b_unsure"
+                                                        : "cg.b_none",
             {{"us", by_boundary}, {"c", comparison_message(boundary.to_json())}});
-    const char* key = total.verdict != Verdict::B  ? "cg.a_not_slower"
-                      : mode.verdict != Verdict::B ? "cg.a_not_mode"  // traced step not faster
-                                                   : "cg.a_mode";
+    const char* key = total.verdict == Verdict::Inconclusive  ? "cg.a_unsure"
+                      : total.verdict != Verdict::B           ? "cg.a_not_slower"
+                      : mode.verdict == Verdict::Inconclusive ? "cg.a_mode_unsure"
+                      : mode.verdict != Verdict::B            ? "cg.a_not_mode"  // not faster
+                                                              : "cg.a_mode";
     const double share = gap != 0.0 ? by_mode / gap * 100.0 : 0.0;
     return msg(key, {{"c0", comparison_message(total.to_json())},
                      {"c1", comparison_message(mode.to_json())},
@@ -362,16 +418,17 @@ class CallGranularityRun final : public ChunkedRun {
   }
 
   json run_json(const GranularityVariant& v) const {
-    const double us = median(v.chunk_us);
+    const double us = median(v.rounds_us);
     return {{"variant", v.name},
             {"mode", mode_name(v.mode)},
             {"measured_in", v.where},
             {"batch_copied_per_call", v.per_call},
             {"steps", static_cast<long long>(v.losses.size())},
             {"us_per_step", us},
-            {"overhead_us_per_call", us - median(fit().chunk_us)},
-            {"spread_us", half_iqr(v.chunk_us)},
-            {"chunks", static_cast<long long>(v.chunk_us.size())},
+            {"overhead_us_per_call", us - median(fit().rounds_us)},
+            {"spread_us", half_iqr(v.rounds_us)},
+            {"rounds", static_cast<long long>(v.rounds_us.size())},
+            {"epochs_per_round", epochs_per_round_},
             {"first_epoch_ms", v.first_epoch_ms},
             {"total_ms", v.total_ms},
             {"final_loss", v.diverged || v.losses.empty() ? json(nullptr) : json(v.losses.back())},
@@ -430,13 +487,14 @@ class CallGranularityRun final : public ChunkedRun {
          {"note", msg("cg.h_same_note", {{"steps", static_cast<long long>(fit().losses.size())},
                                          {"gap", gap},
                                          {"tol", kLossTolerance}})}});
-    // With one or two timed chunks a side has no spread to speak of (half the IQR of one value is
-    // 0), so a single disturbed chunk could decide a verdict: say so.
-    std::size_t fewest = fit().chunk_us.size();
+    // Fewer rounds than a 95% interval needs decide nothing: say how to get them.
+    std::size_t fewest = fit().rounds_us.size();
     for (const GranularityVariant* v : {&eager_calls(), &traced_calls(), &compiled_calls()})
-      fewest = std::min(fewest, v->chunk_us.size());
-    const json few_chunks = msg(fewest < 3 ? "cg.few" : "cg.few_none",
-                                {{"chunks", plural("cg.chunks", static_cast<long long>(fewest))}});
+      fewest = std::min(fewest, v->rounds_us.size());
+    const json few_chunks =
+        msg(static_cast<int>(fewest) < kMinDecidingRounds ? "cg.few" : "cg.few_none",
+            {{"chunks", plural("cmp.rounds", static_cast<long long>(fewest))},
+             {"min", kMinDecidingRounds}});
     const json end = msg(diverged     ? "cg.r_diverged"
                          : !same      ? "cg.r_differ"
                          : gap == 0.0 ? "cg.r_bits"
@@ -463,6 +521,9 @@ class CallGranularityRun final : public ChunkedRun {
   int epochs_, batches_;
   double chunk_ms_;
   std::vector<std::unique_ptr<GranularityVariant>> variants_;
+  int round_ = 0, turn_ = 0, epochs_in_turn_ = 0;
+  int epochs_per_round_ = 1;           // from round 2 on (next_round)
+  bool extra_ = false;                 // rounds after the configured epochs (time_more)
   std::optional<BrowserVariants> js_;  // set by add_measurements (the browser worker)
 };
 
@@ -472,13 +533,9 @@ Experiment make_call_granularity_experiment() {
   Experiment e;
   e.id = "call-granularity";
   e.params = {
-      common::samples(10000, 1),
-      common::batch(),
-      integer("epochs", 50, 2, 10000),
-      common::hidden(),
-      common::adam_lr(),
-      common::chunk_ms(5.0),
-      common::seed(),
+      common::samples(10000, 1), common::batch(),   integer("epochs", 50, 2, 10000),
+      common::hidden(),          common::adam_lr(), common::chunk_ms(5.0),
+      common::max_seconds(),     common::seed(),
   };
   e.plots = json::array({line_plot("loss", {"step"}, {"loss"},
                                    {"fit", "train_on_batch", "train_on_batch_traced",
@@ -500,7 +557,7 @@ Experiment make_call_granularity_experiment() {
                         std::floor(static_cast<double>(n) / static_cast<double>(batch)),
                     "n, batch, hidden and epochs"};
   };
-  e.small_config = {"n=1000", "epochs=3", "chunk_ms=0.5"};
+  e.small_config = {"n=1000", "epochs=3", "chunk_ms=0.5", "max_seconds=0"};
   e.golden_configs = {{}, {"n=1000", "epochs=4"}, {"n=2000", "batch=50", "epochs=2"}};
   e.start = start_run_of<CallGranularityRun>;
   return e;

@@ -1,10 +1,15 @@
 // comparison.cpp — verdicts from values and spreads, and the clause each comparison renders.
 #include "looplab/experiments/comparison.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <tuple>
 
 #include "looplab/base/format.hpp"
 #include "looplab/base/i18n.hpp"
+#include "looplab/experiments/results.hpp"
+#include "looplab/experiments/timing.hpp"
 
 namespace looplab {
 namespace {
@@ -33,8 +38,44 @@ Verdict verdict_from(double a, double sa, double b, double sb, bool lower_better
 }
 
 const char* verdict_word(Verdict v) {
-  return v == Verdict::A ? "a" : v == Verdict::B ? "b" : "same";
+  switch (v) {
+    case Verdict::A:
+      return "a";
+    case Verdict::B:
+      return "b";
+    case Verdict::Same:
+      return "same";
+    case Verdict::Inconclusive:
+      return "inconclusive";
+  }
+  return "same";
 }
+
+Verdict verdict_of_ratio(const PairedRatio& r) {
+  switch (ratio_verdict(r)) {
+    case RatioVerdict::AFaster:
+      return Verdict::A;
+    case RatioVerdict::BFaster:
+      return Verdict::B;
+    case RatioVerdict::Same:
+      return Verdict::Same;
+    case RatioVerdict::Inconclusive:
+      return Verdict::Inconclusive;
+  }
+  return Verdict::Inconclusive;
+}
+
+// The ratio a/b over the rounds both sides have (a side that stopped early, diverged, has fewer);
+// with no common round, 1 with a point interval and 0 rounds: inconclusive.
+PairedRatio ratio_over_rounds(std::vector<double> a, std::vector<double> b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  if (n == 0) return {1.0, 1.0, 1.0, 0};
+  a.resize(n);
+  b.resize(n);
+  return paired_ratio(a, b);
+}
+
+bool is_paired(const json& c) { return c.contains("rounds"); }
 
 // "18.8" or "18.8 ± 0.9" as a message: the numbers stay numbers, formatted by the renderer. The
 // arguments are the same whatever the verdict, so a result's structure never depends on a timing.
@@ -46,7 +87,11 @@ json value_message(const json& side, bool with_spread) {
 
 double factor_of(const json& c) {
   const std::string v = c.value("verdict", "same");
-  if (v == "same") return 1.0;
+  if (v != "a" && v != "b") return 1.0;
+  if (is_paired(c)) {  // a/b is a time ratio: the winner's factor is its inverse when a won
+    const double r = c.value("ratio", 1.0);
+    return r > 0.0 ? (v == "a" ? 1.0 / r : r) : 1.0;
+  }
   const bool lower = c.value("better", "lower") == "lower";
   const json& win = c[v == "a" ? "a" : "b"];
   const json& lose = c[v == "a" ? "b" : "a"];
@@ -55,10 +100,33 @@ double factor_of(const json& c) {
   return den > 0.0 && num > 0.0 ? num / den : 1.0;
 }
 
+// What a paired comparison's rounds show, as a message: for a winner its factor's interval ("95%
+// interval 1.6–1.9× over 40 rounds"), otherwise the ratio a/b and its interval.
+json evidence_message(const json& c, const std::string& verdict) {
+  const double r = c.value("ratio", 1.0);
+  const json& ci = c.at("ci");
+  double lo = ci.at(0).get<double>(), hi = ci.at(1).get<double>();
+  const json rounds = plural("cmp.rounds", c.value("rounds", 0LL));
+  if (verdict == "a" || verdict == "b") {
+    if (verdict == "a") std::tie(lo, hi) = std::pair(1.0 / hi, 1.0 / lo);
+    return msg("cmp.evidence_win", {{"lo", lo}, {"hi", hi}, {"rounds", rounds}});
+  }
+  return msg("cmp.evidence_ratio", {{"a", c["a"].value("label", "")},
+                                    {"b", c["b"].value("label", "")},
+                                    {"ratio", r},
+                                    {"lo", lo},
+                                    {"hi", hi},
+                                    {"rounds", rounds}});
+}
+
+int band_percent() { return static_cast<int>(std::lround(kPracticalBand * 100.0)); }
+
 }  // namespace
 
 double Comparison::factor() const {
-  if (verdict == Verdict::Same) return 1.0;
+  if (verdict == Verdict::Same || verdict == Verdict::Inconclusive) return 1.0;
+  if (paired && paired->ratio > 0.0)
+    return verdict == Verdict::A ? 1.0 / paired->ratio : paired->ratio;
   const Measure& win = verdict == Verdict::A ? a : b;
   const Measure& lose = verdict == Verdict::A ? b : a;
   const double num = lower_is_better() ? lose.value : win.value;
@@ -71,49 +139,84 @@ std::string Comparison::sentence() const { return english(comparison_message(to_
 std::string Comparison::short_text() const { return english(comparison_short_message(to_json())); }
 
 // The clause: for a verdict a or b, side "a" of the message is the winner. Every message has the
-// same arguments (a, b, factor, unit, values) whatever the verdict.
+// same arguments (a, b, factor, unit, values; band when paired) whatever the verdict.
 json comparison_message(const json& c) {
   const std::string verdict = c.value("verdict", "same"), quantity = c.value("quantity", "time");
   const std::string unit = c.value("unit", "");
-  const bool same = verdict == "same";
+  const bool win = verdict == "a" || verdict == "b", paired = is_paired(c);
   const json unit_part = unit.empty() ? json() : msg("cmp.unit", {{"unit", unit}});
   const json& first = c[verdict == "b" ? "b" : "a"];
   const json& second = c[verdict == "b" ? "a" : "b"];
-  const json values = msg(
-      "cmp.values",
-      {{"a", value_message(first, same)}, {"b", value_message(second, same)}, {"unit", unit_part}});
-  return msg((same ? "cmp.same." : "cmp.win.") + quantity, {{"a", first.value("label", "")},
-                                                            {"b", second.value("label", "")},
-                                                            {"factor", factor_of(c)},
-                                                            {"unit", unit},
-                                                            {"values", values}});
+  const bool spread = !win && !paired;
+  json values_args = {{"a", value_message(first, spread)},
+                      {"b", value_message(second, spread)},
+                      {"unit", unit_part}};
+  if (paired) values_args["evidence"] = evidence_message(c, verdict);
+  const json values = msg(paired ? "cmp.values_paired" : "cmp.values", values_args);
+  const std::string family = win                         ? "cmp.win."
+                             : verdict == "inconclusive" ? "cmp.unsure."
+                             : paired                    ? "cmp.same_paired."
+                                                         : "cmp.same.";
+  json args = {{"a", first.value("label", "")},
+               {"b", second.value("label", "")},
+               {"factor", factor_of(c)},
+               {"unit", unit},
+               {"values", values}};
+  if (paired) args["band"] = band_percent();
+  return msg(family + quantity, args);
 }
 
 json comparison_short_message(const json& c) {
   const std::string verdict = c.value("verdict", "same"), quantity = c.value("quantity", "time");
-  const std::string key = verdict != "same"    ? "cmp.short." + quantity
-                          : quantity == "loss" ? "cmp.short.same_loss"
-                                               : "cmp.short.same";
-  return msg(key, {{"a", c[verdict == "b" ? "b" : "a"].value("label", "")},
-                   {"factor", factor_of(c)},
-                   {"unit", c.value("unit", "")}});
+  const bool paired = is_paired(c);
+  const std::string key = verdict == "a" || verdict == "b" ? "cmp.short." + quantity
+                          : verdict == "inconclusive"      ? std::string("cmp.short.unsure")
+                          : quantity == "loss"             ? std::string("cmp.short.same_loss")
+                          : paired                         ? std::string("cmp.short.same_paired")
+                                                           : std::string("cmp.short.same");
+  json args = {{"a", c[verdict == "b" ? "b" : "a"].value("label", "")},
+               {"factor", factor_of(c)},
+               {"unit", c.value("unit", "")}};
+  if (paired) args["band"] = band_percent();
+  return msg(key, args);
 }
 
 json Comparison::to_json() const {
   const auto side = [](const Measure& m) {
     return json{{"label", m.label}, {"value", m.value}, {"spread", m.spread}};
   };
-  return {{"id", id},
-          {"a", side(a)},
-          {"b", side(b)},
-          {"quantity", quantity_word(quantity)},
-          {"unit", unit},
-          {"better", better_word(quantity)},
-          {"verdict", verdict_word(verdict)}};
+  json j = {{"id", id},
+            {"a", side(a)},
+            {"b", side(b)},
+            {"quantity", quantity_word(quantity)},
+            {"unit", unit},
+            {"better", better_word(quantity)},
+            {"verdict", verdict_word(verdict)}};
+  if (paired) {
+    j["ratio"] = paired->ratio;
+    j["ci"] = {paired->lo, paired->hi};
+    j["rounds"] = paired->rounds;
+    j["band"] = kPracticalBand;
+  }
+  return j;
+}
+
+Measure paired_side(std::string label, std::vector<double> rounds) {
+  Measure m(std::move(label), median(rounds), half_iqr(rounds));
+  m.rounds = std::move(rounds);
+  return m;
 }
 
 Comparison compare(std::string id, Measure a, Measure b, Quantity quantity, std::string unit) {
-  Comparison c{std::move(id), std::move(a), std::move(b), quantity, std::move(unit), Verdict::Same};
+  Comparison c{std::move(id),   std::move(a),  std::move(b), quantity,
+               std::move(unit), Verdict::Same, std::nullopt};
+  if (!c.a.rounds.empty() || !c.b.rounds.empty()) {
+    if (quantity != Quantity::Time)
+      throw std::invalid_argument("compare " + c.id + ": paired rounds are for times only");
+    c.paired = ratio_over_rounds(c.a.rounds, c.b.rounds);
+    c.verdict = verdict_of_ratio(*c.paired);
+    return c;
+  }
   c.verdict = verdict_from(c.a.value, c.a.spread, c.b.value, c.b.spread, c.lower_is_better());
   return c;
 }
@@ -125,6 +228,16 @@ json comparisons_json(const std::vector<Comparison>& comparisons) {
 }
 
 std::string verdict_of(const json& c) {
+  if (is_paired(c)) {  // from the ratio's interval: {ratio, ci: [lo, hi], rounds}
+    const json* ci = c.contains("ci") ? &c["ci"] : nullptr;
+    if (!c["rounds"].is_number_integer() || !c.contains("ratio") || !c["ratio"].is_number() ||
+        !ci || !ci->is_array() || ci->size() != 2 || !(*ci)[0].is_number() || !(*ci)[1].is_number())
+      return "";
+    const PairedRatio r{c["ratio"].get<double>(), (*ci)[0].get<double>(), (*ci)[1].get<double>(),
+                        c["rounds"].get<int>()};
+    if (!(r.lo <= r.ratio && r.ratio <= r.hi)) return "";  // an interval that misses its estimate
+    return verdict_word(verdict_of_ratio(r));
+  }
   const auto number = [&](const char* side, const char* key) -> const json* {
     if (!c.is_object() || !c.contains(side) || !c[side].is_object()) return nullptr;
     const json& s = c[side];

@@ -91,7 +91,7 @@ class ExecutionModesRun final : public ChunkedRun {
     }
   }
 
-  bool done() const override { return runs_.back()->finished; }
+  bool finished() const override { return runs_.back()->finished; }
 
  private:
   void work_one() override {

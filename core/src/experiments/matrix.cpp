@@ -79,7 +79,7 @@ class MatrixRun final : public ChunkedRun {
       }
   }
 
-  bool done() const override { return next_ >= cells_.size() * kMatrixModeCount; }
+  bool finished() const override { return next_ >= cells_.size() * kMatrixModeCount; }
 
  private:
   double fraction() const override {

@@ -60,7 +60,7 @@ class OverheadRun final : public ChunkedRun {
       series_[m] = &add_series(kOverheadModes[m], {"n", "us_per_step", "us_spread"});
   }
 
-  bool done() const override { return next_ >= sizes_.size() * kOverheadModeCount; }
+  bool finished() const override { return next_ >= sizes_.size() * kOverheadModeCount; }
 
  private:
   double fraction() const override {

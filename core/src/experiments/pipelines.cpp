@@ -129,7 +129,7 @@ class PipelinesRun final : public ChunkedRun {
     }
   }
 
-  bool done() const override {
+  bool finished() const override {
     return std::all_of(runs_.begin(), runs_.end(), [](const auto& r) { return r->finished; });
   }
 

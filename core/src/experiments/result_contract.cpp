@@ -90,7 +90,7 @@ void check_records(const json& rows, const std::string& where, Violations& out) 
 }
 
 // summary.comparisons (comparison.hpp): each record complete, and its verdict the one its values
-// and spreads give.
+// and spreads give, or, for a paired timing, the one its ratio's interval gives.
 void check_comparisons(const json& list, Violations& out) {
   if (!list.is_array()) {
     out.push_back("summary.comparisons: must be an array, got " + type_of(list));
@@ -107,12 +107,15 @@ void check_comparisons(const json& list, Violations& out) {
           !member(m, "spread").is_number() || member(m, "spread").get<double>() < 0.0)
         out.push_back(at + "." + side + ": must be {label, value, spread ≥ 0}");
     }
+    const bool paired = c.is_object() && c.contains("rounds");
     const std::string computed = verdict_of(c);
     if (computed.empty())
-      out.push_back(at + ": better must be \"lower\" or \"higher\"");
+      out.push_back(at + (paired ? ": must have ratio, ci [lo ≤ ratio ≤ hi] and integer rounds"
+                                 : ": better must be \"lower\" or \"higher\""));
     else if (member(c, "verdict") != json(computed))
-      out.push_back(at + ".verdict: the values and spreads give \"" + computed + "\", it says " +
-                    member(c, "verdict").dump());
+      out.push_back(at + ".verdict: " +
+                    (paired ? "its ratio's interval gives \"" : "the values and spreads give \"") +
+                    computed + "\", it says " + member(c, "verdict").dump());
   }
 }
 

@@ -56,7 +56,7 @@ class RetracingRun final : public ChunkedRun {
     ms_.assign(plan_.size(), std::nullopt);
   }
 
-  bool done() const override { return next_ >= plan_.size() || diverged_at_; }
+  bool finished() const override { return next_ >= plan_.size() || diverged_at_; }
 
  private:
   struct Call {

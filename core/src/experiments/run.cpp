@@ -6,16 +6,44 @@
 namespace looplab {
 
 ChunkedRun::ChunkedRun(std::string experiment, const Params& params)
-    : experiment_(std::move(experiment)), params_(params) {}
+    : experiment_(std::move(experiment)),
+      params_(params),
+      cap_ms_(params.values().contains("max_seconds") ? params.number("max_seconds") * 1000.0
+                                                      : 0.0) {}
 
 bool ChunkedRun::advance(double budget_ms) {
   budget_ = Stopwatch();
   budget_ms_ = budget_ms;
   if (done()) return true;
   do {
-    work_one();
+    if (!finished()) {
+      work_one();
+    } else if (!time_more()) {
+      no_extra_rounds_ = true;
+    }
   } while (!done() && budget_left_ms() > 0.0);
   return done();
+}
+
+bool ChunkedRun::done() const { return finished() && !extending(); }
+
+std::vector<const Comparison*> ChunkedRun::undecided(const std::vector<Comparison>& all) const {
+  std::vector<const Comparison*> open;
+  for (const Comparison& c : all)
+    if (c.verdict == Verdict::Inconclusive) open.push_back(&c);
+  return open;
+}
+
+bool ChunkedRun::extending() const {
+  if (no_extra_rounds_ || age_.elapsed_ms() >= cap_ms_) return false;
+  return !undecided(timing_comparisons()).empty();
+}
+
+bool ChunkedRun::extend(double seconds) {
+  if (!finished() || timing_comparisons().empty()) return false;
+  cap_ms_ = age_.elapsed_ms() + std::max(0.0, seconds) * 1000.0;
+  no_extra_rounds_ = false;
+  return true;
 }
 
 std::string ChunkedRun::message() const { return english(progress_message()); }
@@ -23,10 +51,22 @@ std::string ChunkedRun::message() const { return english(progress_message()); }
 std::string ChunkedRun::progress_json() {
   json new_points = json::object();
   for (auto& s : series_) new_points[s.name] = s.series->take_new();
-  const bool finished = done();
-  const json m = finished ? msg("run.done") : progress_message();
-  return json{{"done", finished},
-              {"fraction", finished ? 1.0 : std::clamp(fraction(), 0.0, 0.99)},
+  const bool complete = done();
+  json m = complete ? msg("run.done") : progress_message();
+  double f = complete ? 1.0 : std::clamp(fraction(), 0.0, 0.99);
+  if (!complete && finished()) {  // extra timing rounds: how many verdicts are open, the first one
+    const std::vector<Comparison> all = timing_comparisons();
+    const std::vector<const Comparison*> open = undecided(all);
+    const double age_s = age_.elapsed_ms() / 1000.0, cap_s = cap_ms_ / 1000.0;
+    m = msg("run.deciding",
+            {{"n", static_cast<long long>(open.size())},
+             {"c", open.empty() ? json("") : comparison_message(open[0]->to_json())},
+             {"s", age_s},
+             {"cap", cap_s}});
+    f = std::clamp(cap_s > 0.0 ? age_s / cap_s : 0.99, 0.0, 0.99);
+  }
+  return json{{"done", complete},
+              {"fraction", f},
               {"message", english(m)},
               {"i18n", m},
               {"series", new_points}}

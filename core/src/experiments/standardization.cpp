@@ -108,7 +108,7 @@ class StandardizationRun final : public ChunkedRun {
     add_valleys();
   }
 
-  bool done() const override { return variants_.back()->finished; }
+  bool finished() const override { return variants_.back()->finished; }
 
  private:
   void work_one() override { run_chunk(current(), kChunk); }

@@ -42,7 +42,7 @@ class UnrollRun final : public ChunkedRun {
     factors_.push_back(batches_);  // "all": one program per epoch
   }
 
-  bool done() const override { return current_ >= factors_.size(); }
+  bool finished() const override { return current_ >= factors_.size(); }
 
  private:
   // A k's first call alone, then timed chunks of calls (at least 2 ms or one call). The first call

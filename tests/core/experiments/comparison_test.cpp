@@ -87,5 +87,92 @@ TEST(Comparison, TheContractRefusesAVerdictItsNumbersDoNotGiveAndAnInvertedFacto
       << all;
 }
 
+// Times in paired rounds: the verdict follows the ratio's 95% interval, three ways (paired.hpp).
+Measure rounds_of(const char* label, std::vector<double> rounds) {
+  return paired_side(label, std::move(rounds));
+}
+
+TEST(Comparison, PairedTimesAreDecidedByTheirRatiosInterval) {
+  const std::vector<double> eager = {30, 31, 33, 32, 34, 30, 31, 35, 32, 33};
+  std::vector<double> traced;  // 1.7× faster in every round
+  for (double e : eager) traced.push_back(e / 1.7);
+  const Comparison c = compare("t", rounds_of("traced", traced), rounds_of("eager", eager),
+                               Quantity::Time, "µs per step");
+  EXPECT_EQ(c.verdict, Verdict::A);
+  ASSERT_TRUE(c.paired.has_value());
+  EXPECT_EQ(c.paired->rounds, 10);
+  EXPECT_NEAR(c.factor(), 1.7, 1e-9);
+  EXPECT_EQ(c.sentence(),
+            "traced was 1.7× faster than eager (18.8 vs 32 µs per step; 95% interval 1.7–1.7× "
+            "over 10 rounds)");
+  EXPECT_EQ(c.short_text(), "traced 1.7× faster");
+
+  // Ratios of 0.9 to 1.1 round to round: the interval reaches across the ±5% band.
+  const std::vector<double> a = {9, 11, 10, 9, 11, 10, 9, 11}, b(8, 10.0);
+  const Comparison u =
+      compare("u", rounds_of("fit", a), rounds_of("train_on_batch", b), Quantity::Time, "µs");
+  EXPECT_EQ(u.verdict, Verdict::Inconclusive);
+  EXPECT_EQ(u.factor(), 1.0);
+  EXPECT_EQ(
+      u.sentence(),
+      "there is not enough evidence yet whether fit or train_on_batch is faster (10 vs 10 µs; "
+      "time ratio fit/train_on_batch = 1, 95% interval 0.9–1.1 over 8 rounds)");
+  EXPECT_EQ(u.short_text(), "not enough evidence yet");
+
+  // Within 1% every round: the same, and said to be the same within the band.
+  const std::vector<double> x = {10.0, 10.1, 9.9, 10.0, 10.05, 9.95, 10.0}, y(7, 10.0);
+  const Comparison s = compare("s", rounds_of("x", x), rounds_of("y", y), Quantity::Time, "µs");
+  EXPECT_EQ(s.verdict, Verdict::Same);
+  EXPECT_EQ(s.short_text(), "the same, within ±5%");
+  EXPECT_EQ(
+      s.sentence().rfind("x and y took the same time, within ±5% (10 vs 10 µs; time ratio", 0), 0u)
+      << s.sentence();
+
+  // Five rounds decide nothing, however far apart.
+  const Comparison few = compare("f", rounds_of("a", {1, 1, 1, 1, 1}),
+                                 rounds_of("b", {9, 9, 9, 9, 9}), Quantity::Time, "");
+  EXPECT_EQ(few.verdict, Verdict::Inconclusive);
+  EXPECT_THROW(compare("l", rounds_of("a", {1.0}), rounds_of("b", {1.0}), Quantity::Loss, ""),
+               std::invalid_argument);
+}
+
+TEST(Comparison, APairedRecordCarriesItsIntervalAndTheContractRecomputesItsVerdict) {
+  std::vector<double> a, b;
+  for (int i = 0; i < 12; ++i) {
+    a.push_back(10.0 + i % 3);
+    b.push_back(a.back() * 1.5);
+  }
+  // A side that stopped early (it diverged) is paired over the rounds both have.
+  b.push_back(99.0);
+  const json j = compare("x", rounds_of("a", a), rounds_of("b", b), Quantity::Time, "ms").to_json();
+  EXPECT_EQ(j["verdict"], "a");
+  EXPECT_EQ(j["rounds"], 12);
+  EXPECT_NEAR(j["ratio"].get<double>(), 1.0 / 1.5, 1e-12);
+  EXPECT_EQ(j["ci"].size(), 2u);
+  EXPECT_EQ(j["band"], kPracticalBand);
+  EXPECT_EQ(verdict_of(j), "a");
+  json wide = j;  // the same estimate with an interval that reaches 1: not decided
+  wide["ci"] = {0.5, 1.01};
+  EXPECT_EQ(verdict_of(wide), "inconclusive");
+  wide["ci"] = {0.7, 0.9};  // an interval that misses its own estimate is malformed
+  EXPECT_EQ(verdict_of(wide), "");
+  json forged = j;
+  forged["verdict"] = "same";
+  const json result = {{"experiment", "unroll"},
+                       {"config", json::object()},
+                       {"environment", json::object()},
+                       {"series", json::object()},
+                       {"runs", json::array()},
+                       {"summary",
+                        {{"headline", {{{"label", "x"}, {"value", "y"}}}},
+                         {"reading", "r"},
+                         {"comparisons", {forged}}}}};
+  std::string all;
+  for (const std::string& v : check_result(result)) all += v + "\n";
+  EXPECT_NE(all.find("summary.comparisons[0].verdict: its ratio's interval gives \"a\""),
+            std::string::npos)
+      << all;
+}
+
 }  // namespace
 }  // namespace looplab

@@ -17,16 +17,16 @@ namespace {
 // every key named with a time unit (first_call_ms, steady_step_us, b_ns_per_point, the "ms" and
 // "us" columns of a series) or a wall time; and the keys computed from timings: which mode was
 // fastest, the seed-001 percentages between modes, ratios of times, fitted crossovers, how many
-// chunks a time filled; and whether compiled code was found already built. time_steps() also
-// decides how many steps it takes (steps_per_chunk), so next to steps_per_chunk "steps" follows the
-// clock too.
+// chunks or paired rounds a time filled; and whether compiled code was found already built.
+// time_steps() also decides how many steps it takes (steps_per_chunk), so next to steps_per_chunk
+// "steps" follows the clock too.
 bool follows_clock(const std::string& key) {
   static const std::regex clock(
       "^(environment|headline|reading|answer|beside_quoted)$"  // sentences quoting times
       "|(^|_)(ms|us|ns)(_|$)|wall"                             // times
       "|^(fastest|cells_won|wins_every_cell.*)$"               // which mode was fastest
       "|_pct(_|$)|speedup$|^crossover_n$"                      // ratios of times, fits
-      "|^(steps_per_chunk|chunks)$"                            // how much a timed chunk took
+      "|^(steps_per_chunk|chunks|rounds|epochs_per_round)$"    // how much a timed chunk took
       "|^code_cached$");  // the first run of a program builds its code, a second finds it built
   return std::regex_search(key, clock);
 }

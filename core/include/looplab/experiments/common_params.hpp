@@ -30,6 +30,9 @@ ParamSpec hidden();
 ParamSpec adam_lr();
 // seed: 0 to 2^32 − 1 (default 1).
 ParamSpec seed();
+// max_seconds: after its configured work, a run with paired timings keeps timing rounds until
+// every timing verdict is decided, for at most this many seconds in all; 0 to 600 (run.hpp).
+ParamSpec max_seconds(double def = 10.0);
 // chunk_ms: the shortest timed chunk, 0.1 to 1000 ms on a log scale.
 ParamSpec chunk_ms(double def);
 // repeats: timed chunks per measurement, 1 to 101 (the median is kept).

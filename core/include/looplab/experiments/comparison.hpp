@@ -11,21 +11,35 @@
 //   c.sentence() -> "traced was 1.73× faster than eager (18.8 vs 32.6 µs per step)"
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "looplab/base/json.hpp"
+#include "looplab/experiments/paired.hpp"
 
 namespace looplab {
 
 // One side of a comparison: what was measured, its value and its spread (half the interquartile
 // range of its chunks, a tolerance for exact quantities, or 0 when measured once).
 struct Measure {
+  Measure() = default;
+  Measure(std::string label_, double value_, double spread_ = 0.0)
+      : label(std::move(label_)), value(value_), spread(spread_) {}
+
   std::string label;
   double value = 0.0;
   double spread = 0.0;
+  // A time measured in paired rounds with the other side of its comparison (paired.hpp): one value
+  // per round, round i of both sides timed back to back. Empty for a value measured apart (a
+  // count, a loss, a first call).
+  std::vector<double> rounds;
 };
+
+// A side timed in paired rounds: its value is the median of its rounds, its spread their half-IQR.
+Measure paired_side(std::string label, std::vector<double> rounds);
 
 // Final losses of runs that compute the same numbers agree to float32 rounding, not bit for bit
 // (fused and unfused sums round differently): a loss is a Measure with this relative spread.
@@ -42,7 +56,9 @@ enum class Quantity {
   Rate,   // higher is better: "3× the throughput"
 };
 
-enum class Verdict { A, B, Same };
+// Inconclusive: only for times measured in paired rounds, when their ratio's 95% interval reaches
+// across an edge of the practical band (paired.hpp): "not enough evidence yet", never "the same".
+enum class Verdict { A, B, Same, Inconclusive };
 
 struct Comparison {
   std::string id;  // stable name, e.g. "traced_vs_eager"
@@ -50,9 +66,13 @@ struct Comparison {
   Quantity quantity = Quantity::Time;
   std::string unit;  // "µs per step", "iterations", "" for a plain loss
   Verdict verdict = Verdict::Same;
+  // Set when both sides carry rounds: the ratio a/b over the rounds both have, with its interval;
+  // the verdict then follows from it (ratio_verdict), not from the spreads.
+  std::optional<PairedRatio> paired;
 
   bool lower_is_better() const { return quantity != Quantity::Rate; }
-  // The winner's advantage as a factor ≥ 1 (worse / better); 1 when the verdict is Same.
+  // The winner's advantage as a factor ≥ 1 (worse / better; from the paired ratio when there is
+  // one); 1 when the verdict is Same or Inconclusive.
   double factor() const;
   // The comparison as one clause, e.g. "traced was 1.73× faster than eager (18.8 vs 32.6 µs per
   // step)" or "traced and eager took the same time within their spread (18.8 ± 0.9 vs 19.1 ±
@@ -64,11 +84,13 @@ struct Comparison {
   json to_json() const;
 };
 
-// The verdict from values and spreads: "same" when |a − b| ≤ a.spread + b.spread (no measurable
-// difference on this run) or the values agree to 1e-12 relative; otherwise the better side.
 // The comparison named `id`, or nullptr: summaries pick comparisons by name, never by position.
 const Comparison* find_comparison(const std::vector<Comparison>& all, std::string_view id);
 
+// The verdict from values and spreads: "same" when |a − b| ≤ a.spread + b.spread (no measurable
+// difference on this run) or the values agree to 1e-12 relative; otherwise the better side. When
+// both sides carry rounds (times only), from their paired ratio instead: a, b, same or
+// inconclusive (paired.hpp). Throws std::invalid_argument for rounds on a quantity other than time.
 Comparison compare(std::string id, Measure a, Measure b, Quantity quantity, std::string unit);
 
 json comparisons_json(const std::vector<Comparison>& comparisons);
@@ -78,8 +100,9 @@ json comparisons_json(const std::vector<Comparison>& comparisons);
 json comparison_message(const json& comparison);
 json comparison_short_message(const json& comparison);
 
-// Recomputes a JSON comparison's verdict from its values and spreads; the contract check uses it.
-// Returns "a", "b" or "same", or "" when the record is malformed.
+// Recomputes a JSON comparison's verdict from its values and spreads, or from its ratio, interval
+// and rounds when it has them; the contract check uses it. Returns "a", "b", "same" or
+// "inconclusive", or "" when the record is malformed.
 std::string verdict_of(const json& comparison);
 
 }  // namespace looplab

@@ -14,7 +14,7 @@
 //   class CountRun final : public ChunkedRun {
 //    public:
 //     explicit CountRun(const Params& p) : ChunkedRun("count", p), total_(p.integer("steps")) {}
-//     bool done() const override { return step_ == total_; }
+//     bool finished() const override { return step_ == total_; }
 //
 //    private:
 //     void work_one() override {  // one step
@@ -42,6 +42,7 @@
 #include "looplab/base/clock.hpp"
 #include "looplab/base/i18n.hpp"
 #include "looplab/base/json.hpp"
+#include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/params.hpp"
 #include "looplab/experiments/results.hpp"
 
@@ -65,6 +66,14 @@ class ExperimentRun {
   // variants ignore it. Throws std::invalid_argument or json::exception for a measurement missing
   // a field.
   virtual void add_measurements(const json& measured) { (void)measured; }
+  // "Run longer": once done, takes more paired timing rounds (paired.hpp), so advance() works
+  // again until every timing verdict is decided or `seconds` more have passed; the result then
+  // has the narrower intervals. Returns false (and changes nothing) for a run without paired
+  // timings.
+  virtual bool extend(double seconds) {
+    (void)seconds;
+    return false;
+  }
 };
 
 // The run protocol, written once: the budget loop, progress and the result envelope. A derived
@@ -77,6 +86,9 @@ class ChunkedRun : public ExperimentRun {
   // that times inner chunks of its own may read budget_left_ms()). Always does at least one unit
   // when not done, so every call makes progress, even advance(0).
   bool advance(double budget_ms) final;
+  // finished() and no extra timing rounds wanted.
+  bool done() const final;
+  bool extend(double seconds) final;
   // {"done", "fraction", "message", "series"}: fraction is fraction() clamped to [0, 0.99] until
   // done, then 1; message is message() until done, then "done"; series holds the points every
   // registered series gained since the previous call (Series::take_new).
@@ -90,8 +102,14 @@ class ChunkedRun : public ExperimentRun {
   // `experiment` is the id the result names; `params` the validated config.
   ChunkedRun(std::string experiment, const Params& params);
 
-  // One unit of work; called only while !done().
+  // The run's own work is complete (the configured epochs, steps or points).
+  virtual bool finished() const = 0;
+  // One unit of work; called only while !finished().
   virtual void work_one() = 0;
+  // The comparisons whose sides carry paired rounds (none by default), and one more unit of their
+  // rounds' work after finished(); false when there is nothing to time again.
+  virtual std::vector<Comparison> timing_comparisons() const { return {}; }
+  virtual bool time_more() { return false; }
   // How much of the run is done, 0..1 (progress only; need not be exact).
   virtual double fraction() const = 0;
   // What the run is doing now as a message (base/i18n.hpp), e.g. {"key": "std.progress", "args":
@@ -128,8 +146,14 @@ class ChunkedRun : public ExperimentRun {
   std::string experiment_;
   Params params_;
   std::vector<NamedSeries> series_;
+  // Extra timing rounds: wanted while the run is younger than cap_ms_ and a verdict is open.
+  bool extending() const;
+  std::vector<const Comparison*> undecided(const std::vector<Comparison>& all) const;
   Stopwatch budget_;
   double budget_ms_ = 0.0;
+  Stopwatch age_;
+  double cap_ms_ = 0.0;
+  bool no_extra_rounds_ = false;  // time_more() said there is nothing to time
 };
 
 }  // namespace looplab
