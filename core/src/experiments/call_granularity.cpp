@@ -247,7 +247,7 @@ class CallGranularityRun final : public ChunkedRun {
                                      {"end", msg(same ? "cg.r_js_same" : "cg.r_js_differ")}})})}});
   }
 
-  // The variants take turns in rounds: each runs round_epochs_ epochs in its turn, the order
+  // The variants take turns in rounds: each runs round_epochs() epochs in its turn, the order
   // reversed every round (fit, train_on_batch, …, then back), so a change in machine load (another
   // process, a browser tab) hits all alike; round i of two variants is a pair. Round 0 is every
   // variant's first epoch (it includes the trace), reported apart; round 1 is one epoch each, and
@@ -269,56 +269,34 @@ class CallGranularityRun final : public ChunkedRun {
     return true;
   }
 
-  GranularityVariant& current() const {
-    const int n = static_cast<int>(variants_.size());
-    for (int i = 0; i < n; ++i) {
-      const int k = (turn_ + i) % n;
-      GranularityVariant& v = *variants_[static_cast<std::size_t>(round_ % 2 ? n - 1 - k : k)];
-      if (running(v)) return v;
-    }
-    return *variants_.back();
-  }
+  GranularityVariant& current() const { return *variants_[turns_.side()]; }
 
   void work_one() override {
     GranularityVariant& v = current();
     run_epoch(v);
     if (++epochs_in_turn_ < round_epochs() && running(v)) return;
-    if (round_ > 0 && v.turn_steps > 0)
+    if (turns_.round() > 0 && v.turn_steps > 0)
       v.rounds_us.push_back(v.turn_ms * 1000.0 / static_cast<double>(v.turn_steps));
     v.turn_ms = 0.0;
     v.turn_steps = 0;
     epochs_in_turn_ = 0;
-    // The next variant in this round's order that still runs, or the next round.
-    const int n = static_cast<int>(variants_.size());
-    const int at = round_ % 2 ? n - 1 - index_of(v) : index_of(v);
-    turn_ = at + 1;
-    bool more = false;
-    for (int k = turn_; k < n; ++k)
-      more = more || running(*variants_[static_cast<std::size_t>(round_ % 2 ? n - 1 - k : k)]);
-    if (!more) next_round();
+    turns_.next([&](std::size_t i) { return running(*variants_[i]); });
+    if (turns_.round() == 2 && epochs_per_round_ == 0) set_round_epochs();
   }
 
-  void next_round() {
-    ++round_;
-    turn_ = 0;
-    if (round_ != 2) return;
-    // A round lasts at least chunk_ms for the fastest variant (browser clocks tick in 5-100 µs).
+  // A round lasts at least chunk_ms for the fastest variant (browser clocks tick in 5-100 µs).
+  void set_round_epochs() {
     double fastest_ms = INFINITY;
     for (const auto& v : variants_)
       if (!v->rounds_us.empty())
         fastest_ms = std::min(fastest_ms, v->rounds_us.back() * batches_ / 1000.0);
-    if (std::isfinite(fastest_ms) && fastest_ms > 0.0)
-      epochs_per_round_ =
-          static_cast<int>(std::clamp(std::ceil(chunk_ms_ / fastest_ms), 1.0, 1000.0));
+    epochs_per_round_ =
+        std::isfinite(fastest_ms) && fastest_ms > 0.0
+            ? static_cast<int>(std::clamp(std::ceil(chunk_ms_ / fastest_ms), 1.0, 1000.0))
+            : 1;
   }
 
-  int round_epochs() const { return round_ < 2 ? 1 : epochs_per_round_; }
-
-  int index_of(const GranularityVariant& v) const {
-    for (std::size_t i = 0; i < variants_.size(); ++i)
-      if (variants_[i].get() == &v) return static_cast<int>(i);
-    return 0;
-  }
+  int round_epochs() const { return turns_.round() < 2 ? 1 : epochs_per_round_; }
 
   // One epoch of the variant, timed; the first epoch (it includes the trace) is reported apart.
   void run_epoch(GranularityVariant& v) {
@@ -428,7 +406,7 @@ class CallGranularityRun final : public ChunkedRun {
             {"overhead_us_per_call", us - median(fit().rounds_us)},
             {"spread_us", half_iqr(v.rounds_us)},
             {"rounds", static_cast<long long>(v.rounds_us.size())},
-            {"epochs_per_round", epochs_per_round_},
+            {"epochs_per_round", std::max(epochs_per_round_, 1)},
             {"first_epoch_ms", v.first_epoch_ms},
             {"total_ms", v.total_ms},
             {"final_loss", v.diverged || v.losses.empty() ? json(nullptr) : json(v.losses.back())},
@@ -521,8 +499,9 @@ class CallGranularityRun final : public ChunkedRun {
   int epochs_, batches_;
   double chunk_ms_;
   std::vector<std::unique_ptr<GranularityVariant>> variants_;
-  int round_ = 0, turn_ = 0, epochs_in_turn_ = 0;
-  int epochs_per_round_ = 1;           // from round 2 on (next_round)
+  AlternatingTurns turns_{4};  // whose epochs are running (the four variants)
+  int epochs_in_turn_ = 0;
+  int epochs_per_round_ = 0;           // from round 2 on (set_round_epochs)
   bool extra_ = false;                 // rounds after the configured epochs (time_more)
   std::optional<BrowserVariants> js_;  // set by add_measurements (the browser worker)
 };

@@ -3,8 +3,10 @@
 //
 // The seed-000 model, Dense(20, tanh) → Dense(1) with Adam and mse on N(0, 1) data, trained from
 // the same initial weights by every mode over the same pre-batched data. Per mode: the first call
-// (trace + compile + first step), the steady per-step time (median over chunks), the total, and
-// the loss curve — which must coincide, since every mode computes the same numbers.
+// (trace + compile + first step), the steady per-step time, the total, and the loss curve — which
+// must coincide, since every mode computes the same numbers. The modes take turns in rounds of
+// the same number of steps, the order reversed every round, so round i of two modes is a pair and
+// every steady-step verdict comes from the per-round ratio's 95% interval (paired.hpp).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -61,7 +63,8 @@ struct ModeRun {
   std::optional<long long> diverged_at;  // the first step whose loss was NaN or Inf
   bool finished = false;
   double setup_ms = 0.0, first_call_ms = 0.0, total_ms = 0.0;
-  std::vector<double> chunk_us_per_step;
+  std::vector<double> chunk_us_per_step;  // one per round (paired.hpp), the first call apart
+  long long extra_steps = 0;              // timed after the configured steps (time_more)
   float last_loss = 0.0f;
   double epoch_loss_sum = 0.0;  // of the epoch under way
   Series* series = nullptr;     // registered with the run as `name`: {epoch, loss} (epoch mean)
@@ -91,13 +94,66 @@ class ExecutionModesRun final : public ChunkedRun {
     }
   }
 
-  bool finished() const override { return runs_.back()->finished; }
+  bool finished() const override {
+    return std::all_of(runs_.begin(), runs_.end(),
+                       [](const auto& r) { return r->finished || r->diverged_at; });
+  }
 
  private:
+  // Round 0: every mode's setup and first call. Then rounds of steps_per_round_ steps per mode.
   void work_one() override {
     ModeRun& r = current();
-    if (!r.model) setup(r);
-    run_chunk(r, budget_left_ms());
+    if (!r.model) {
+      setup(r);
+      run_first_call(r);
+    } else {
+      run_turn(r);
+    }
+    next_turn();
+  }
+
+  // After the configured steps, time_more() goes on with the rounds (extra_: nothing recorded).
+  bool takes_turn(const ModeRun& r) const { return !r.diverged_at && (extra_ || !r.finished); }
+
+  std::vector<Comparison> timing_comparisons() const override {
+    std::vector<Comparison> all;
+    for (Comparison& c : comparisons())
+      if (c.paired) all.push_back(std::move(c));
+    return all;
+  }
+
+  bool time_more() override {
+    if (!extra_) {
+      extra_ = true;
+      turns_.restart([&](std::size_t i) { return takes_turn(*runs_[i]); });
+    }
+    ModeRun& r = current();
+    if (!takes_turn(r)) return false;
+    run_turn(r);
+    next_turn();
+    return true;
+  }
+
+  // A round lasts at least kRoundMs for the fastest mode: steps_per_round_ is set from round 1 (a
+  // few steps each), a multiple of the unrolled mode's steps per call.
+  void next_turn() {
+    const std::size_t round = turns_.round();
+    turns_.next([&](std::size_t i) { return takes_turn(*runs_[i]); });
+    if (round == 1 && turns_.round() == 2) set_round_steps();
+  }
+
+  void set_round_steps() {
+    constexpr double kRoundMs = 1.0;  // browser clocks tick in 5-100 µs
+    double fastest_us = INFINITY;
+    for (const auto& r : runs_)
+      if (!r->chunk_us_per_step.empty())
+        fastest_us = std::min(fastest_us, r->chunk_us_per_step.back());
+    const long long k = run("unrolled").steps_per_call;
+    if (std::isfinite(fastest_us) && fastest_us > 0.0)
+      steps_per_round_ =
+          k *
+          std::clamp<long long>(
+              static_cast<long long>(std::ceil(kRoundMs * 1000.0 / fastest_us / k)), 1, 1 << 20);
   }
 
   double fraction() const override {
@@ -123,11 +179,7 @@ class ExecutionModesRun final : public ChunkedRun {
     return runs;
   }
 
-  ModeRun& current() const {
-    for (const auto& r : runs_)
-      if (!r->finished) return *r;
-    return *runs_.back();
-  }
+  ModeRun& current() const { return *runs_[turns_.side()]; }
 
   // Same seed, same initial weights for every mode; the first call is timed from here.
   void setup(ModeRun& r) {
@@ -156,7 +208,7 @@ class ExecutionModesRun final : public ChunkedRun {
     const float* xs[1024];
     const float* ys[1024];
     for (int j = 0; j < r.steps_per_call; ++j) {
-      const long long b = (r.steps + j) % batches_;
+      const long long b = (r.steps + r.extra_steps + j) % batches_;
       xs[j] = data_.x.data() + b * batch_;
       ys[j] = data_.y.data() + b * batch_;
     }
@@ -187,27 +239,35 @@ class ExecutionModesRun final : public ChunkedRun {
     if (r.steps >= total_steps_) r.finished = true;
   }
 
-  void run_chunk(ModeRun& r, double budget_ms) {
+  // The first call, apart: it includes tracing and compiling.
+  void run_first_call(ModeRun& r) {
     float losses[1024];
-    if (r.steps == 0) {  // the first call, apart: it includes tracing and compiling
-      const Stopwatch w;
-      call(r, losses);
-      r.first_call_ms = r.setup_ms + w.elapsed_ms();
-      r.total_ms += r.first_call_ms;
-      record(r, losses);
-      return;
-    }
-    // Time a chunk of calls (at least ~2 ms or 1 call) so coarse browser clocks still resolve it.
+    const Stopwatch w;
+    call(r, losses);
+    r.first_call_ms = r.setup_ms + w.elapsed_ms();
+    r.total_ms += r.first_call_ms;
+    record(r, losses);
+  }
+
+  // The mode's turn in a round: steps_per_round_ steps (fewer at the end of the configured ones),
+  // one timing; after the configured steps (extra_) the steps are timed and not recorded.
+  void run_turn(ModeRun& r) {
+    float losses[1024];
+    const long long want =
+        turns_.round() < 2 ? run("unrolled").steps_per_call * 8 : steps_per_round_;
     const Stopwatch w;
     long long steps = 0;
-    while (!r.finished && (steps == 0 || w.elapsed_ms() < std::min(budget_ms, 2.0))) {
+    while (steps < want && (extra_ || !r.finished)) {
       call(r, losses);
-      record(r, losses);
+      if (extra_)
+        r.extra_steps += r.steps_per_call;
+      else
+        record(r, losses);
       steps += r.steps_per_call;
     }
     const double ms = w.elapsed_ms();
-    r.total_ms += ms;
-    r.chunk_us_per_step.push_back(ms * 1000.0 / static_cast<double>(steps));
+    if (!extra_) r.total_ms += ms;
+    if (steps > 0) r.chunk_us_per_step.push_back(ms * 1000.0 / static_cast<double>(steps));
   }
 
   json run_json(const ModeRun& r) const {
@@ -216,6 +276,7 @@ class ExecutionModesRun final : public ChunkedRun {
               {"first_call_ms", r.first_call_ms},
               {"steady_step_us", median(r.chunk_us_per_step)},
               {"steady_step_spread_us", half_iqr(r.chunk_us_per_step)},
+              {"rounds", static_cast<long long>(r.chunk_us_per_step.size())},
               {"total_ms", r.total_ms},
               {"steps", r.steps},
               {"final_loss", r.diverged_at ? json(nullptr) : json(r.last_loss)},
@@ -229,9 +290,9 @@ class ExecutionModesRun final : public ChunkedRun {
     return j;
   }
 
-  // A mode's steady step: median and spread (half-IQR) of its chunks.
+  // A mode's steady step: its rounds.
   static Measure step_of(const ModeRun& r, std::string label) {
-    return {std::move(label), median(r.chunk_us_per_step), half_iqr(r.chunk_us_per_step)};
+    return paired_side(std::move(label), r.chunk_us_per_step);
   }
   static Measure loss_of(const ModeRun& r) { return loss_measure(r.name, r.last_loss); }
 
@@ -360,6 +421,9 @@ class ExecutionModesRun final : public ChunkedRun {
   Loss loss_;
   LinearData data_;  // x and y ~ N(0, 1)
   std::vector<std::unique_ptr<ModeRun>> runs_;
+  AlternatingTurns turns_{std::size(kModes)};  // whose turn it is
+  long long steps_per_round_ = 1;              // from round 2 on (set_round_steps)
+  bool extra_ = false;                         // timing more rounds after the configured steps
 };
 
 }  // namespace
@@ -376,6 +440,7 @@ Experiment make_execution_modes_experiment() {
       choice("loss", "mse", {"mse", "bce"}),
       common::adam_lr(),
       integer("unroll", 5, 1, 1000),
+      common::max_seconds(),
       common::seed(),
   };
   e.plots = json::array(
@@ -405,7 +470,7 @@ Experiment make_execution_modes_experiment() {
         kModeCount * std::floor(n / batch) * static_cast<double>(p.integer("epochs")),
         "n, batch, hidden, epochs and unroll"};
   };
-  e.small_config = {"n=1000", "batch=50", "epochs=2"};
+  e.small_config = {"n=1000", "batch=50", "epochs=2", "max_seconds=0"};
   e.golden_configs = {{},
                       {"n=2000", "batch=50", "unroll=4", "epochs=3", "hidden=8"},
                       {"n=500", "batch=50", "epochs=2", "lr=0.5"}};

@@ -46,9 +46,9 @@ PairedRatio paired_ratio(const std::vector<double>& a, const std::vector<double>
 RatioVerdict ratio_verdict(const PairedRatio& r, double band) {
   const double low = 1.0 / (1.0 + band), high = 1.0 + band;
   if (r.rounds < kMinDecidingRounds) return RatioVerdict::Inconclusive;
-  if (r.hi < low) return RatioVerdict::AFaster;  // a takes less time in every plausible case
-  if (r.lo > high) return RatioVerdict::BFaster;
-  if (r.lo >= low && r.hi <= high) return RatioVerdict::Same;
+  if (r.lo >= low && r.hi <= high) return RatioVerdict::Same;     // any difference is < 5%
+  if (r.hi < 1.0 && r.ratio < low) return RatioVerdict::AFaster;  // a is faster, by > 5% likely
+  if (r.lo > 1.0 && r.ratio > high) return RatioVerdict::BFaster;
   return RatioVerdict::Inconclusive;
 }
 

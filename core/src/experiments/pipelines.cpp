@@ -6,10 +6,13 @@
 // (dataset.hpp). Every call is split by the clock into the time spent pulling its batches from
 // the pipeline and the time spent in the training step, so the pipeline's share is measured, not
 // inferred. Since the batches are the same, the losses must be too: a check on every variant.
-// NOTE: the variants take turns, one epoch each, rather than running one after another: whatever
-// changes during a run (a WebAssembly engine optimizing hot code, another process taking the CPU)
-// then falls on all variants alike, and the engine's warm-up lands in the first epochs, which the
-// steady medians leave out.
+// NOTE: the variants take turns, one epoch each, rather than running one after another, the order
+// reversed every round (A B … then … B A): whatever changes during a run (a WebAssembly engine
+// optimizing hot code, another process taking the CPU) then falls on all variants alike, and the
+// engine's warm-up lands in the first epochs, which the steady medians leave out. Epoch i of two
+// variants is a pair: every timing verdict comes from the per-epoch ratio's interval (paired.hpp).
+// After the configured epochs, time_more() times more epochs (losses not recorded) until the
+// verdicts are decided or max_seconds have passed.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -92,7 +95,8 @@ struct VariantRun {
   bool finished = false, diverged = false;
   float last_loss = 0.0f;
   EpochTimes current;
-  std::vector<EpochTimes> epochs;
+  std::vector<EpochTimes> epochs;  // the trained epochs, then any extra timed ones (time_more)
+  std::size_t trained_epochs = 0;
   Series* series = nullptr;  // registered with the run as the variant's id
 };
 
@@ -159,7 +163,7 @@ class PipelinesRun final : public ChunkedRun {
     return runs;
   }
 
-  VariantRun& current() const { return *runs_[turn_]; }
+  VariantRun& current() const { return *runs_[turns_.side()]; }
 
   // The pipeline of one variant over data_ (or over its own standardized copy of x).
   DatasetPtr build_pipeline(VariantRun& r) const {
@@ -236,7 +240,7 @@ class PipelinesRun final : public ChunkedRun {
     const Clock::time_point t2 = Clock::now();
     r.current.step_ms += ms_between(t1, t2);
     r.current.wall_ms += ms_between(t1, t2);
-    for (int j = 0; j < r.steps_per_call; ++j) {
+    for (int j = 0; j < r.steps_per_call && !extra_; ++j) {
       if (!std::isfinite(losses[j])) r.diverged = true;
       r.current.loss_sum += losses[j];
       r.last_loss = losses[j];
@@ -249,24 +253,43 @@ class PipelinesRun final : public ChunkedRun {
   void end_epoch(VariantRun& r) {
     EpochTimes& e = r.current;
     e.wall_ms += e.setup_ms;
-    r.series->add({static_cast<double>(r.epoch + 1),
-                   e.batches ? e.loss_sum / static_cast<double>(e.batches) : 0.0, e.wall_ms});
+    if (!extra_)
+      r.series->add({static_cast<double>(r.epoch + 1),
+                     e.batches ? e.loss_sum / static_cast<double>(e.batches) : 0.0, e.wall_ms});
     r.epochs.push_back(e);
     r.current = EpochTimes{};
     ++r.epoch;
-    if (r.epoch >= epochs_ || r.diverged) {
+    if (!extra_) r.trained_epochs = r.epochs.size();
+    if (r.diverged || (r.spec->repeat_inside && r.epoch >= epochs_)) {
       r.finished = true;
       r.ds.reset();  // stops a prefetch thread for good
-    } else if (!r.spec->repeat_inside) {
-      r.ds->reset();
+    } else {
+      r.finished = r.epoch >= epochs_;
+      if (!r.spec->repeat_inside) r.ds->reset();  // kept after the last epoch for time_more
     }
-    for (std::size_t k = 1; k <= runs_.size(); ++k) {  // the next unfinished variant takes its turn
-      const std::size_t next = (turn_ + k) % runs_.size();
-      if (!runs_[next]->finished) {
-        turn_ = next;
-        break;
-      }
+    turns_.next([&](std::size_t i) { return takes_turn(*runs_[i]); });
+  }
+
+  // Whether the variant runs in this round: its configured epochs, then (time_more) every
+  // variant but repeat_inside, whose one stream ends with its epochs.
+  bool takes_turn(const VariantRun& r) const { return extra_ ? r.ds != nullptr : !r.finished; }
+
+  std::vector<Comparison> timing_comparisons() const override {
+    std::vector<Comparison> all = comparisons();
+    all.resize(7);               // the times; the losses follow
+    all.erase(all.begin() + 5);  // repeat inside vs outside: not timed again
+    return all;
+  }
+
+  bool time_more() override {
+    if (!extra_) {
+      extra_ = true;
+      turns_.restart([&](std::size_t i) { return takes_turn(*runs_[i]); });
     }
+    VariantRun& r = current();
+    if (!takes_turn(r)) return false;
+    call(r);
+    return true;
   }
 
   json run_json(const VariantRun& r) const;
@@ -279,7 +302,8 @@ class PipelinesRun final : public ChunkedRun {
   LinearData data_;  // x and y ~ N(0, 1)
   Standardize standardize_;
   std::vector<std::unique_ptr<VariantRun>> runs_;
-  std::size_t turn_ = 0;  // the variant whose epoch is running
+  AlternatingTurns turns_{std::size(kVariants)};  // whose epoch is running
+  bool extra_ = false;                            // timing more rounds after the configured epochs
 };
 
 // One timing over the steady epochs (all but the first, which traces, compiles and fills the
@@ -300,20 +324,20 @@ double steady_median(const VariantRun& r, double EpochTimes::*field, bool per_ba
   return median(steady_values(r, field, per_batch));
 }
 
-// ...and, for a comparison, the median with its spread (half the interquartile range).
+// ...and, for a comparison, every steady epoch: epoch i of two variants was timed in round i.
 Measure steady_measure(const VariantRun& r, double EpochTimes::*field, bool per_batch,
                        std::string label) {
-  const std::vector<double> v = steady_values(r, field, per_batch);
-  return {std::move(label), median(v), half_iqr(v)};
+  return paired_side(std::move(label), steady_values(r, field, per_batch));
 }
 
 json PipelinesRun::run_json(const VariantRun& r) const {
   json counts = json::array();
-  for (const auto& e : r.epochs) counts.push_back(e.batches);
+  for (std::size_t i = 0; i < r.trained_epochs; ++i) counts.push_back(r.epochs[i].batches);
   return {{"variant", r.spec->id},
           {"pipeline", msg(std::string("pl.pipeline_") + r.spec->id)},
           {"steps_per_call", r.steps_per_call},
-          {"epochs", r.epochs.size()},
+          {"epochs", r.trained_epochs},
+          {"rounds", r.epochs.size() > 1 ? r.epochs.size() - 1 : r.epochs.size()},
           {"batches_per_epoch", counts},
           {"first_epoch_ms", r.epochs.empty() ? 0.0 : r.epochs.front().wall_ms},
           {"ms_per_epoch", steady_median(r, &EpochTimes::wall_ms, false)},
@@ -354,9 +378,10 @@ std::vector<Comparison> PipelinesRun::comparisons() const {
 // "cache paid for itself", "prefetch(1) cost more than it saved", "... made no measurable
 // difference": a stage judged by its comparison against the pipeline without it.
 json stage_verdict(const char* stage, const Comparison& c) {
-  return msg(c.verdict == Verdict::Same ? "pl.stage_same"
-             : c.verdict == Verdict::A  ? "pl.stage_paid"
-                                        : "pl.stage_cost",
+  return msg(c.verdict == Verdict::Same           ? "pl.stage_same"
+             : c.verdict == Verdict::A            ? "pl.stage_paid"
+             : c.verdict == Verdict::Inconclusive ? "pl.stage_unsure"
+                                                  : "pl.stage_cost",
              {{"stage", msg(stage)}, {"short", comparison_short_message(c.to_json())}});
 }
 
@@ -433,9 +458,13 @@ Experiment make_pipelines_experiment() {
   Experiment e;
   e.id = "pipelines";
   e.params = {
-      common::samples(10000, 100),    common::batch(),
-      integer("epochs", 10, 1, 1000), choice("mode", "traced", {"traced", "eager", "compiled"}),
-      integer("unroll", 5, 1, 100),   common::seed(),
+      common::samples(10000, 100),
+      common::batch(),
+      integer("epochs", 20, 1, 1000),
+      choice("mode", "traced", {"traced", "eager", "compiled"}),
+      integer("unroll", 5, 1, 100),
+      common::max_seconds(),
+      common::seed(),
   };
   e.plots = json::array(
       {bars_plot_with_spread("epoch", "variant", {"ms_per_epoch"}, "spread_ms_per_epoch"),
@@ -462,7 +491,7 @@ Experiment make_pipelines_experiment() {
     return Estimate{4e6 + 6.0 * 8.0 * n, kPipelineVariants * epochs * std::floor(n / batch),
                     "n, batch and epochs"};
   };
-  e.small_config = {"n=1000", "epochs=2"};
+  e.small_config = {"n=1000", "epochs=2", "max_seconds=0"};
   e.golden_configs = {{}, {"n=1000", "epochs=2"}, {"n=2000", "batch=50", "epochs=1"}};
   e.start = start_run_of<PipelinesRun>;
   return e;

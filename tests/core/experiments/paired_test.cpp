@@ -79,12 +79,19 @@ TEST(PairedRatio, TheIntervalIsTheMediansDistributionFreeOne) {
 }
 
 TEST(PairedRatio, VerdictsFollowTheIntervalAndTheBand) {
-  const auto v = [](double lo, double hi) { return ratio_verdict(PairedRatio{1.0, lo, hi, 10}); };
-  EXPECT_EQ(v(0.80, 0.94), RatioVerdict::AFaster);
-  EXPECT_EQ(v(1.06, 1.40), RatioVerdict::BFaster);
-  EXPECT_EQ(v(0.97, 1.04), RatioVerdict::Same);
-  EXPECT_EQ(v(0.90, 0.99), RatioVerdict::Inconclusive);  // below 1, but maybe less than 5%
-  EXPECT_EQ(v(0.90, 1.10), RatioVerdict::Inconclusive);
+  const auto v = [](double r, double lo, double hi) {
+    return ratio_verdict(PairedRatio{r, lo, hi, 10});
+  };
+  EXPECT_EQ(v(0.87, 0.80, 0.94), RatioVerdict::AFaster);
+  EXPECT_EQ(v(1.20, 1.06, 1.40), RatioVerdict::BFaster);
+  EXPECT_EQ(v(1.00, 0.97, 1.04), RatioVerdict::Same);
+  EXPECT_EQ(v(0.98, 0.96, 0.99), RatioVerdict::Same);  // a real difference, but under 5%
+  // Real and most likely over 5%, though the interval reaches into the band: decided, the
+  // sentence shows the interval (a 6% effect would otherwise never be decided).
+  EXPECT_EQ(v(0.939, 0.934, 0.953), RatioVerdict::AFaster);
+  EXPECT_EQ(v(0.96, 0.90, 0.99), RatioVerdict::Inconclusive);  // real, but most likely under 5%
+  EXPECT_EQ(v(0.94, 0.90, 1.10), RatioVerdict::Inconclusive);  // reaches across 1
+  EXPECT_EQ(ratio_verdict(PairedRatio{0.5, 0.4, 0.6, 5}), RatioVerdict::Inconclusive);
 }
 
 // A load that triples the time of whole rounds hits both sides alike: 30 interleaved rounds find

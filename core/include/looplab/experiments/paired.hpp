@@ -13,13 +13,18 @@
 // independent, holds for any noise distribution and any n >= 6, and needs no random resampling,
 // so a verdict follows from the run's numbers alone.
 // A verdict is three-way and says which of "an effect" and "noise" the numbers show:
-// - AFaster / BFaster: the whole interval lies beyond the practical band (below 1/1.05 or above
-//   1.05);
-// - Same: the whole interval lies inside the band;
-// - Inconclusive: the interval reaches across an edge of the band, or there are fewer than
-//   kMinDecidingRounds rounds: more rounds are needed.
+// - Same: the whole interval lies inside the practical band [1/1.05, 1.05]: whatever the
+//   difference, it is under 5%;
+// - AFaster / BFaster: the whole interval lies on one side of 1 (the difference is real) and the
+//   estimate beyond the band (it is most likely more than 5%); the sentence shows the interval;
+// - Inconclusive: otherwise (the interval reaches across 1, or the difference is real but may be
+//   under 5%), or there are fewer than kMinDecidingRounds rounds: more rounds are needed.
+// As rounds accumulate the interval narrows around the true ratio, so every ratio but one exactly
+// on the band's edge is decided in the end; two identical sides are called different only when
+// the interval misses 1, in at most 5% of runs.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 namespace looplab {
@@ -44,5 +49,39 @@ PairedRatio paired_ratio(const std::vector<double>& a, const std::vector<double>
 
 enum class RatioVerdict { AFaster, BFaster, Same, Inconclusive };
 RatioVerdict ratio_verdict(const PairedRatio& r, double band = kPracticalBand);
+
+// Whose turn it is when sides take turns in rounds, the order reversed every round (A B C, C B A,
+// A B C, …), so a load that drifts within a round does not always fall on the same sides.
+//
+//   AlternatingTurns turns(3);                              // side() == 0, round() == 0
+//   turns.next([&](std::size_t s) { return running(s); });  // the next side still running
+class AlternatingTurns {
+ public:
+  explicit AlternatingTurns(std::size_t sides) : sides_(sides) {}
+  std::size_t side() const { return round_ % 2 ? sides_ - 1 - place_ : place_; }
+  std::size_t round() const { return round_; }
+  // Moves to the next side that takes(side) in this round's order, else into the next round;
+  // false (and side() unchanged) when no side takes a turn.
+  template <class Takes>
+  bool next(Takes&& takes) {
+    for (int rounds = 0; rounds < 2; ++rounds) {
+      while (++place_ < sides_)
+        if (takes(side())) return true;
+      ++round_;
+      place_ = static_cast<std::size_t>(-1);  // ++ makes it 0
+    }
+    place_ = 0;
+    return false;
+  }
+  // The first side of a new round that takes a turn (extra rounds start afresh).
+  template <class Takes>
+  bool restart(Takes&& takes) {
+    place_ = static_cast<std::size_t>(-1);
+    return next(takes);
+  }
+
+ private:
+  std::size_t sides_, round_ = 0, place_ = 0;
+};
 
 }  // namespace looplab
