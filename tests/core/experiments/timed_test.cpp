@@ -3,6 +3,10 @@
 // end, alone (natively and in wasm), not beside the other trees' compilers. Nothing else here.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "looplab/api/api.hpp"
 #include "test_util.hpp"
 
@@ -30,13 +34,71 @@ TEST(TimedCallGranularity, DefaultShowsTrainOnBatchSlowerThanFitBecauseItRunsEag
   EXPECT_EQ(headline["id"], "train_on_batch_vs_fit");
   EXPECT_EQ(s["comparisons"][1]["id"], "eager_vs_traced_per_call");
   const std::string answer = s["answer"];
-  if (headline["verdict"] != "b") {
+  if (headline["verdict"] == "inconclusive") {
+    EXPECT_EQ(answer.rfind("On this run, there is not enough evidence yet", 0), 0u) << answer;
+  } else if (headline["verdict"] != "b") {
     EXPECT_EQ(answer.rfind("On this run train_on_batch was not measurably slower", 0), 0u)
         << answer;
   } else if (s["comparisons"][1]["verdict"] == "b") {  // the traced step faster
     EXPECT_NE(answer.find("mainly because it ran its step eagerly"), std::string::npos) << answer;
   }
   EXPECT_TRUE(s["same_losses"].get<bool>());
+}
+
+// Competing load in the same process: one spinning thread per core, so the run's thread is
+// preempted at random moments for the whole run (natively; wasm here has no threads).
+class BusyThreads {
+ public:
+  BusyThreads() {
+    const unsigned n = std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 0; i < n; ++i)
+      threads_.emplace_back([this] {
+        volatile double x = 1.0;
+        while (!stop_.load(std::memory_order_relaxed)) x = x * 1.0000001 + 1e-9;
+      });
+  }
+  ~BusyThreads() {
+    stop_ = true;
+    for (std::thread& t : threads_) t.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+
+const json* comparison_named(const json& summary, const std::string& id) {
+  for (const json& c : summary["comparisons"])
+    if (c["id"] == id) return &c;
+  return nullptr;
+}
+
+// NOTE: issue 24 asks that the paired rounds still decide the seed's effect under a competing
+// load. The defaults take extra rounds for up to max_seconds (10 s) until the verdicts are decided.
+TEST(TimedPairedUnderLoad, CallGranularityStillFindsTheEagerStepSlower) {
+#ifdef __EMSCRIPTEN__
+  GTEST_SKIP() << "no threads in this wasm build";
+#else
+  const BusyThreads load;
+  const json r = run_timed(R"({"experiment": "call-granularity"})");
+  for (const char* id : {"train_on_batch_vs_fit", "eager_vs_traced_per_call"}) {
+    const json* c = comparison_named(r["summary"], id);
+    ASSERT_NE(c, nullptr) << id;
+    EXPECT_EQ((*c)["verdict"], "b") << c->dump();  // fit / the traced step faster
+  }
+#endif
+}
+
+TEST(TimedPairedUnderLoad, PipelinesStillFindPrebatchedFaster) {
+#ifdef __EMSCRIPTEN__
+  GTEST_SKIP() << "no threads in this wasm build";
+#else
+  const BusyThreads load;
+  const json r = run_timed(R"({"experiment": "pipelines"})");
+  const json* c = comparison_named(r["summary"], "pipeline_prebatched_vs_slices");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ((*c)["verdict"], "a") << c->dump();  // the pipeline alone: 20-25x
+#endif
 }
 
 }  // namespace
