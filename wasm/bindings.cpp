@@ -54,6 +54,9 @@ class Run {
   val result() const {
     return result_or_error([&] { return run_->result_json(); });
   }
+  // "Run longer": once done, more paired timing rounds for up to `seconds` (run.hpp); false when
+  // the run has no paired timings. advance() then works again.
+  bool extend(double seconds) { return run_->extend(seconds); }
   // What the worker measured of the browser-only variants (js-variants.js), as JSON: joins the
   // run's result. Returns true, or an Error for a measurement missing a field.
   val add_measurements(const std::string& measured_json) {
@@ -109,7 +112,8 @@ EMSCRIPTEN_BINDINGS(looplab) {
       .function("done", &Run::done)
       .function("progress", &Run::progress)
       .function("result", &Run::result)
-      .function("addMeasurements", &Run::add_measurements);
+      .function("addMeasurements", &Run::add_measurements)
+      .function("extend", &Run::extend);
 
   function("listExperiments", &list_experiments);
   function("describe", &describe);

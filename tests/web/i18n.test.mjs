@@ -111,6 +111,28 @@ test('the JS renderer says what the core says, and every language has every key 
   assert.match(render(JSON.parse(err.i18n), 'id'), /harus bilangan dalam \(0, 10\]/);
 });
 
+test('paired timing verdicts: the JS renderer says what the core says, in every verdict, and every language has the words', async () => {
+  const m = await loadModule();
+  // Few rounds (inconclusive) and many (decided): both kinds of sentence.
+  for (const epochs of [3, 30]) {
+    const r = runToEnd(m, { experiment: 'call-granularity', n: 1000, epochs, max_seconds: 0 });
+    const s = r.summary;
+    const paired = s.comparisons.filter((c) => Object.hasOwn(c, 'rounds'));
+    assert.equal(paired.length, 4, 'the four timing comparisons carry rounds');
+    for (const c of paired) {
+      assert.ok(['a', 'b', 'same', 'inconclusive'].includes(c.verdict), c.verdict);
+      assert.ok(c.ci[0] <= c.ratio && c.ratio <= c.ci[1], JSON.stringify(c));
+      const en = render(comparisonMessage(c), 'en');
+      assert.ok(s.reading.includes(en), `the core's reading has the JS clause: ${en}`);
+      for (const lang of ['zh-CN', 'id']) {
+        const text = render(comparisonMessage(c), lang);
+        assert.ok(!text.includes(MISSING) && !/\{[a-z_]+(:[a-z0-9_]+)?\}/.test(text), `${lang}: ${text}`);
+      }
+    }
+    if (epochs === 3) assert.ok(paired.every((c) => c.verdict === 'inconclusive'), 'two rounds decide nothing');
+  }
+});
+
 test('every bad input of tests/bad-inputs is said in every language: the JS renderer gives the module\'s English, Chinese and Indonesian name the same parameter', async () => {
   const m = await loadModule();
   const cases = JSON.parse(readFileSync(join(ROOT, 'tests', 'bad-inputs', 'cases.json'), 'utf8')).cases;

@@ -318,11 +318,11 @@ test('a widget in a narrow column of a wide page: the quoted figures fold to one
   await page.close();
 });
 
-test('execution-modes: the steady step bars carry the core\'s half-IQR as whiskers', { timeout: 180_000 }, async () => {
+test('execution-modes: the steady step bars carry the core\'s 95% interval of the median as whiskers', { timeout: 180_000 }, async () => {
   const { page, problems } = await browser.open('/web/?experiment=execution-modes&epochs=1');
   await waitForStatus(page, 'ready');
   const spec = await page.evaluate(() => window.__looplab.describe.plots.find((p) => p.id === 'steady'));
-  assert.equal(spec?.spread, 'steady_step_spread_us', 'the core declares the spread');
+  assert.equal(spec?.interval, 'steady_step_ci_us', 'the core declares the interval');
   await page.click('#run');
   await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
   const runs = await page.evaluate(() => window.__looplab.lastResult.runs);
@@ -332,10 +332,11 @@ test('execution-modes: the steady step bars carry the core\'s half-IQR as whiske
   }));
   for (const r of runs) {
     const [, high] = whiskers.find(([c]) => c === String(r[spec.category]));
-    if (r[spec.spread] > 0) near(high, r[spec.value] + r[spec.spread], 1e-9, `${r[spec.category]}: whisker to value + half-IQR`);
-    else assert.equal(high, null, `${r[spec.category]}: no spread, no whisker`);
+    const [lo, hi] = r[spec.interval];
+    if (hi > lo) near(high, hi, 1e-9, `${r[spec.category]}: whisker to the interval's upper end`);
+    else assert.equal(high, null, `${r[spec.category]}: a point interval, no whisker`);
   }
-  assert.ok(whiskers.some(([, h]) => h !== null), 'at least one mode has a measurable spread');
+  assert.ok(whiskers.some(([, h]) => h !== null), 'at least one mode has an interval');
   await page.locator('.plot-bars[data-plot="steady"]').screenshot({ path: join(RESULTS, 'execution-modes-steady.png') });
   await assertClean(page, problems);
   await page.close();

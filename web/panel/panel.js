@@ -31,6 +31,7 @@ import { renderExplanation, renderQuoted, renderResult, seriesCsv } from './summ
 
 const REDUCED_MOTION = '(prefers-reduced-motion: reduce)';
 const VALIDATE_DELAY_MS = 120;    // typing: ask the core once the keys pause
+const RUN_LONGER_S = 10;          // "Run longer": at most this many more seconds of paired rounds
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 /** Seconds since `since`, one decimal, in the language's signs ("0,4" in Indonesian). */
@@ -95,6 +96,7 @@ export class ExperimentPanel extends EventTarget {
     ui.stop.addEventListener('click', () => this.stop());
     ui.reset?.addEventListener('click', () => this.resetToDefaults());
     ui.exportJson.addEventListener('click', () => this.exportJson());
+    ui.runLonger.addEventListener('click', () => this.runLonger());
     ui.exportCsv.addEventListener('click', () => this.exportCsv());
     ui.copyLink.addEventListener('click', () => this.copyLink());
   }
@@ -280,6 +282,24 @@ export class ExperimentPanel extends EventTarget {
     const started = performance.now();
     const live = !matchMedia(REDUCED_MOTION).matches;   // reduced motion: draw once, at the end
     const handle = this.client.run(config, (p) => this.onProgress(p, live));
+    this.state.lastRun = handle.id;
+    await this.follow(handle, started);
+  }
+
+  /**
+   * "Run longer": the finished run takes up to RUN_LONGER_S more seconds of paired timing rounds,
+   * until its open verdicts are decided; its result is shown again, with the narrower intervals.
+   */
+  async runLonger() {
+    if (this.state.active || this.state.lastRun == null) return;
+    this.setRunning(true);
+    this.setStatus('running');
+    const started = performance.now();
+    await this.follow(this.client.extend(this.state.lastRun, RUN_LONGER_S, (p) => this.onProgress(p, false)), started);
+  }
+
+  /** Shows a run (or its extension) to its end: the result, a stop, or an error. */
+  async follow(handle, started) {
     this.state.active = handle;
     try {
       const { result, cancelled } = await handle.done;
@@ -366,6 +386,7 @@ export class ExperimentPanel extends EventTarget {
   clearResult() {
     this.state.result = null;
     this.ui.summary.hidden = true;
+    this.ui.runLonger.hidden = true;
     this.ui.linkBox.hidden = true;
     this.ui.progress.value = 0;
     for (const { plot, data } of this.charts) { plot.clear(); data.open = false; }
@@ -376,6 +397,8 @@ export class ExperimentPanel extends EventTarget {
     this.state.result = result;
     const shown = localizeResult(result, this.lang);   // a heatmap's row and column names, in the reader's language
     for (const { plot } of this.charts) plot.finish(shown);
+    // Run longer while a timing verdict is open (and the run has paired timings to take further).
+    ui.runLonger.hidden = !(result.summary?.comparisons || []).some((c) => c.verdict === 'inconclusive');
     renderResult({ headline: ui.headline, reading: ui.reading, answer: ui.answer, comparisons: ui.comparisons,
       measuredOn: ui.measuredOn, runs: ui.runs, extra: ui.extra, quoted: this.layout.quoted ? ui.quoted : null }, result, this.colorOf,
     this.lang);

@@ -115,6 +115,9 @@ function buildSummary(ui, layout) {
   ui.reading = withId(el('p', 'reading'), 'reading');
   ui.answer = withId(el('p', 'answer'), 'answer');
   ui.comparisons = withId(el('div', 'comparisons'), 'comparisons');
+  // "Run longer": shown while a timing verdict is "not enough evidence yet" (panel.js).
+  ui.runLonger = button('run-longer', 'ui.run_longer', 'quiet');
+  ui.runLonger.hidden = true;
   ui.measuredOn = withId(el('p', 'measured-on'), 'measured-on');
   ui.runs = withId(el('div', 'runs'), 'runs');
   ui.extra = withId(el('div', 'summary-extra'), 'summary-extra');
@@ -130,7 +133,7 @@ function buildSummary(ui, layout) {
   const title = withId(label(el(SUBHEADING[layout.heading], 'summary-title'), 'ui.summary_title'), 'summary-title');
   const exports = el('div', 'exports', null, ui.exportJson, ui.exportCsv, ui.copyLink);
   ui.summary = withId(el('section', 'summary', null, el('div', 'summary-head', null, title, exports), ui.headline,
-    ui.answer, ui.reading, ui.comparisons, ui.measuredOn, ui.numbers, ui.linkBox), 'summary');
+    ui.answer, ui.reading, ui.comparisons, ui.runLonger, ui.measuredOn, ui.numbers, ui.linkBox), 'summary');
   ui.summary.setAttribute('aria-labelledby', 'summary-title');
   ui.summary.hidden = true;
 }

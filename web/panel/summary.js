@@ -36,12 +36,18 @@ function sideText(side, unit, lang) {
   return t('ui.cmp_side', { label: side.label, value, unit: unit ? { key: 'cmp.unit', args: { unit } } : null }, lang);
 }
 
-/** summary.comparisons -> a table: each side as measured, with its spread, the computed verdict and its sentence. */
+/** A paired timing's ratio a/b with its 95% interval, "0.93 [0.81–1.07]"; "—" for a comparison without rounds. */
+function ratioText(c, lang) {
+  if (!Object.hasOwn(c, 'rounds')) return '—';
+  return t('ui.cmp_ratio_value', { ratio: c.ratio, lo: c.ci[0], hi: c.ci[1], rounds: c.rounds }, lang);
+}
+
+/** summary.comparisons -> a table: each side as measured, with its spread, the ratio's interval, the computed verdict and its sentence. */
 function comparisonsTable(comparisons, lang) {
   const table = el('table', 'runs-table comparisons-table');
   table.append(el('caption', null, t('ui.cmp_caption', {}, lang)));
   const head = el('tr');
-  for (const h of ['', t('ui.cmp_one_side', {}, lang), t('ui.cmp_other_side', {}, lang), t('ui.cmp_verdict', {}, lang)]) {
+  for (const h of ['', t('ui.cmp_one_side', {}, lang), t('ui.cmp_other_side', {}, lang), t('ui.cmp_ratio', {}, lang), t('ui.cmp_verdict', {}, lang)]) {
     const th = el('th', null, h);
     th.scope = 'col';
     head.append(th);
@@ -52,10 +58,10 @@ function comparisonsTable(comparisons, lang) {
     const th = el('th', null, comparisonName(c.id, lang) ?? humanize(c.id));
     th.scope = 'row';
     tr.append(th, el('td', null, sideText(c.a, c.unit, lang)), el('td', null, sideText(c.b, c.unit, lang)),
-      el('td', 'verdict', render(comparisonShortMessage(c), lang)));
+      el('td', 'ratio', ratioText(c, lang)), el('td', 'verdict', render(comparisonShortMessage(c), lang)));
     // The verdict as a sentence, in the reader's language, on its own row under the numbers.
     const sentence = el('td', 'verdict-sentence', render(comparisonMessage(c), lang));
-    sentence.colSpan = 4;
+    sentence.colSpan = 5;
     body.append(tr, el('tr', `verdict-${c.verdict} verdict-sentence-row`, null, sentence));
   }
   table.append(el('thead', null, null, head), body);

@@ -5,7 +5,8 @@
 // each bar is the sum of those fields, drawn as one segment per field (a legend names them), on a
 // linear axis. With spread: 'steady_step_spread_us' (a run key holding the half-IQR of the value) each
 // bar carries a whisker from value − spread to value + spread, so a student sees whether two bars
-// differ by more than their noise. A lower end below the baseline (at or below zero on a log axis,
+// differ by more than their noise. With interval: 'steady_step_ci_us' (a run key holding [lo, hi],
+// the 95% interval of a median over paired rounds) the whisker goes from lo to hi. A lower end below the baseline (at or below zero on a log axis,
 // below zero for a positive bar on a linear one: a time is never negative) is clamped to the baseline
 // and drawn without its cap. Long category names are drawn slanted. The runs exist only in the final
 // result, so the plot shows a note until finish(result) arrives; append() (live progress) is ignored.
@@ -16,7 +17,7 @@
 //
 //   const plot = new BarPlot(container, spec, (name, i) => colour);
 //   plot.finish(result);      // draws the bars
-//   plot.bars();              // [{label, value, spread?}] as drawn
+//   plot.bars();              // [{label, value, spread? | interval?}] as drawn
 import { formatShort, humanize, logTick } from '../util/format.js';
 import { plotFrame, renderOnResize } from './frame.js';
 import { svg } from './svg.js';
@@ -29,6 +30,18 @@ const CAP = 6;                // half-width of a whisker's cap
 
 /** A spread worth a whisker: a positive finite number. */
 const spreadOf = (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : null);
+/** An interval worth a whisker: [lo, hi], finite, lo < hi. */
+const intervalOf = (v) => (Array.isArray(v) && v.length === 2 && v.every(Number.isFinite) && v[0] < v[1] ? v : null);
+
+/** A bar's whisker {lo, hi} from its spread (value ± spread) or its interval, or null. */
+function whiskerOf(spec, r, value) {
+  if (spec.interval) {
+    const iv = intervalOf(r?.[spec.interval]);
+    return iv ? { lo: iv[0], hi: iv[1], interval: iv } : null;
+  }
+  const s = spec.spread ? spreadOf(r?.[spec.spread]) : null;
+  return s ? { lo: value - s, hi: value + s, spread: s } : null;
+}
 
 
 /** A round step near span/count: 1, 2, 2.5 or 5 times a power of ten. */
@@ -92,7 +105,7 @@ export class BarPlot {
     const stack = Array.isArray(this.spec.stack) ? this.spec.stack : null;
     this.items = (Array.isArray(rows) ? rows : []).map((r) => {
       const label = String(r?.[this.spec.category] ?? '?');
-      if (!stack) return { label, value: r?.[this.spec.value], spread: this.spec.spread ? spreadOf(r?.[this.spec.spread]) : null };
+      if (!stack) return { label, value: r?.[this.spec.value], whisker: whiskerOf(this.spec, r, r?.[this.spec.value]) };
       const parts = stack.map((k) => r?.[k]);
       const ok = parts.every((v) => typeof v === 'number' && Number.isFinite(v) && v >= 0);
       return { label, value: ok ? parts.reduce((a, b) => a + b, 0) : null, parts: ok ? parts : null };
@@ -112,19 +125,20 @@ export class BarPlot {
       const ok = Boolean(scale?.drawable(b.value));
       return {
         label: b.label, value: ok ? b.value : null, ...(b.parts ? { parts: b.parts } : {}),
-        ...(this.spec.spread ? { spread: ok ? b.spread : null } : {}),
+        ...(this.spec.spread ? { spread: ok ? (b.whisker?.spread ?? null) : null } : {}),
+        ...(this.spec.interval ? { interval: ok ? (b.whisker?.interval ?? null) : null } : {}),
       };
     });
   }
 
   /** The values the axis must hold: each bar's value and, with a spread, both ends of its whisker. */
   extents() {
-    return this.items.flatMap((b) => (b.spread ? [b.value, this.low(b), b.value + b.spread] : [b.value]));
+    return this.items.flatMap((b) => (b.whisker ? [b.value, this.low(b), b.whisker.hi] : [b.value]));
   }
 
   /** The lower end of a whisker, kept at zero for a positive bar (a time, a count: never negative). */
   low(b) {
-    return b.value >= 0 ? Math.max(0, b.value - b.spread) : b.value - b.spread;
+    return b.value >= 0 ? Math.max(0, b.whisker.lo) : b.whisker.lo;
   }
 
   pointCount() {
@@ -150,12 +164,14 @@ export class BarPlot {
     const unit = this.spec.y_label || humanize(this.spec.value);
     const partNames = this.spec.stack_labels || this.spec.stack || [];
     const partsText = (b) => (b.parts ? ` (${b.parts.map((v, k) => `${partNames[k]} ${formatShort(v, 3, this.spec.lang)}`).join(' + ')})` : '');
-    const spreadText = (b, digits) => (b.spread ? ` ± ${formatShort(b.spread, digits, this.spec.lang)}` : '');
+    const f = (v, digits) => formatShort(v, digits, this.spec.lang);
+    const spreadText = (b, digits) => (b.whisker?.interval ? ` [${f(b.whisker.lo, digits)}–${f(b.whisker.hi, digits)}]`
+      : b.whisker ? ` ± ${f(b.whisker.spread, digits)}` : '');
     const noValue = tr('plot.no_value', {}, this.spec.lang);
     const described = this.items.map((b) => `${b.label}: ${scale.drawable(b.value) ? formatShort(b.value, 3, this.spec.lang) + spreadText(b) + partsText(b) : noValue}`);
     const chart = svg('svg', {
       class: 'bars', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
-      'aria-label': `${this.spec.title} (${unit}${this.spec.log_y ? tr('ui.log_scale', {}, this.spec.lang) : ''}${this.spec.spread ? tr('plot.spread_note', {}, this.spec.lang) : ''}): ${described.join('; ')}`,
+      'aria-label': `${this.spec.title} (${unit}${this.spec.log_y ? tr('ui.log_scale', {}, this.spec.lang) : ''}${this.spec.spread ? tr('plot.spread_note', {}, this.spec.lang) : ''}${this.spec.interval ? tr('plot.interval_note', {}, this.spec.lang) : ''}): ${described.join('; ')}`,
     });
 
     const axis = svg('g', { class: 'bars-axis', 'aria-hidden': 'true' });
@@ -200,10 +216,10 @@ export class BarPlot {
           x: (cx - barW / 2).toFixed(1), y: y0.toFixed(1), width: barW.toFixed(1), height: h.toFixed(1),
           rx: 3, fill: this.colorOf(b.label, i),
         }));
-        if (b.spread) g.append(this.whisker(b, cx, y, baseY));
+        if (b.whisker) g.append(this.whisker(b, cx, y, baseY));
       }
       // The number sits above the bar, or above its whisker, so neither hides the other.
-      const topY = ok && b.spread && !b.parts ? y(b.value + b.spread) : ok ? y(b.value) : baseY;
+      const topY = ok && b.whisker && !b.parts ? y(b.whisker.hi) : ok ? y(b.value) : baseY;
       const labelY = Math.min(topY, baseY) - 7;
       g.append(
         svg('text', { class: 'bars-value', x: cx, y: labelY.toFixed(1), 'text-anchor': 'middle' }, ok ? formatShort(b.value, 3, this.spec.lang) : '—'),
@@ -220,12 +236,12 @@ export class BarPlot {
   }
 
   /**
-   * value ± spread as a vertical line with caps. A lower end clamped at zero (low()), or at or below
+   * The whisker (value ± spread, or the interval) as a vertical line with caps. A lower end clamped at zero (low()), or at or below
    * zero on a log axis where it cannot be placed, stops at the baseline without a cap (data-clamped).
    */
   whisker(b, cx, y, baseY) {
-    const low = this.low(b), high = b.value + b.spread;
-    const clamped = low !== b.value - b.spread || (Boolean(this.spec.log_y) && low <= 0);
+    const low = this.low(b), high = b.whisker.hi;
+    const clamped = low !== b.whisker.lo || (Boolean(this.spec.log_y) && low <= 0);
     const y1 = y(high), y2 = clamped ? baseY : y(low);
     const g = svg('g', {
       class: 'bar-whisker', 'data-low': clamped ? 0 : low, 'data-high': high, 'data-clamped': clamped, 'aria-hidden': 'true',

@@ -232,10 +232,19 @@ export class LooplabClient {
   /** Resolves with the resolved config, rejects with the core's one-line message. */
   validate(config) { return this.request({ type: REQUEST.VALIDATE, config: JSON.stringify(config) }).promise; }
 
-  /** Starts a run; returns {done: Promise<{result, cancelled}>, cancel()}. */
+  /** Starts a run; returns {id, done: Promise<{result, cancelled}>, cancel()}. */
   run(config, onProgress) {
-    const { id, promise } = this.request({ type: REQUEST.RUN, config: JSON.stringify(config) }, onProgress);
+    return this.cancellable({ type: REQUEST.RUN, config: JSON.stringify(config) }, onProgress);
+  }
+
+  /** "Run longer": the finished run `runId` (the last one) takes more paired timing rounds for up to `seconds`; as run(). */
+  extend(runId, seconds, onProgress) {
+    return this.cancellable({ type: REQUEST.EXTEND, run: runId, seconds }, onProgress);
+  }
+
+  cancellable(message, onProgress) {
+    const { id, promise } = this.request(message, onProgress);
     const worker = this.worker;                        // a cancel after a restart goes nowhere
-    return { done: promise, cancel: () => { if (!this.terminated) worker?.postMessage({ type: REQUEST.CANCEL, id }); } };
+    return { id, done: promise, cancel: () => { if (!this.terminated) worker?.postMessage({ type: REQUEST.CANCEL, id }); } };
   }
 }

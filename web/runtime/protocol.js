@@ -7,6 +7,9 @@
 //                                                       the worker fetches and compiles it itself
 //                   {type: PING}                        heartbeat: answered at once, also between chunks of a run
 //                   {type: LIST | DESCRIBE | VALIDATE | RUN | CANCEL, id, experiment?, config?}
+//                   {type: EXTEND, id, run, seconds}    "Run longer": the finished run `run` (the id of its
+//                                                       RUN; the worker keeps the last one) takes more paired
+//                                                       timing rounds; answered like a RUN
 //   worker -> page  {type: PONG}                        the answer to PING (the worker is alive)
 //                   {type: BUSY}                        entering a module call that may take long (a chunk,
 //                                                       or the module's start-up before READY):
@@ -30,6 +33,7 @@ export const REQUEST = Object.freeze({
   VALIDATE: 'validate',
   RUN: 'run',
   CANCEL: 'cancel',
+  EXTEND: 'extend',
 });
 
 export const ANSWER = Object.freeze({

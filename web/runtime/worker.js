@@ -66,34 +66,56 @@ function isFatal(e) {
 /** Runs that are in progress, by request id: {cancelled}. */
 const active = new Map();
 
+/** The last finished run, kept for "Run longer" (EXTEND) until the next RUN: {id, handle}. */
+let kept = null;
+function keep(id, handle) {
+  kept?.handle.delete();
+  kept = handle ? { id, handle } : null;
+}
+
+/** Advances `handle` in chunks, posting progress, until done; false when cancelled on the way. */
+async function advanceToEnd(handle, id, state) {
+  for (;;) {
+    if (state.cancelled) { post({ type: ANSWER.CANCELLED, id }); return false; }
+    busy();
+    const done = handle.advance(CHUNK_MS);
+    post({ type: ANSWER.PROGRESS, id, progress: handle.progress() });
+    if (done) return true;
+    await nextTurn();
+  }
+}
+
 async function run(api, id, config, state) {
+  keep(null, null);
   let handle = null;
   try {
     busy();
     handle = api.createRun(config);
-    for (;;) {
-      if (state.cancelled) { post({ type: ANSWER.CANCELLED, id }); return; }
-      busy();
-      const done = handle.advance(CHUNK_MS);
-      post({ type: ANSWER.PROGRESS, id, progress: handle.progress() });
-      if (done) {
-        // Variants only a browser can measure (JS calling the module per batch) join the run's result.
-        busy();
-        const measured = await measureJsVariants(api, handle.result(), {
-          cancelled: () => state.cancelled,
-          nextTurn: async () => { await nextTurn(); busy(); },
-          progress: (progress) => post({ type: ANSWER.PROGRESS, id, progress }),
-        });
-        if (measured === null) { post({ type: ANSWER.CANCELLED, id }); return; }
-        if (measured) { busy(); handle.addMeasurements(measured); }
-        post({ type: ANSWER.RESULT, id, result: handle.result() });
-        return;
-      }
-      await nextTurn();
-    }
+    if (!(await advanceToEnd(handle, id, state))) return;
+    // Variants only a browser can measure (JS calling the module per batch) join the run's result.
+    busy();
+    const measured = await measureJsVariants(api, handle.result(), {
+      cancelled: () => state.cancelled,
+      nextTurn: async () => { await nextTurn(); busy(); },
+      progress: (progress) => post({ type: ANSWER.PROGRESS, id, progress }),
+    });
+    if (measured === null) { post({ type: ANSWER.CANCELLED, id }); return; }
+    if (measured) { busy(); handle.addMeasurements(measured); }
+    post({ type: ANSWER.RESULT, id, result: handle.result() });
+    keep(id, handle);
+    handle = null;
   } finally {
     handle?.delete();
   }
+}
+
+/** "Run longer": the kept run takes more paired timing rounds, then answers with its new result. */
+async function extend(id, runId, seconds, state) {
+  if (!kept || kept.id !== runId) throw new Error('run longer: that run is no longer kept (a newer run replaced it)');
+  busy();
+  if (!kept.handle.extend(seconds)) throw new Error('run longer: this run has no paired timings to extend');
+  if (!(await advanceToEnd(kept.handle, id, state))) return;
+  post({ type: ANSWER.RESULT, id, result: kept.handle.result() });
 }
 
 self.onmessage = async ({ data: msg }) => {
@@ -108,7 +130,7 @@ self.onmessage = async ({ data: msg }) => {
     return;
   }
   let state = null;
-  if (type === REQUEST.RUN) {             // registered before any await, so an early cancel finds it
+  if (type === REQUEST.RUN || type === REQUEST.EXTEND) {  // registered before any await: an early cancel finds it
     state = { cancelled: false };
     active.set(id, state);
   }
@@ -120,6 +142,7 @@ self.onmessage = async ({ data: msg }) => {
       case REQUEST.DESCRIBE: post({ type: ANSWER.REPLY, id, value: api.describe(msg.experiment, msg.lang) }); break;
       case REQUEST.VALIDATE: post({ type: ANSWER.REPLY, id, value: api.validateConfig(msg.config) }); break;
       case REQUEST.RUN: await run(api, id, msg.config, state); break;
+      case REQUEST.EXTEND: await extend(id, msg.run, msg.seconds, state); break;
       default: throw new Error(`unknown request type "${type}"`);
     }
   } catch (e) {

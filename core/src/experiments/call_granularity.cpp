@@ -213,6 +213,7 @@ class CallGranularityRun final : public ChunkedRun {
             {"us_per_step", us},
             {"overhead_us_per_call", us - fit_us},
             {"spread_us", half_iqr(chunk_us)},
+            {"ci_us", interval_json(chunk_us)},
             {"chunks", chunk_us.size()},
             {"first_epoch_ms", v.at("first_epoch_ms")},
             {"total_ms", v.at("total_ms")},
@@ -405,6 +406,7 @@ class CallGranularityRun final : public ChunkedRun {
             {"us_per_step", us},
             {"overhead_us_per_call", us - median(fit().rounds_us)},
             {"spread_us", half_iqr(v.rounds_us)},
+            {"ci_us", interval_json(v.rounds_us)},
             {"rounds", static_cast<long long>(v.rounds_us.size())},
             {"epochs_per_round", std::max(epochs_per_round_, 1)},
             {"first_epoch_ms", v.first_epoch_ms},
@@ -519,7 +521,7 @@ Experiment make_call_granularity_experiment() {
   e.plots = json::array({line_plot("loss", {"step"}, {"loss"},
                                    {"fit", "train_on_batch", "train_on_batch_traced",
                                     "train_on_batch_compiled", "js_fit", "js_train_on_batch"}),
-                         bars_plot("step", "variant", {"us_per_step"}),
+                         bars_plot_with_interval("step", "variant", {"us_per_step"}, "ci_us"),
                          bars_plot("overhead", "variant", {"overhead_us_per_call"})});
   e.quoted_sources = {"seed thread 001"};
   e.check = [](const Params& p) {

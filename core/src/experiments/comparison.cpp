@@ -201,6 +201,11 @@ json Comparison::to_json() const {
   return j;
 }
 
+json interval_json(const std::vector<double>& rounds) {
+  const Interval i = median_interval(rounds);
+  return json::array({i.lo, i.hi});
+}
+
 Measure paired_side(std::string label, std::vector<double> rounds) {
   Measure m(std::move(label), median(rounds), half_iqr(rounds));
   m.rounds = std::move(rounds);

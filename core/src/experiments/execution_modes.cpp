@@ -277,6 +277,7 @@ class ExecutionModesRun final : public ChunkedRun {
               {"steady_step_us", median(r.chunk_us_per_step)},
               {"steady_step_spread_us", half_iqr(r.chunk_us_per_step)},
               {"rounds", static_cast<long long>(r.chunk_us_per_step.size())},
+              {"steady_step_ci_us", interval_json(r.chunk_us_per_step)},
               {"total_ms", r.total_ms},
               {"steps", r.steps},
               {"final_loss", r.diverged_at ? json(nullptr) : json(r.last_loss)},
@@ -447,7 +448,7 @@ Experiment make_execution_modes_experiment() {
       {line_plot("loss", {"epoch"}, {"loss"},
                  {"eager", "traced", "unrolled", "compiled", "reference"}),
        bars_plot("first_call", "mode", {"first_call_ms", Scale::Log}),
-       bars_plot_with_spread("steady", "mode", {"steady_step_us"}, "steady_step_spread_us")});
+       bars_plot_with_interval("steady", "mode", {"steady_step_us"}, "steady_step_ci_us")});
   e.quoted_sources = {"seed thread 000", "seed thread 000", "seed thread 000"};
   e.takes_csv = true;
   e.check = [](const Params& p) {  // with a CSV its rows are n (parsed here too, so validation

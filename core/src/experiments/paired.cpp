@@ -43,6 +43,13 @@ PairedRatio paired_ratio(const std::vector<double>& a, const std::vector<double>
   return r;
 }
 
+Interval median_interval(std::vector<double> v) {
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  const int n = static_cast<int>(v.size()), k = std::max(interval_rank(n), 1);
+  return {v[static_cast<std::size_t>(k - 1)], v[static_cast<std::size_t>(n - k)]};
+}
+
 RatioVerdict ratio_verdict(const PairedRatio& r, double band) {
   const double low = 1.0 / (1.0 + band), high = 1.0 + band;
   if (r.rounds < kMinDecidingRounds) return RatioVerdict::Inconclusive;

@@ -342,6 +342,7 @@ json PipelinesRun::run_json(const VariantRun& r) const {
           {"first_epoch_ms", r.epochs.empty() ? 0.0 : r.epochs.front().wall_ms},
           {"ms_per_epoch", steady_median(r, &EpochTimes::wall_ms, false)},
           {"spread_ms_per_epoch", half_iqr(steady_values(r, &EpochTimes::wall_ms, false))},
+          {"ci_ms_per_epoch", interval_json(steady_values(r, &EpochTimes::wall_ms, false))},
           {"pipeline_us_per_batch", steady_median(r, &EpochTimes::pipeline_ms, true)},
           {"step_us_per_batch", steady_median(r, &EpochTimes::step_ms, true)},
           {"final_loss", r.diverged ? json(nullptr) : json(r.last_loss)},
@@ -466,14 +467,14 @@ Experiment make_pipelines_experiment() {
       common::max_seconds(),
       common::seed(),
   };
-  e.plots = json::array(
-      {bars_plot_with_spread("epoch", "variant", {"ms_per_epoch"}, "spread_ms_per_epoch"),
-       bars_plot("split", "variant", {"pipeline_us_per_batch"},
-                 {"pipeline_us_per_batch", "step_us_per_batch"}, {"pipeline", "step"}),
-       line_plot("loss", {"epoch"}, {"loss"},
-                 {"slice_batch", "slice_batch_cache", "slice_batch_cache_prefetch", "prebatched",
-                  "prebatched_cache", "prebatched_cache_prefetch", "repeat_inside", "map_per_batch",
-                  "transform_once"})});
+  e.plots =
+      json::array({bars_plot_with_interval("epoch", "variant", {"ms_per_epoch"}, "ci_ms_per_epoch"),
+                   bars_plot("split", "variant", {"pipeline_us_per_batch"},
+                             {"pipeline_us_per_batch", "step_us_per_batch"}, {"pipeline", "step"}),
+                   line_plot("loss", {"epoch"}, {"loss"},
+                             {"slice_batch", "slice_batch_cache", "slice_batch_cache_prefetch",
+                              "prebatched", "prebatched_cache", "prebatched_cache_prefetch",
+                              "repeat_inside", "map_per_batch", "transform_once"})});
   e.quoted_sources = {"seed thread 000", "seed thread 000", "seed thread 000"};
   e.check = [](const Params& p) {
     const long long n = p.integer("n"), batch = p.integer("batch"), unroll = p.integer("unroll");

@@ -40,6 +40,13 @@ json bars_plot_with_spread(const std::string& id, const std::string& category, c
   return j;
 }
 
+json bars_plot_with_interval(const std::string& id, const std::string& category, const Axis& value,
+                             const std::string& interval) {
+  json j = bars_plot(id, category, value);
+  j["interval"] = interval;
+  return j;
+}
+
 json heatmap_plot(const std::string& id, const std::string& row, const std::string& col,
                   const std::string& value, const std::string& scale) {
   return {{"id", id},   {"type", "heatmap"}, {"source", "runs"}, {"row", row},

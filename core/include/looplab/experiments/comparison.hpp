@@ -40,6 +40,8 @@ struct Measure {
 
 // A side timed in paired rounds: its value is the median of its rounds, its spread their half-IQR.
 Measure paired_side(std::string label, std::vector<double> rounds);
+// median_interval(rounds) as [lo, hi], a run's whisker for its bar.
+json interval_json(const std::vector<double>& rounds);
 
 // Final losses of runs that compute the same numbers agree to float32 rounding, not bit for bit
 // (fused and unfused sums round differently): a loss is a Measure with this relative spread.

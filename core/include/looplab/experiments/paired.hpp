@@ -47,6 +47,13 @@ struct PairedRatio {
 // the sizes differ or no round is given.
 PairedRatio paired_ratio(const std::vector<double>& a, const std::vector<double>& b);
 
+// The same distribution-free 95% interval for the median of one side's rounds (its bar's
+// whisker): [lo, hi]; [smallest, largest] below 6 rounds, [0, 0] for none.
+struct Interval {
+  double lo = 0.0, hi = 0.0;
+};
+Interval median_interval(std::vector<double> values);
+
 enum class RatioVerdict { AFaster, BFaster, Same, Inconclusive };
 RatioVerdict ratio_verdict(const PairedRatio& r, double band = kPracticalBand);
 

@@ -36,7 +36,8 @@ json line_plot(const std::string& id, const Axis& x, const Axis& y,
 
 // One bar per run of the result: `category` names the run key that labels the bar, value.key the
 // number it shows; `stack` (with `stack_labels`) stacks several run keys in one bar.
-// {id, type: "bars", title, source: "runs", category, value, [spread], [stack, stack_labels],
+// {id, type: "bars", title, source: "runs", category, value, [spread | interval],
+//  [stack, stack_labels],
 //  y_label, log_y}
 json bars_plot(const std::string& id, const std::string& category, const Axis& value,
                const std::vector<std::string>& stack = {},
@@ -44,6 +45,10 @@ json bars_plot(const std::string& id, const std::string& category, const Axis& v
 // The same with `spread`: the run key holding the half-IQR of the value (whiskers value ± spread).
 json bars_plot_with_spread(const std::string& id, const std::string& category, const Axis& value,
                            const std::string& spread);
+// The same with `interval`: the run key holding [lo, hi], the 95% interval of the value, a median
+// over paired rounds (paired.hpp's median_interval), drawn as a whisker from lo to hi.
+json bars_plot_with_interval(const std::string& id, const std::string& category, const Axis& value,
+                             const std::string& interval);
 
 // One cell per run, placed by its `row` and `col` keys and coloured by `value` on a "log" or
 // "diverging" colour scale. {id, type: "heatmap", title, source: "runs", row, col, value, unit,
