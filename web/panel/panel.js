@@ -291,7 +291,7 @@ export class ExperimentPanel extends EventTarget {
    * until its open verdicts are decided; its result is shown again, with the narrower intervals.
    */
   async runLonger() {
-    if (this.state.active || this.state.lastRun == null) return;
+    if (this.state.active || this.state.lastRun === undefined) return;
     this.setRunning(true);
     this.setStatus('running');
     const started = performance.now();
