@@ -196,6 +196,13 @@ double last_epoch(const std::vector<float>& l) {
   return sum / 10.0;
 }
 
+OptimizerOptions optim_options(const LrSchedule& schedule, double beta = 0.9) {
+  OptimizerOptions o;
+  o.schedule = schedule;
+  o.beta = beta;
+  return o;
+}
+
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
@@ -219,16 +226,16 @@ TEST(Optimizers, EagerTracedAndCompiledGiveTheSameLossCurve) {
   const std::pair<const char*, OptimizerFactory> cases[] = {
       {"sgd, step schedule",
        [](auto p) {
-         return make_optimizer("sgd", 0.2, p, {.schedule = LrSchedule::step(50, 0.5)});
+         return make_optimizer("sgd", 0.2, p, optim_options(LrSchedule::step(50, 0.5)));
        }},
       {"momentum, cosine schedule",
        [](auto p) {
-         return make_optimizer("momentum", 0.02, p, {.schedule = LrSchedule::cosine(200, 0.1)});
+         return make_optimizer("momentum", 0.02, p, optim_options(LrSchedule::cosine(200, 0.1)));
        }},
       {"nesterov, exponential schedule",
        [](auto p) {
          return make_optimizer("nesterov", 0.02, p,
-                               {.beta = 0.8, .schedule = LrSchedule::exponential(0.995)});
+                               optim_options(LrSchedule::exponential(0.995), 0.8));
        }},
       {"adam", [](auto p) { return make_optimizer("adam", 1e-2, p); }}};
   for (const auto& [name, make] : cases) {
@@ -354,9 +361,7 @@ TEST(Optimizers, BadHyperparametersAreRefusedByNameAndRange) {
             "cosine schedule steps: must be an integer >= 1, got 0");
   EXPECT_EQ(message_of([] { LrSchedule::cosine(100, 2.0); }),
             "cosine schedule floor: must be a number in [0, 1], got 2");
-  OptimizerOptions beta_one;
-  beta_one.beta = 1.0;
-  EXPECT_EQ(message_of([&] { make_optimizer("momentum", 0.1, {&p}, beta_one); }),
+  EXPECT_EQ(message_of([&] { make_optimizer("momentum", 0.1, {&p}, optim_options({}, 1.0)); }),
             "momentum beta: must be a number in [0, 1), got 1");
   try {
     make_optimizer("rmsprop", 0.1, {&p});
@@ -370,7 +375,7 @@ TEST(Optimizers, BadHyperparametersAreRefusedByNameAndRange) {
 TEST(Optimizers, MakeOptimizerKnowsEveryNameAndKeepsTheSchedule) {
   Tensor p({1, 1});
   for (const char* name : {"sgd", "momentum", "nesterov", "adam"}) {
-    const auto opt = make_optimizer(name, 0.1, {&p}, {.schedule = LrSchedule::exponential(0.5)});
+    const auto opt = make_optimizer(name, 0.1, {&p}, optim_options(LrSchedule::exponential(0.5)));
     const double correction =
         std::string(name) == "adam" ? std::sqrt(1.0 - 0.999 * 0.999) / (1.0 - 0.9 * 0.9) : 1.0;
     EXPECT_NEAR(opt->rate_at(2), 0.05 * correction, 1e-15) << name;
