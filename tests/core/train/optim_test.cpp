@@ -1,9 +1,9 @@
 // optim_test.cpp — the optimizers and learning-rate schedules (train/optim.hpp): three steps of
 // each against hand-derived values, eagerly and traced (one trace following the schedule);
 // momentum and Nesterov with β = 0 bit for bit gradient descent in every mode; eager == traced ==
-// compiled loss curves for each optimizer on a small MLP; heavy ball at the theory's optimal α, β
-// on quadratics with κ = 10, 100 and 10⁴ within ±10% of the predicted iteration count; bad
-// hyperparameters refused by name and range.
+// compiled loss curves for each optimizer on a small MLP; a schedule never retraces; heavy ball at
+// the theory's optimal α, β on quadratics with κ = 10, 100 and 10⁴ within ±10% of the predicted
+// iteration count; bad hyperparameters refused by name and range.
 #include "looplab/train/optim.hpp"
 
 #include <gtest/gtest.h>
@@ -21,6 +21,7 @@
 #include "looplab/base/rng.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/model.hpp"
+#include "looplab/train/trace_cache.hpp"
 
 namespace looplab {
 namespace {
@@ -154,6 +155,21 @@ TEST(LrSchedules, HeavyBallRateMultipliesTheWholeStep) {
         return opt;
       },
       {0.8, 0.63, 0.522});
+}
+
+TEST(LrSchedules, AScheduleNeverRetraces) {
+  // Through the trace cache (a traced function as a framework has it): three steps at three rates,
+  // one trace, and heavy ball's values from the test above.
+  OptimScalar model;
+  Momentum opt(0.1, model.parameters(), 0.9);
+  opt.set_schedule(LrSchedule::exponential(0.5));
+  TraceCache cache(model, opt, {});
+  const float one = 1.0f, zero = 0.0f;
+  for (double want : {0.8, 0.63, 0.522}) {
+    cache.call(&one, &zero, 1, true);
+    EXPECT_NEAR(model.w[0], want, 2e-6);
+  }
+  EXPECT_EQ(cache.traces(), 1);
 }
 
 // Batches of 20 from 200 points of y = sin(3x), x ~ N(0, 1), through Dense(8, tanh) → Dense(1).
