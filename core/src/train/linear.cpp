@@ -159,6 +159,34 @@ std::optional<long long> Quadratic::predicted_iterations(const LinearWeights& st
   return hi;
 }
 
+Quadratic::HeavyBall Quadratic::best_heavy_ball() const {
+  const double lo = std::sqrt(eigenvalues_(0)),
+               hi = std::sqrt(eigenvalues_(eigenvalues_.size() - 1));
+  const double rho = (hi - lo) / (hi + lo);  // (√κ − 1)/(√κ + 1)
+  return {4.0 / ((hi + lo) * (hi + lo)), rho * rho, rho};
+}
+
+std::optional<long long> Quadratic::predicted_heavy_ball_iterations(const LinearWeights& start,
+                                                                    double lr, double beta,
+                                                                    double tolerance,
+                                                                    long long limit) const {
+  const Eigen::VectorXd c = eigenvectors_.transpose() * (to_theta(start) - to_theta(optimum_));
+  Eigen::VectorXd e = c, before = c;  // e_k and e_{k−1}
+  const double target = tolerance * gap_scale_;
+  for (long long k = 0; k <= limit; ++k) {
+    double gap = 0.0;
+    for (Eigen::Index i = 0; i < e.size(); ++i) gap += 0.5 * eigenvalues_(i) * e(i) * e(i);
+    if (gap <= target) return k;
+    if (!(gap < 1e300)) return std::nullopt;  // diverged
+    for (Eigen::Index i = 0; i < e.size(); ++i) {
+      const double next = (1.0 + beta - lr * eigenvalues_(i)) * e(i) - beta * before(i);
+      before(i) = e(i);
+      e(i) = next;
+    }
+  }
+  return std::nullopt;
+}
+
 RateAnalysis Quadratic::rates(const LinearWeights& start, double lr, double tolerance) const {
   const Eigen::VectorXd c = eigenvectors_.transpose() * (to_theta(start) - to_theta(optimum_));
   const Eigen::Index p = c.size();

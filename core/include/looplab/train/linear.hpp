@@ -106,6 +106,22 @@ class Quadratic {
                                                 long long limit = 1'000'000'000'000LL) const;
   // ρ, the slow direction's share of the gap and the estimate above, for rate lr from `start`.
   RateAnalysis rates(const LinearWeights& start, double lr, double tolerance) const;
+  // Heavy ball (Momentum in optim.hpp) at its optimal rate and momentum for this quadratic,
+  // α = 4/(√λmax + √λmin)² and β = ((√κ − 1)/(√κ + 1))², where every direction shrinks at
+  // ρ = √β = (√κ − 1)/(√κ + 1) per step (GD's best: (κ − 1)/(κ + 1)).
+  struct HeavyBall {
+    double lr = 0.0, beta = 0.0, rho = 0.0;
+  };
+  HeavyBall best_heavy_ball() const;
+  // The first iteration k at which exact-arithmetic heavy ball (z ← β·z + g, θ ← θ − α·z, z = 0 at
+  // the start) from `start` has relative gap ≤ tolerance; nullopt when k would pass limit. Each
+  // eigen-direction's error follows e_{k+1} = (1 + β − αλ)·e_k − β·e_{k−1} with e_{−1} = e_0,
+  // stepped in double: the gap need not fall monotonically (complex roots oscillate), so no
+  // bisection as for GD. At the optimal α, β the extreme directions have a double root ±ρ, so
+  // e_k = e_0·(1 + (1 ∓ ρ)·k)·(±ρ)^k: about twice the iterations ρ alone, ln(tol)/(2 ln ρ), says.
+  std::optional<long long> predicted_heavy_ball_iterations(const LinearWeights& start, double lr,
+                                                           double beta, double tolerance,
+                                                           long long limit = 100'000'000) const;
   const Eigen::MatrixXd& hessian() const { return hessian_; }
 
  private:
