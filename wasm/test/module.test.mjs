@@ -77,7 +77,7 @@ test('a default standardization run completes in advance(50) chunks', { timeout:
   }
 });
 
-// The module embeds no catalog (base/i18n.hpp): the facade supplies English when it wraps the module
+// The module embeds no catalog (docs/size.md): the facade supplies English when it wraps the module
 // and another language only when a call first asks for it.
 test('catalogs: none built in; the facade supplies English at once and another language on demand', async () => {
   const { wrap } = await import('../../web/runtime/api.js');
