@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "looplab/api/api.hpp"
+#include "looplab/base/i18n.hpp"
 #include "marshal.hpp"
 
 // Test builds link wasm/test_hooks.cpp, which sets this to a deliberate trap (looplab-test.mjs);
@@ -69,6 +70,21 @@ class Run {
  private:
   std::unique_ptr<looplab::ExperimentRun> run_;
 };
+
+// The language normalize_lang makes of `lang` when this module has no catalog for it yet, else "":
+// the facade then supplies it (web/runtime/api.js). The module embeds no catalog (base/i18n.hpp).
+std::string catalog_needed(const std::string& lang) {
+  const std::string l = looplab::normalize_lang(lang);
+  return looplab::has_catalog(l) ? std::string() : l;
+}
+
+// core/i18n/<lang>.json's text for the module's renderer: true, or an Error for a broken text.
+val provide_catalog(const std::string& lang, const std::string& text) {
+  return result_or_error([&] {
+    looplab::provide_catalog(lang, text);
+    return true;
+  });
+}
 
 val list_experiments(const std::string& lang) {
   return result_or_error([&] { return looplab::list_experiments_json(lang); });
@@ -115,6 +131,8 @@ EMSCRIPTEN_BINDINGS(looplab) {
       .function("addMeasurements", &Run::add_measurements)
       .function("extend", &Run::extend);
 
+  function("catalogNeeded", &catalog_needed);
+  function("provideCatalog", &provide_catalog);
   function("listExperiments", &list_experiments);
   function("describe", &describe);
   function("validateConfig", &validate_config);

@@ -363,3 +363,27 @@ test('<looplab-experiment lang="id"> in a Chinese host page, and one that follow
   await page.screenshot({ path: join(RESULTS, 'lang-widgets-360-zh.png') });
   await assertClean(page, problems);
 });
+
+// A language switch costs no download (issue 26): the page says everything in the new language in
+// place, with the configuration kept and ?lang= set, instead of reloading every script and the wasm.
+test('the page\'s language picker switches in place: no request, the values kept, ?lang= set', { timeout: 120_000 }, async () => {
+  const { page, problems } = await browser.open(`/dist/index.html?lang=en&experiment=standardization&${new URLSearchParams(SMALL.standardization)}&lr_raw=0.0002`);
+  await waitForStatus(page, 'ready');
+  assert.equal(await page.textContent('#run'), 'Run');
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
+  await page.selectOption('#lang', 'id');
+  await page.waitForFunction(() => document.getElementById('title')?.textContent.startsWith('Mengapa'), null, { timeout: 30_000 });
+  await waitForStatus(page, 'ready');
+  assert.equal(await page.textContent('#run'), 'Jalankan');
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'id');
+  assert.equal(await page.inputValue('#param-lr_raw'), '0.0002');
+  const query = new URLSearchParams(await page.evaluate(() => location.search));
+  assert.equal(query.get('lang'), 'id');
+  assert.equal(query.get('lr_raw'), '0.0002');
+  assert.deepEqual(requests, [], 'no request for a language switch');
+  await page.click('#run');
+  await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
+  assert.ok(!(await pageText(page)).includes('⟦'));
+  await assertClean(page, problems);
+});

@@ -84,7 +84,7 @@ const PAGES = [
 
 const kb = (n) => `${(n / 1000).toFixed(0)} kB`;
 
-test('on a phone connection: the wasm comes compressed, once, and starts with the page; time until Run works', { timeout: 120_000 }, async () => {
+test('on a phone connection: the wasm comes compressed, once, and starts with the page; time until Run works', { timeout: 40_000 * ROUNDS * PAGES.length }, async () => {
   mkdirSync(DIR, { recursive: true });
   writeFileSync(join(DIR, 'bare.html'), lesson(''));
   writeFileSync(join(DIR, 'hinted.html'), lesson(`${HINTS}\n`));

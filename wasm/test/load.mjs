@@ -1,6 +1,11 @@
 // Shared by the wasm tests: loads build/wasm/<name>.mjs under Node, and runs a config to its end.
 //
 //   const m = await loadModule();                  // or loadModule('looplab-test') for the test hooks
+//   const bare = await loadModule('looplab', { catalogs: [] });   // no catalog supplied yet
+//
+// The module embeds no message catalog (core/include/looplab/base/i18n.hpp): the worker's facade
+// (web/runtime/api.js) supplies English and the language asked for. The tests call the module
+// directly, so this gives it every catalog of core/i18n/ (the files the page's catalogs.js holds).
 //   const result = runToEnd(m, { experiment: 'standardization', max_iterations: 200 });
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -11,7 +16,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 // NOTE: emscripten 3.1.6's EXPORT_ES6 output uses `require` and `__dirname` on its node branch
 // and cannot read its own .wasm from a file:// URL there: provide both globals and pass the bytes.
-export async function loadModule(name = 'looplab') {
+export async function loadModule(name = 'looplab', { catalogs = ['en', 'zh-CN', 'id'] } = {}) {
   const modulePath = join(ROOT, 'build', 'wasm', `${name}.mjs`);
   const wasmPath = join(ROOT, 'build', 'wasm', `${name}.wasm`);
   if (!existsSync(modulePath) || !existsSync(wasmPath)) {
@@ -20,7 +25,12 @@ export async function loadModule(name = 'looplab') {
   globalThis.require ??= createRequire(modulePath);
   globalThis.__dirname ??= dirname(modulePath);
   const { default: create } = await import(pathToFileURL(modulePath).href);
-  return create({ wasmBinary: readFileSync(wasmPath) });
+  const m = await create({ wasmBinary: readFileSync(wasmPath) });
+  for (const lang of catalogs) {
+    const ok = m.provideCatalog(lang, readFileSync(join(ROOT, 'core', 'i18n', `${lang}.json`), 'utf8'));
+    if (ok instanceof Error) throw ok;
+  }
+  return m;
 }
 
 /** Runs `config` in advance(50) chunks to its end; returns the parsed result. Throws the module's Error. */

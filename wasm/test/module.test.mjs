@@ -76,3 +76,26 @@ test('a default standardization run completes in advance(50) chunks', { timeout:
     run.delete();
   }
 });
+
+// The module embeds no catalog (docs/size.md): the facade supplies English when it wraps the module
+// and another language only when a call first asks for it.
+test('catalogs: none built in; the facade supplies English at once and another language on demand', async () => {
+  const { wrap } = await import('../../web/runtime/api.js');
+  const bare = await loadModule('looplab', { catalogs: [] });
+  assert.equal(bare.catalogNeeded('en'), 'en');
+  assert.equal(bare.catalogNeeded('zh_CN.UTF-8'), 'zh-CN');
+  const err = bare.describe('standardization', 'en');
+  assert.ok(err instanceof Error && /no catalog for en/.test(err.message), String(err));
+  assert.ok(bare.provideCatalog('en', '{"not": ["flat"]}') instanceof Error);
+  assert.ok(bare.provideCatalog('fr', '{}') instanceof Error);
+
+  const api = wrap(bare);
+  assert.equal(bare.catalogNeeded('en'), '');
+  assert.equal(bare.catalogNeeded('id'), 'id');
+  assert.throws(() => api.validateConfig({ experiment: 'standardization', lr_raw: -1 }),
+    { message: 'lr_raw: must be a number in (0, 10], got -1' });
+  assert.equal(bare.catalogNeeded('zh-CN'), 'zh-CN');
+  assert.equal(api.describe('standardization', 'zh-CN').title, '标准化');
+  assert.equal(bare.catalogNeeded('zh-CN'), '');
+  assert.equal(bare.catalogNeeded('id'), 'id');   // never asked for: never parsed
+});

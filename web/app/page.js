@@ -9,9 +9,10 @@ import { LANGUAGES, LANGUAGE_NAMES, browserLang, chooseLang, t, text } from '../
 import { relabel } from '../panel/shell.js';
 import { measureClockStepNs, renderEnvironment } from './environment.js';
 
-// The language: ?lang=, else the browser's; the picker reloads the page with ?lang= set.
+// The language: ?lang=, else the browser's; the picker switches it in place and sets ?lang= (no
+// download: every catalog is in this script, and the worker has its own copy for the module).
 const pageQuery = new URLSearchParams(location.search);
-const lang = chooseLang(pageQuery.get('lang'), browserLang());
+let lang = chooseLang(pageQuery.get('lang'), browserLang());
 document.documentElement.lang = lang;
 relabel(document, lang);
 
@@ -25,6 +26,7 @@ environment.id = 'environment';
 environment.setAttribute('aria-label', t('ui.environment', {}, lang));
 panel.ui.side.append(environment);
 const pageClockNs = measureClockStepNs();
+let shownEnvironment = null;   // the environment last shown, to show again in another language
 
 // For tests and the curious: window.__looplab.status, .lastResult, .plots[i].pointCount() (bars: .bars())
 window.__looplab = {
@@ -46,7 +48,16 @@ async function showExperiment(id, query) {
   await panel.settle();
 }
 
-/** The language picker: choosing reloads the page in that language, with the configuration kept. */
+function showEnvironment(env) {
+  shownEnvironment = env;
+  renderEnvironment(environment, env, pageClockNs, lang);
+}
+
+/**
+ * The language picker: choosing says everything in that language in place (the page's labels, the
+ * experiment loaded again with the configuration kept, as a shared link with ?lang= would), with
+ * no request: a reload would fetch every script and the wasm again (the server says no-cache).
+ */
 function fillLanguages() {
   const select = document.getElementById('lang');
   if (!select) return;
@@ -56,7 +67,18 @@ function fillLanguages() {
   select.addEventListener('change', () => {
     const q = panel.describe ? panel.query() : new URLSearchParams(location.search);
     q.set('lang', select.value);
-    location.search = `?${q}`;
+    history.replaceState(null, '', `?${q}`);
+    panel.langInLink = true;
+    if (panel.running) panel.stop();
+    lang = select.value;
+    document.documentElement.lang = lang;
+    relabel(document, lang);
+    panel.setLang(lang);
+    environment.setAttribute('aria-label', t('ui.environment', {}, lang));
+    if (shownEnvironment) showEnvironment(shownEnvironment);
+    if (!panel.describe) return;          // still starting: start() loads in the language now set
+    panel.whileLoading(fillPicker().then(() => showExperiment(panel.describe?.id ?? picker.value, q)))
+      .catch((e) => panel.fail(e));
   });
 }
 
@@ -73,7 +95,7 @@ async function start() {
   fillLanguages();
   const client = connect();
   panel.setClient(client);
-  renderEnvironment(environment, await client.ready, pageClockNs, lang);
+  showEnvironment(await client.ready);
   const list = await fillPicker();
   const query = new URLSearchParams(location.search);
   const wanted = query.get('experiment');
@@ -93,7 +115,7 @@ function wire() {
   panel.addEventListener('runstart', () => history.replaceState(null, '', `?${panel.query()}`));
   panel.addEventListener('running', (e) => { picker.disabled = e.detail.running; });
   panel.addEventListener('result', (e) => {
-    if (e.detail.result.environment) renderEnvironment(environment, e.detail.result.environment, pageClockNs, lang);
+    if (e.detail.result.environment) showEnvironment(e.detail.result.environment);
   });
   document.addEventListener('keydown', (e) => { if (e.key === 'Escape') panel.stop(); });
 }

@@ -2,12 +2,15 @@
 //
 // Bound functions never throw: on failure they *return* a JS Error, because an exception that unwinds
 // through WebAssembly frames leaks wasm stack. This facade turns a returned Error into a thrown one and
-// parses the JSON strings, so callers write ordinary try/catch code.
+// parses the JSON strings, so callers write ordinary try/catch code. The module embeds no message
+// catalog: the facade gives it English at once (the English text of errors and results) and any other
+// language the first time a call asks for it, from the catalogs this script already has (catalogs.js).
 //
 //   const api = wrap(await createLooplab());
 //   const run = api.createRun({ experiment: 'standardization' });
 //   try { while (!run.advance(50)) { ... run.progress() ... } return run.result(); }
 //   finally { run.delete(); }            // embind objects are not garbage collected
+import { CATALOGS } from '../util/catalogs.js';
 
 /** Throws `r` when the module returned an Error, else returns it unchanged. */
 export function check(r) {
@@ -19,6 +22,12 @@ export function check(r) {
     throw r;
   }
   return r;
+}
+
+/** Gives the module the catalog of the language `lang` stands for, unless it has it already. */
+function provideCatalog(m, lang) {
+  const needed = m.catalogNeeded(lang);
+  if (needed) check(m.provideCatalog(needed, JSON.stringify(CATALOGS[needed])));
 }
 
 const toJson = (config) => (typeof config === 'string' ? config : JSON.stringify(config));
@@ -40,10 +49,11 @@ function wrapRun(raw) {
 
 /** Wraps the module instance returned by the default export of looplab.mjs. */
 export function wrap(m) {
+  provideCatalog(m, 'en');
   return {
     module: m,
-    listExperiments: (lang = 'en') => JSON.parse(check(m.listExperiments(lang))),
-    describe: (id, lang = 'en') => JSON.parse(check(m.describe(id, lang))),
+    listExperiments: (lang = 'en') => { provideCatalog(m, lang); return JSON.parse(check(m.listExperiments(lang))); },
+    describe: (id, lang = 'en') => { provideCatalog(m, lang); return JSON.parse(check(m.describe(id, lang))); },
     validateConfig: (config) => JSON.parse(check(m.validateConfig(toJson(config)))),
     environment: () => JSON.parse(check(m.environment())),
     /** The caller owns the returned run and must call run.delete(). */

@@ -1,4 +1,5 @@
-// i18n.cpp — the catalogs (embedded from core/i18n/*.json by CMake) and the message renderer.
+// i18n.cpp — the catalogs (embedded from core/i18n/*.json by CMake, or supplied by the program)
+// and the message renderer.
 #include "looplab/base/i18n.hpp"
 
 #include <cmath>
@@ -14,10 +15,10 @@
 namespace looplab {
 namespace {
 
-// {lang, catalog text}: generated at configure time from core/i18n/<lang>.json (core/CMakeLists).
-const std::pair<const char*, const char*> kCatalogTexts[] = {
-#include "looplab/base/catalogs.inc"
-};
+// The catalog languages, English first (core/i18n/<lang>.json; the embedded table in
+// catalogs/embedded.cpp has the same order).
+constexpr const char* kLanguages[] = {"en", "zh-CN", "id"};
+constexpr std::size_t kLanguageCount = std::size(kLanguages);
 
 // Reads a flat JSON object of strings straight into a Catalog. NOTE: not through json::parse: an
 // ordered_json object checks every new key against all the keys before it, so parsing the three
@@ -56,19 +57,36 @@ class CatalogReader final : public nlohmann::json_sax<json> {
   int depth_ = 0;
 };
 
-constexpr std::size_t kLanguageCount = std::size(kCatalogTexts);
+std::size_t language_index(std::string_view lang) {
+  for (std::size_t i = 0; i < kLanguageCount; ++i)
+    if (kLanguages[i] == lang) return i;
+  return kLanguageCount;
+}
+
+// Catalog texts given to provide_catalog(), for a program built without embedded ones, until
+// parsed; and which languages were supplied.
+std::string g_supplied[kLanguageCount];
+bool g_provided[kLanguageCount] = {};
 
 // A language's catalog, parsed the first time it is asked for: a process that speaks English
-// parses only English.
+// parses only English. The text is the embedded one (detail::embedded_catalog) or the one supplied.
 const Catalog& parsed_catalog(std::size_t i) {
   static std::once_flag once[kLanguageCount];
   static Catalog tables[kLanguageCount];
   std::call_once(once[i], [i] {
+    const char* text = detail::embedded_catalog(kLanguages[i]);
+    if (!text && g_supplied[i].empty())
+      throw std::logic_error(std::string("no catalog for ") + kLanguages[i] +
+                             ": this program embeds none, and none was supplied (provide_catalog)");
     CatalogReader reader(tables[i]);
     // The catalogs are checked in (tests/core/base/i18n_test.cpp); a broken one stops here.
-    if (!json::sax_parse(kCatalogTexts[i].second, &reader))
-      throw std::logic_error(std::string("core/i18n/") + kCatalogTexts[i].first +
+    if (!json::sax_parse(text ? std::string_view(text) : std::string_view(g_supplied[i]),
+                         &reader)) {
+      tables[i].clear();
+      throw std::logic_error(std::string("core/i18n/") + kLanguages[i] +
                              ".json: not a flat object of strings");
+    }
+    g_supplied[i] = std::string();  // parsed: the text is not needed again
   });
   return tables[i];
 }
@@ -156,11 +174,7 @@ std::string without_spaces_between_wide(const std::string& s) {
 }  // namespace
 
 const std::vector<std::string>& languages() {
-  static const std::vector<std::string> langs = [] {
-    std::vector<std::string> out;
-    for (const auto& entry : kCatalogTexts) out.emplace_back(entry.first);
-    return out;
-  }();
+  static const std::vector<std::string> langs(std::begin(kLanguages), std::end(kLanguages));
   return langs;
 }
 
@@ -174,9 +188,23 @@ std::string normalize_lang(std::string_view tag) {
 }
 
 const Catalog& catalog(std::string_view lang) {
-  for (std::size_t i = 0; i < kLanguageCount; ++i)
-    if (kCatalogTexts[i].first == lang) return parsed_catalog(i);
-  return parsed_catalog(0);
+  const std::size_t i = language_index(lang);
+  return parsed_catalog(i < kLanguageCount ? i : 0);
+}
+
+bool has_catalog(std::string_view lang) {
+  const std::size_t i = language_index(lang);
+  return i < kLanguageCount && (detail::embedded_catalog(kLanguages[i]) || g_provided[i]);
+}
+
+void provide_catalog(std::string_view lang, std::string text) {
+  const std::size_t i = language_index(lang);
+  if (i == kLanguageCount)
+    throw ConfigError("lang: no catalog language \"" + std::string(lang) + "\"");
+  if (detail::embedded_catalog(kLanguages[i]) || g_provided[i]) return;  // has it already
+  g_supplied[i] = std::move(text);
+  parsed_catalog(i);  // parsed now, so a broken text fails here, not in the middle of a sentence
+  g_provided[i] = true;
 }
 
 const std::string* catalog_text(const std::string& key, std::string_view lang) {

@@ -1,9 +1,12 @@
 // looplab/base/i18n.hpp — messages as data, rendered in the student's language.
 //
 // A message is JSON, {"key": "cmp.win.time", "args": {"win": "traced", "factor": 1.73, ...}}: a
-// catalog key and its arguments, never a finished sentence. The catalogs (core/i18n/<lang>.json,
-// embedded at build time) map each key to a template with {name} or {name:format} placeholders;
-// the web renders the same messages with web/util/i18n.js.
+// catalog key and its arguments, never a finished sentence. The catalogs (core/i18n/<lang>.json)
+// map each key to a template with {name} or {name:format} placeholders; the web renders the same
+// messages with web/util/i18n.js. The CLI and the tests embed the catalogs at build time
+// (looplab_catalogs_embedded); the WebAssembly module embeds none (looplab_catalogs_supplied): its
+// JS facade, which has the catalogs already, gives it English and the language asked for with
+// provide_catalog() before they are used (web/runtime/api.js).
 //
 //   render(msg("err.must_be", {{"name", "lr_raw"}, ...}), "zh-CN")
 //   -> "lr_raw：必须是 (0, 10] 中的数，实际为 -1"
@@ -30,9 +33,23 @@ const std::vector<std::string>& languages();
 // "zh", "zh_CN.UTF-8", "zh-Hans" -> "zh-CN"; "id_ID" -> "id"; anything else -> "en".
 std::string normalize_lang(std::string_view tag);
 
-// The catalog of a language (key -> template); English for an unknown language.
+// The catalog of a language (key -> template); English for an unknown language. Throws
+// std::logic_error when the program embeds no catalogs and this one was not supplied.
 using Catalog = std::map<std::string, std::string, std::less<>>;
 const Catalog& catalog(std::string_view lang);
+
+// Whether catalog(lang) has its text: embedded, or supplied by provide_catalog().
+bool has_catalog(std::string_view lang);
+// Gives a program without embedded catalogs the text of core/i18n/<lang>.json (a flat JSON object
+// of strings), parsed at once (std::logic_error if it is not one). No effect when the language
+// has its catalog already; ConfigError for a language that has no catalog.
+void provide_catalog(std::string_view lang, std::string text);
+
+namespace detail {
+// The text of core/i18n/<lang>.json built into this program, or nullptr: defined by the library
+// the program links, looplab_catalogs_embedded or looplab_catalogs_supplied (core/CMakeLists.txt).
+const char* embedded_catalog(std::string_view lang);
+}  // namespace detail
 
 // The catalog template of `key` in lang, else in English; nullptr when English lacks it too.
 const std::string* catalog_text(const std::string& key, std::string_view lang);
