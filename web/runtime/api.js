@@ -41,6 +41,8 @@ function wrapRun(raw) {
     result: () => JSON.parse(check(raw.result())),
     /** What the worker measured of the browser-only variants (js-variants.js): joins result(). */
     addMeasurements: (measured) => { check(raw.addMeasurements(toJson(measured))); },
+    /** "Run longer": more paired timing rounds for up to `seconds`; false when the run has none. advance() works again. */
+    extend: (seconds) => raw.extend(seconds),
     delete() {
       if (!deleted) { deleted = true; raw.delete(); }
     },
