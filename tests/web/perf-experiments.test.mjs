@@ -29,6 +29,24 @@ async function finish(page, problems, id) {
   await page.close();
 }
 
+test('Run longer: an open timing verdict offers it, and it continues the same run with more paired rounds', { timeout: 180_000 }, async () => {
+  // Two timed rounds decide nothing (a 95% interval needs six), and max_seconds=0 takes no extra ones.
+  const { page, problems, result } = await runOnPage('call-granularity', 'n=400&batch=20&epochs=3&max_seconds=0');
+  const paired = (r) => r.summary.comparisons.filter((c) => Object.hasOwn(c, 'rounds'));
+  assert.equal(paired(result).length, 4);
+  assert.ok(paired(result).every((c) => c.verdict === 'inconclusive' && c.rounds === 2), JSON.stringify(paired(result)));
+  assert.match(await page.locator('#comparisons').innerText(), /not enough evidence yet/);
+  assert.ok(await page.locator('#run-longer').isVisible(), 'Run longer is offered');
+  await page.click('#run-longer');
+  await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
+  const longer = await page.evaluate(() => window.__looplab.lastResult);
+  for (const [i, c] of paired(longer).entries()) assert.ok(c.rounds > paired(result)[i].rounds, `${c.id}: ${c.rounds} rounds`);
+  // The same training: extra rounds time further epochs without recording them.
+  assert.deepEqual(longer.runs.map((r) => r.final_loss), result.runs.map((r) => r.final_loss));
+  assert.deepEqual(longer.series.fit, result.series.fit);
+  await finish(page, problems, 'call-granularity-run-longer');
+});
+
 test('call-granularity: fit, C++ train_on_batch (eager, traced and compiled) and the JS-driven variants, the same losses', { timeout: 180_000 }, async () => {
   const { page, problems, result } = await runOnPage('call-granularity', 'n=400&batch=20&epochs=4&chunk_ms=1');
   const variants = ['fit', 'train_on_batch', 'train_on_batch_traced', 'train_on_batch_compiled', 'js_fit', 'js_train_on_batch'];
