@@ -50,7 +50,7 @@ test('median, halfIqr and fitCostLine are the core\'s, on arrays and typed array
 });
 
 const JS_RUN_KEYS = ['variant', 'mode', 'measured_in', 'batch_copied_per_call', 'steps', 'us_per_step', 'overhead_us_per_call',
-  'spread_us', 'chunks', 'first_epoch_ms', 'total_ms', 'final_loss', 'diverged', 'same_losses_as_fit'];
+  'spread_us', 'ci_us', 'chunks', 'first_epoch_ms', 'total_ms', 'final_loss', 'diverged', 'same_losses_as_fit'];
 const CORE_VARIANTS = ['fit', 'train_on_batch', 'train_on_batch_traced', 'train_on_batch_compiled'];
 
 function epochVariant(variant, chunkUs, fit, extra = {}) {

@@ -82,7 +82,7 @@ function withoutTimings(value) {
   if (value === null || typeof value !== 'object') return value;
   const out = {};
   for (const [k, v] of Object.entries(value)) {
-    if (/(^|_)(ms|us|ns)(_|$)|^environment$|^headline$|^reading$|^answer$|^beside_quoted$|wall|speedup|^chunks$|_pct(_|$)|^code_cached$/.test(k)) continue;
+    if (/(^|_)(ms|us|ns)(_|$)|^environment$|^headline$|^reading$|^answer$|^beside_quoted$|wall|speedup|^chunks$|^rounds$|^epochs_per_round$|_pct(_|$)|^code_cached$/.test(k)) continue;
     // A comparison of times or rates follows the clock (values, spreads, verdict); of losses and counts not.
     out[k] = k === 'comparisons' ? v.filter((c) => !['time', 'rate'].includes(c.quantity)) : withoutTimings(v);
   }
