@@ -61,7 +61,9 @@ function epochVariant(variant, chunkUs, fit, extra = {}) {
 test('call-granularity: js_fit and js_train_on_batch join the runs, comparisons, summary, headline and reading', () => {
   const [core, r] = runWith(CG, (c) => {
     const fit = c.runs.find((x) => x.variant === 'fit');
-    return { same_losses: true, variants: [epochVariant('js_fit', [2, 4, 3], fit), epochVariant('js_train_on_batch', [5, 7, 6], fit)] };
+    // Chunk i of both covers the same epochs (a pair): js_train_on_batch takes twice as long in every one.
+    const jsFitChunks = [2, 4, 3, 3, 2, 4, 3, 3];
+    return { same_losses: true, variants: [epochVariant('js_fit', jsFitChunks, fit), epochVariant('js_train_on_batch', jsFitChunks.map((u) => 2 * u), fit)] };
   });
   assert.deepEqual(r.runs.map((x) => x.variant), [...CORE_VARIANTS, 'js_fit', 'js_train_on_batch']);
   const [jsFit, jsTob] = r.runs.slice(CORE_VARIANTS.length);
@@ -70,8 +72,8 @@ test('call-granularity: js_fit and js_train_on_batch join the runs, comparisons,
   assert.equal(jsFit.us_per_step, 3);
   assert.equal(jsTob.us_per_step, 6);
   assert.equal(jsTob.overhead_us_per_call, 3);
-  assert.equal(jsFit.spread_us, 0.5);
-  assert.equal(jsTob.chunks, 3);
+  assert.equal(jsFit.spread_us, 0.25);
+  assert.equal(jsTob.chunks, 8);
   assert.equal(jsFit.batch_copied_per_call, false);
   assert.equal(jsTob.measured_in, 'JavaScript → WebAssembly (browser worker)');
   assert.equal(jsTob.same_losses_as_fit, true);
@@ -82,16 +84,17 @@ test('call-granularity: js_fit and js_train_on_batch join the runs, comparisons,
   assert.equal(s.same_losses, core.summary.same_losses);
   assert.match(s.measured_where, /; js_fit and js_train_on_batch: JavaScript → WebAssembly \(browser worker\), both with fit's traced step, their epochs interleaved/);
   assert.deepEqual(s.comparisons.at(-1), { id: 'js_train_on_batch_vs_js_fit', a: { label: 'js_train_on_batch', value: 6, spread: 0.5 },
-    b: { label: 'js_fit', value: 3, spread: 0.5 }, quantity: 'time', unit: 'µs per step', better: 'lower', verdict: 'b' });
+    b: { label: 'js_fit', value: 3, spread: 0.25 }, quantity: 'time', unit: 'µs per step', better: 'lower', verdict: 'b',
+    ratio: 2, ci: [2, 2], rounds: 8, band: 0.05 });
   assert.equal(s.comparisons.length, core.summary.comparisons.length + 1);
   assert.deepEqual(s.headline.at(-1), { label: 'JS → wasm per batch vs js_fit, both traced', value: 'js_fit 2× faster',
-    note: 'js_fit was 2× faster than js_train_on_batch (3 vs 6 µs per step); losses identical to fit' });
+    note: 'js_fit was 2× faster than js_train_on_batch (3 vs 6 µs per step; 95% interval 2–2× over 8 rounds); losses identical to fit' });
   assert.equal(s.reading, `${core.summary.reading} Driven from JavaScript with fit's traced step in both, js_fit was 2× faster `
-    + 'than js_train_on_batch (3 vs 6 µs per step): that is the JavaScript → WebAssembly call boundary and the copy into '
+    + 'than js_train_on_batch (3 vs 6 µs per step; 95% interval 2–2× over 8 rounds): that is the JavaScript → WebAssembly call boundary and the copy into '
     + 'the wasm heap, for losses identical to fit\'s.');
 });
 
-test('call-granularity: a diverged variant has no final loss; different losses are said to differ; a tie is a tie', () => {
+test('call-granularity: a diverged variant has no final loss; different losses are said to differ; two chunks decide nothing', () => {
   const [, r] = runWith(CG, (c) => {
     const fit = c.runs.find((x) => x.variant === 'fit');
     return { same_losses: false, variants: [
@@ -102,9 +105,9 @@ test('call-granularity: a diverged variant has no final loss; different losses a
   assert.equal(jsTob.same_losses_as_fit, false);
   assert.equal(r.summary.same_losses, false);
   assert.equal(r.summary.diverged, true);
-  assert.equal(r.summary.comparisons.at(-1).verdict, 'same', '3.3 vs 3 within ±0.05 + ±0.5');
-  assert.match(r.summary.headline.at(-1).note, /took the same time within their spread .*; losses DIFFER from fit$/);
-  assert.match(r.summary.reading, /js_train_on_batch and js_fit took the same time within their spread \(3\.3 ± 0\.05 vs 3 ± 0\.5 µs per step\): .*, and the losses DIFFER from fit's\.$/);
+  assert.equal(r.summary.comparisons.at(-1).verdict, 'inconclusive', 'two paired chunks: no 95% interval');
+  assert.match(r.summary.headline.at(-1).note, /not enough evidence yet whether js_train_on_batch or js_fit is faster .*; losses DIFFER from fit$/);
+  assert.match(r.summary.reading, /not enough evidence yet whether js_train_on_batch or js_fit is faster \(3\.3 vs 3 µs per step; time ratio js_train_on_batch\/js_fit = .* over 2 rounds\): .*, and the losses DIFFER from fit's\.$/);
 });
 
 test('overhead: js_per_call at each N, its fitted line, points, runs and sentences', () => {

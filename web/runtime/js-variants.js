@@ -49,7 +49,8 @@ function warmUp(step) {
 
 /**
  * One JavaScript-driven variant's measurements: per-epoch times gathered into chunks of whole
- * epochs lasting at least chunkMs (the first epoch, which includes the trace, apart), and its
+ * epochs (the first epoch, which includes the trace, apart; measureCallGranularity closes the two
+ * variants' chunks at the same epochs, so chunk i of both is a pair: paired.hpp), and its
  * losses at the steps where the core recorded fit's loss (the core's series), compared with the core's.
  */
 class EpochVariant {
@@ -79,10 +80,11 @@ class EpochVariant {
     if (e === 0) { this.firstMs = ms; return; }
     this.chunk.ms += ms;
     this.chunk.steps += steps;
-    if (this.chunk.ms >= this.chunkMs || e + 1 === this.epochs) {
-      this.chunkUs.push((this.chunk.ms * 1000) / this.chunk.steps);
-      this.chunk = { ms: 0, steps: 0 };
-    }
+  }
+
+  closeChunk() {
+    if (this.chunk.steps > 0) this.chunkUs.push((this.chunk.ms * 1000) / this.chunk.steps);
+    this.chunk = { ms: 0, steps: 0 };
   }
 
   /** Keeps the losses at the core's recorded steps; returns those new points (for the live plot). */
@@ -153,6 +155,8 @@ async function measureCallGranularity(m, result, ctx) {
   const variants = Object.keys(epochOf).map((name) => new EpochVariant(name, check(m.createSession(config)), { chunkMs, epochs, coreLoss }));
   let same = true;
   let lastYield = performance.now();
+  // Epoch 1 is a chunk of its own; then a chunk lasts at least chunkMs for the faster variant.
+  let perChunk = 1, inChunk = 0;
   try {
     for (let e = 0; e < epochs; e++) {
       if (ctx.cancelled()) return null;
@@ -162,6 +166,11 @@ async function measureCallGranularity(m, result, ctx) {
         ({ losses: losses[v.name], fresh: fresh[v.name] } = v.run(e, epochOf[v.name](v)));
       }
       same = same && sameLosses(losses.js_fit, losses.js_train_on_batch);
+      if (e >= 1 && (++inChunk >= perChunk || e + 1 === epochs)) {
+        if (e === 1) perChunk = Math.max(1, Math.ceil(chunkMs / Math.max(1e-3, Math.min(...variants.map((v) => v.chunk.ms)))));
+        for (const v of variants) v.closeChunk();
+        inChunk = 0;
+      }
       const i18n = { key: 'cg.js_progress', args: { e: e + 1, n: epochs } };
       ctx.progress({ message: render(i18n), i18n, series: fresh });
       if (performance.now() - lastYield > SLICE_MS) { await ctx.nextTurn(); lastYield = performance.now(); }

@@ -177,7 +177,8 @@ function evidenceMessage(c) {
     if (c.verdict === 'a') [lo, hi] = [1 / hi, 1 / lo];
     return { key: 'cmp.evidence_win', args: { lo, hi, rounds } };
   }
-  return { key: 'cmp.evidence_ratio', args: { a: c.a.label, b: c.b.label, ratio: c.ratio, lo, hi, rounds } };
+  const few = c.rounds < 6;   // kMinDecidingRounds: [smallest, largest], no 95% interval
+  return { key: few ? 'cmp.evidence_few' : 'cmp.evidence_ratio', args: { a: c.a.label, b: c.b.label, ratio: c.ratio, lo, hi, rounds } };
 }
 
 /** The comparison as one clause, e.g. "traced was 1.73× faster than eager (18.8 vs 32.6 µs per step)"; side a is the winner. */

@@ -97,9 +97,10 @@ const json& variant_named(const json& list, const std::string& name) {
   throw std::invalid_argument("browser measurements: no variant \"" + name + "\"");
 }
 
+// Chunk i of js_fit and js_train_on_batch covers the same epochs, timed alternately: a pair.
 Measure js_step(const json& v) {
-  const std::vector<double> chunk_us = v.at("chunk_us").get<std::vector<double>>();
-  return {v.at("variant").get<std::string>(), median(chunk_us), half_iqr(chunk_us)};
+  return paired_side(v.at("variant").get<std::string>(),
+                     v.at("chunk_us").get<std::vector<double>>());
 }
 
 class CallGranularityRun final : public ChunkedRun {

@@ -101,7 +101,8 @@ double factor_of(const json& c) {
 }
 
 // What a paired comparison's rounds show, as a message: for a winner its factor's interval ("95%
-// interval 1.6–1.9× over 40 rounds"), otherwise the ratio a/b and its interval.
+// interval 1.6–1.9× over 40 rounds"), otherwise the ratio a/b and its interval, or its range when
+// the rounds are too few for a 95% interval.
 json evidence_message(const json& c, const std::string& verdict) {
   const double r = c.value("ratio", 1.0);
   const json& ci = c.at("ci");
@@ -111,7 +112,8 @@ json evidence_message(const json& c, const std::string& verdict) {
     if (verdict == "a") std::tie(lo, hi) = std::pair(1.0 / hi, 1.0 / lo);
     return msg("cmp.evidence_win", {{"lo", lo}, {"hi", hi}, {"rounds", rounds}});
   }
-  return msg("cmp.evidence_ratio", {{"a", c["a"].value("label", "")},
+  const bool few = c.value("rounds", 0) < kMinDecidingRounds;  // [smallest, largest]: no 95%
+  return msg(few ? "cmp.evidence_few" : "cmp.evidence_ratio", {{"a", c["a"].value("label", "")},
                                     {"b", c["b"].value("label", "")},
                                     {"ratio", r},
                                     {"lo", lo},

@@ -337,9 +337,10 @@ class ExecutionModesRun final : public ChunkedRun {
     const double steps = saved_us > 0.0 ? once * 1000.0 / saved_us : 0.0;
     const long long total = traced.steps,
                     k = static_cast<long long>(std::ceil(std::max(steps, 0.0)));
-    const char* key = step.verdict != Verdict::A ? "em.a_no_gain"
-                      : once <= 0.0              ? "em.a_free"
-                                                 : "em.a_paid";
+    const char* key = step.verdict == Verdict::Inconclusive ? "em.a_unsure"
+                      : step.verdict != Verdict::A          ? "em.a_no_gain"
+                      : once <= 0.0                         ? "em.a_free"
+                                                            : "em.a_paid";
     return msg(key, {{"first_ms", traced.first_call_ms},
                      {"saved", saved_us},
                      {"once", once},

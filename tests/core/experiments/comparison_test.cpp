@@ -132,6 +132,9 @@ TEST(Comparison, PairedTimesAreDecidedByTheirRatiosInterval) {
   const Comparison few = compare("f", rounds_of("a", {1, 1, 1, 1, 1}),
                                  rounds_of("b", {9, 9, 9, 9, 9}), Quantity::Time, "");
   EXPECT_EQ(few.verdict, Verdict::Inconclusive);
+  EXPECT_NE(few.sentence().find("0.111 to 0.111 over only 5 rounds: too few for a 95% interval"),
+            std::string::npos)
+      << few.sentence();
   EXPECT_THROW(compare("l", rounds_of("a", {1.0}), rounds_of("b", {1.0}), Quantity::Loss, ""),
                std::invalid_argument);
 }
