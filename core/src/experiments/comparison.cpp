@@ -114,11 +114,11 @@ json evidence_message(const json& c, const std::string& verdict) {
   }
   const bool few = c.value("rounds", 0) < kMinDecidingRounds;  // [smallest, largest]: no 95%
   return msg(few ? "cmp.evidence_few" : "cmp.evidence_ratio", {{"a", c["a"].value("label", "")},
-                                    {"b", c["b"].value("label", "")},
-                                    {"ratio", r},
-                                    {"lo", lo},
-                                    {"hi", hi},
-                                    {"rounds", rounds}});
+                                                               {"b", c["b"].value("label", "")},
+                                                               {"ratio", r},
+                                                               {"lo", lo},
+                                                               {"hi", hi},
+                                                               {"rounds", rounds}});
 }
 
 int band_percent() { return static_cast<int>(std::lround(kPracticalBand * 100.0)); }
