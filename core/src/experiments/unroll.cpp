@@ -201,7 +201,8 @@ class UnrollRun final : public ChunkedRun {
 
   // Where unrolling stopped paying on this run: the smallest k (with paired rounds) whose step is
   // not slower than the fastest k's. A k whose comparison with the fastest is inconclusive stops
-  // the search undecided: a larger k may be needed or not. `against` is that comparison.
+  // the search undecided: a larger k may be needed or not. `against` is that comparison (the
+  // fastest against itself when it is the one).
   struct Enough {
     const Unrolled* k = nullptr;  // nullptr: no k has paired rounds
     bool decided = false;
@@ -214,12 +215,14 @@ class UnrollRun final : public ChunkedRun {
     if (!best) return {};
     for (const auto& u : ks_) {
       if (!paired(*u)) continue;
-      if (u.get() == best) return {best, true, std::nullopt};
+      if (u.get() == best)  // against itself: a ratio of 1, so `c` has one shape on every run
+        return {best, true,
+                compare("", step_of(*best), step_of(*best), Quantity::Time, "µs per step")};
       Comparison c = compare("", step_of(*u), step_of(*best), Quantity::Time, "µs per step");
       if (c.verdict == Verdict::B) continue;  // measurably slower than the fastest
       return {u.get(), c.verdict != Verdict::Inconclusive, std::move(c)};
     }
-    return {best, true, std::nullopt};
+    return {best, true, compare("", step_of(*best), step_of(*best), Quantity::Time, "µs per step")};
   }
 
   json answer() const {
