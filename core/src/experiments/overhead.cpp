@@ -214,7 +214,7 @@ class OverheadRun final : public ChunkedRun {
 
   // A turn at a paired point: its setup (data and the four trainers), then in round 0 each mode
   // finds the steps for a chunk of chunk_ms (doubling from 1), from round 1 on each runs a chunk
-  // of them, one timing per round; `repeats` rounds, then the next size.
+  // of them, one timing per round; `repeats` rounds (at least 9), then the next size.
   void paired_turn(PairedPoint& p) {
     if (!p.trainers[0]) {
       p.data = overhead_data(static_cast<int>(sizes_[p.index]));
@@ -232,7 +232,12 @@ class OverheadRun final : public ChunkedRun {
       timed_turn(p, m);
     }
     const bool more = p.turns.next([&](std::size_t i) { return !p.diverged[i]; });
-    if (!more || static_cast<long long>(p.turns.round()) > params().integer("repeats")) {
+    // At least 9 rounds: the fewest whose 95% interval leaves out the most extreme round each way
+    // (paired.hpp), so one round slowed by a load spike does not hold a verdict open; fewer would
+    // leave it to extra rounds, which a slow or busy machine may not reach within max_seconds.
+    constexpr long long kEndRounds = 9;
+    const long long rounds = std::max(params().integer("repeats"), kEndRounds);
+    if (!more || static_cast<long long>(p.turns.round()) > rounds) {
       store(p);
       next_ += kOverheadModeCount;
     }
