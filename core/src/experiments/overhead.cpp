@@ -7,12 +7,19 @@
 // point, and the crossover N = a/b is where the two are equal — below it the step is mostly
 // overhead. The page adds js_per_call, measured in the browser worker: JavaScript copies the N
 // points into the wasm heap and calls one reference step per call, as seed 004 fed its data per
-// Session.run.
+// Session.run. The comparisons are made at the smallest and the largest N: there the four modes
+// keep a trainer each and take turns in rounds, each turn a chunk of at least chunk_ms, the order
+// reversed every round, so each verdict comes from the per-round ratio's 95% interval
+// (paired.hpp); after the configured rounds they time more, until every verdict is decided or
+// max_seconds.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 
 #include "looplab/base/i18n.hpp"
 #include "looplab/experiments/common_params.hpp"
@@ -31,12 +38,30 @@ const char* const kOverheadModes[] = {"eager", "traced", "compiled", "reference"
 constexpr int kOverheadModeCount = sizeof(kOverheadModes) / sizeof(kOverheadModes[0]);
 constexpr double kOverheadMemoryLimitBytes = 256.0 * 1024 * 1024;
 // x and y, plus the few [N x 1] buffers an eager step allocates (prediction, residual, squares,
-// grads).
-constexpr double kBytesPerPoint = 8.0 + 6 * 4.0;
+// grads), and as many in each of the traced and compiled programs' arenas: at the largest N the
+// four modes' trainers are alive at once (they take turns).
+constexpr double kBytesPerPoint = 8.0 + 3 * 6 * 4.0;
 
 struct ModeFit {
-  std::vector<double> n, us, spread;  // per measured N: median µs per step and its half-IQR
+  std::vector<double> n, us, spread;  // per N: median µs per step and its half-IQR
   bool diverged = false;
+};
+
+// The smallest or the largest N, where the modes are compared: its data and one trainer per mode
+// stay alive, and the modes take turns. Every step of a mode is the same work, so a turn is that
+// mode's chunk of at least chunk_ms (the same length of time, not the same steps: at N = 10⁶ the
+// eager step is ~1000× the loop's, and as many eager steps as a loop's chunk would take seconds a
+// round); round i of two modes is a pair.
+struct PairedPoint {
+  std::size_t index = 0;  // into the run's sizes
+  LinearData data;
+  std::unique_ptr<LinearTrainer> trainers[kOverheadModeCount];
+  long long chunk_steps[kOverheadModeCount] = {};  // round 0: steps for one chunk of chunk_ms
+  std::vector<double> rounds_us[kOverheadModeCount];
+  long long steps[kOverheadModeCount] = {};
+  bool diverged[kOverheadModeCount] = {};
+  bool recorded = false;  // its points are in the series
+  AlternatingTurns turns{kOverheadModeCount};
 };
 
 // js_per_call as the browser worker measured it (web/runtime/js-variants.js), per N: the median of
@@ -56,8 +81,19 @@ class OverheadRun final : public ChunkedRun {
                           static_cast<int>(p.integer("points")))) {
     warm_up_engines();
     warm_up_linear();
-    for (int m = 0; m < kOverheadModeCount; ++m)
+    for (int m = 0; m < kOverheadModeCount; ++m) {
       series_[m] = &add_series(kOverheadModes[m], {"n", "us_per_step", "us_spread"});
+      ModeFit& f = fits_[kOverheadModes[m]];
+      f.n.assign(sizes_.begin(), sizes_.end());
+      f.us.assign(sizes_.size(), 0.0);
+      f.spread.assign(sizes_.size(), 0.0);
+    }
+    points_ = json::array();
+    for (std::size_t i = 0; i < sizes_.size() * kOverheadModeCount; ++i) points_.push_back(nullptr);
+    for (int e = 0; e < 2; ++e) {
+      ends_[e] = std::make_unique<PairedPoint>();
+      ends_[e]->index = e == 0 ? 0 : sizes_.size() - 1;
+    }
   }
 
   bool finished() const override { return next_ >= sizes_.size() * kOverheadModeCount; }
@@ -69,8 +105,18 @@ class OverheadRun final : public ChunkedRun {
   }
 
   json progress_message() const override {
-    return msg("ov.progress", {{"mode", kOverheadModes[next_ % kOverheadModeCount]},
-                               {"n", sizes_[next_ / kOverheadModeCount]}});
+    const std::size_t i = std::min(next_ / kOverheadModeCount, sizes_.size() - 1);
+    const PairedPoint* p = paired_at(i);
+    return msg("ov.progress",
+               {{"mode", kOverheadModes[p ? p->turns.side() : next_ % kOverheadModeCount]},
+                {"n", sizes_[i]}});
+  }
+
+  // The paired point at size index i, or nullptr for a size between the ends.
+  PairedPoint* paired_at(std::size_t i) const {
+    for (const auto& e : ends_)
+      if (e->index == i) return e.get();
+    return nullptr;
   }
 
   // What the browser worker measured (web/runtime/js-variants.js): js_per_call, JavaScript calling
@@ -166,9 +212,113 @@ class OverheadRun final : public ChunkedRun {
     }
   }
 
-  // One (N, mode) point: a fresh trainer on the seed-004 curve sampled N times, timed in chunks.
+  // A turn at a paired point: its setup (data and the four trainers), then in round 0 each mode
+  // finds the steps for a chunk of chunk_ms (doubling from 1), from round 1 on each runs a chunk
+  // of them, one timing per round; `repeats` rounds (at least 9), then the next size.
+  void paired_turn(PairedPoint& p) {
+    if (!p.trainers[0]) {
+      p.data = overhead_data(static_cast<int>(sizes_[p.index]));
+      for (int m = 0; m < kOverheadModeCount; ++m)
+        p.trainers[m] = make_linear_trainer(parse_mode(kOverheadModes[m]), p.data.x, p.data.y);
+      return;
+    }
+    const std::size_t m = p.turns.side();
+    if (p.turns.round() == 0) {
+      long long k = 1;
+      while (run_steps(p, m, k) < params().number("chunk_ms") && !p.diverged[m] && k < (1LL << 40))
+        k *= 2;
+      p.chunk_steps[m] = k;
+    } else {
+      timed_turn(p, m);
+    }
+    const bool more = p.turns.next([&](std::size_t i) { return !p.diverged[i]; });
+    // At least 9 rounds: the fewest whose 95% interval leaves out the most extreme round each way
+    // (paired.hpp), so one round slowed by a load spike does not hold a verdict open; fewer would
+    // leave it to extra rounds, which a slow or busy machine may not reach within max_seconds.
+    constexpr long long kEndRounds = 9;
+    const long long rounds = std::max(params().integer("repeats"), kEndRounds);
+    if (!more || static_cast<long long>(p.turns.round()) > rounds) {
+      store(p);
+      next_ += kOverheadModeCount;
+    }
+  }
+
+  double run_steps(PairedPoint& p, std::size_t m, long long k) {
+    const float lr = static_cast<float>(params().number("lr"));
+    const Stopwatch w;
+    for (long long s = 0; s < k; ++s)
+      if (!std::isfinite(p.trainers[m]->step(lr))) p.diverged[m] = true;
+    p.steps[m] += k;
+    return w.elapsed_ms();
+  }
+
+  void timed_turn(PairedPoint& p, std::size_t m) {
+    const double ms = run_steps(p, m, p.chunk_steps[m]);
+    if (!p.diverged[m])
+      p.rounds_us[m].push_back(ms * 1000.0 / static_cast<double>(p.chunk_steps[m]));
+  }
+
+  // The point's medians into the fits and the points table (again after every extra round); into
+  // the series once, after the configured rounds.
+  void store(PairedPoint& p) {
+    const long long n = sizes_[p.index];
+    for (int m = 0; m < kOverheadModeCount; ++m) {
+      const std::vector<double>& r = p.rounds_us[m];
+      const double us = median(r), spread = half_iqr(r);
+      ModeFit& f = fits_[kOverheadModes[m]];
+      f.us[p.index] = us;
+      f.spread[p.index] = spread;
+      f.diverged = f.diverged || p.diverged[m];
+      if (!p.recorded) series_[m]->add({static_cast<double>(n), us, spread});
+      points_[p.index * kOverheadModeCount + m] = {{"n", n},
+                                                   {"mode", kOverheadModes[m]},
+                                                   {"us_per_step", us},
+                                                   {"spread_us", spread},
+                                                   {"steps_per_chunk", p.chunk_steps[m]},
+                                                   {"rounds", static_cast<long long>(r.size())},
+                                                   {"steps", p.steps[m]},
+                                                   {"diverged", p.diverged[m]}};
+    }
+    p.recorded = true;
+  }
+
+  std::vector<Comparison> timing_comparisons() const override { return comparisons(); }
+
+  // One more turn at a paired point: the one whose round is under way, else the one with an open
+  // verdict (the smallest N first), so a round's turns stay back to back.
+  bool time_more() override {
+    PairedPoint* p = nullptr;
+    for (const auto& e : ends_)
+      if (mid_round(*e)) p = e.get();
+    for (const Comparison& c : comparisons())
+      if (!p && c.verdict == Verdict::Inconclusive)
+        p = ends_[c.id.ends_with("n_max") ? 1 : 0].get();
+    if (!p) return false;
+    const std::size_t m = p->turns.side();
+    if (p->diverged[m] || p->chunk_steps[m] == 0) return false;
+    timed_turn(*p, m);
+    p->turns.next([&](std::size_t i) { return !p->diverged[i]; });
+    store(*p);
+    return true;
+  }
+
+  // Some mode that still runs has timed fewer rounds than another.
+  static bool mid_round(const PairedPoint& p) {
+    std::size_t lo = SIZE_MAX, hi = 0;
+    for (int m = 0; m < kOverheadModeCount; ++m)
+      if (!p.diverged[m]) {
+        lo = std::min(lo, p.rounds_us[m].size());
+        hi = std::max(hi, p.rounds_us[m].size());
+      }
+    return lo < hi;
+  }
+
+  // One (N, mode) point between the ends: a fresh trainer on the seed-004 curve sampled N times,
+  // timed in chunks.
   void work_one() override {
-    const int n = static_cast<int>(sizes_[next_ / kOverheadModeCount]);
+    const std::size_t i = next_ / kOverheadModeCount;
+    if (PairedPoint* p = paired_at(i)) return paired_turn(*p);
+    const int n = static_cast<int>(sizes_[i]);
     const char* mode = kOverheadModes[next_ % kOverheadModeCount];
     if (data_n_ != n) {
       data_ = overhead_data(n);
@@ -179,18 +329,17 @@ class OverheadRun final : public ChunkedRun {
     const ChunkTiming t = time_steps([&] { return trainer->step(lr); }, params().number("chunk_ms"),
                                      static_cast<int>(params().integer("repeats")));
     ModeFit& f = fits_[mode];
-    f.n.push_back(n);
-    f.us.push_back(t.us_per_step);
-    f.spread.push_back(t.spread_us);
+    f.us[i] = t.us_per_step;
+    f.spread[i] = t.spread_us;
     f.diverged = f.diverged || t.diverged;
     series_[next_ % kOverheadModeCount]->add({static_cast<double>(n), t.us_per_step, t.spread_us});
-    points_.push_back({{"n", n},
-                       {"mode", mode},
-                       {"us_per_step", t.us_per_step},
-                       {"spread_us", t.spread_us},
-                       {"steps_per_chunk", t.steps_per_chunk},
-                       {"steps", t.steps},
-                       {"diverged", t.diverged}});
+    points_[next_] = {{"n", n},
+                      {"mode", mode},
+                      {"us_per_step", t.us_per_step},
+                      {"spread_us", t.spread_us},
+                      {"steps_per_chunk", t.steps_per_chunk},
+                      {"steps", t.steps},
+                      {"diverged", t.diverged}};
     ++next_;
   }
 
@@ -204,11 +353,13 @@ class OverheadRun final : public ChunkedRun {
     return {{"n", n}, {"us_per_step", us}};
   }
 
-  // A mode's step at the smallest (front) or largest N, with its spread.
+  // A mode's step at the smallest or largest N: its paired rounds.
   Measure step_at(const char* mode, bool largest) const {
-    const ModeFit& f = fits_.at(mode);
-    const std::size_t i = largest ? f.us.size() - 1 : 0;
-    return {mode, f.us[i], f.spread[i]};
+    const PairedPoint& p = *ends_[largest ? 1 : 0];
+    const auto m = std::find_if(std::begin(kOverheadModes), std::end(kOverheadModes),
+                                [&](const char* name) { return std::string_view(name) == mode; }) -
+                   std::begin(kOverheadModes);
+    return paired_side(mode, p.rounds_us[m]);
   }
 
   // [0] traced vs eager, [1] reference vs traced at the smallest N, [2], [3] the same at the
@@ -340,7 +491,8 @@ class OverheadRun final : public ChunkedRun {
   Series* series_[kOverheadModeCount] = {};  // per mode, registered with the run as the mode's name
   std::map<std::string, ModeFit> fits_;
   json points_ = json::array();
-  std::optional<BrowserPerCall> js_;  // set by add_measurements (the browser worker)
+  std::optional<BrowserPerCall> js_;      // set by add_measurements (the browser worker)
+  std::unique_ptr<PairedPoint> ends_[2];  // the smallest and the largest N
 };
 
 }  // namespace
@@ -355,6 +507,7 @@ Experiment make_overhead_experiment() {
       number("lr", 1e-4, 0.0, 3e-4).exclusive_min().log_scale(),
       common::chunk_ms(3.0),
       common::repeats(5),
+      common::max_seconds(),
   };
   e.plots = json::array(
       {line_plot("time", {"n", Scale::Log}, {"us_per_step", Scale::Log},
@@ -381,7 +534,7 @@ Experiment make_overhead_experiment() {
   e.estimate = [](const Params& p) {
     return Estimate{kBytesPerPoint * static_cast<double>(p.integer("n_max")) + 2e6, 0.0, "n_max"};
   };
-  e.small_config = {"n_max=1000", "points=3", "repeats=1", "chunk_ms=0.2"};
+  e.small_config = {"n_max=1000", "points=3", "repeats=1", "chunk_ms=0.2", "max_seconds=0"};
   e.golden_configs = {{"n_max=10000", "points=4", "repeats=2", "chunk_ms=1"},
                       {"n_max=100000", "points=3", "repeats=1", "chunk_ms=1"},
                       {}};

@@ -3,7 +3,9 @@
 // The seed-000 network compiled with k training steps per program, k = 1, 2, 5, 10, 50 and all
 // the batches of an epoch (the seed's fully unrolled Python list). Per k: what tracing and
 // compiling cost, how big the program is, and the steady time per step. mode = compiled generates
-// each program as code (C natively, WebAssembly in the browser): k steps of code to build.
+// each program as code (C natively, WebAssembly in the browser): k steps of code to build. Every k
+// is set up first; then the k's take turns, one whole epoch each, the order reversed every round,
+// so every step verdict comes from the per-round ratio's 95% interval (paired.hpp).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -26,6 +28,32 @@ namespace {
 // generated code to build.
 constexpr long long kCompiledBatches = 20;
 
+// The k's compiled for `batches` batches per epoch: 1, 2, 5, 10, 50 where they divide it, and all.
+std::vector<int> factors_of(int batches) {
+  std::vector<int> f;
+  for (int k : {1, 2, 5, 10, 50})
+    if (k < batches && batches % k == 0) f.push_back(k);
+  f.push_back(batches);  // "all": one program per epoch
+  return f;
+}
+
+// One k: its model, program and timings. All k's are set up first and then take turns.
+struct Unrolled {
+  int k = 1;
+  std::unique_ptr<Mlp> model;
+  std::unique_ptr<Adam> adam;
+  std::unique_ptr<GraphTrainer> trainer;
+  std::vector<const float*> xs, ys;  // sized at setup: the timed calls allocate nothing
+  std::vector<float> losses;
+  long long done_steps = 0, extra_steps = 0;  // configured steps; steps timed after them
+  std::optional<long long> diverged_at;
+  float last_finite_loss = 0.0f;
+  double setup_ms = 0.0, first_call_ms = 0.0, total_ms = 0.0;
+  std::optional<double> rest_us;  // µs per step over the rest of the first epoch (not paired)
+  std::vector<double> rounds_us;  // µs per step of each whole epoch after the first (paired.hpp)
+  bool recorded = false;          // its compile and step points are in the series
+};
+
 class UnrollRun final : public ChunkedRun {
  public:
   explicit UnrollRun(const Params& p)
@@ -37,103 +65,180 @@ class UnrollRun final : public ChunkedRun {
         mode_(parse_mode(p.choice("mode"))),
         data_(normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
     warm_up_engines();  // untimed: see graph_trainer.hpp
-    for (int k : {1, 2, 5, 10, 50})
-      if (k < batches_ && batches_ % k == 0) factors_.push_back(k);
-    factors_.push_back(batches_);  // "all": one program per epoch
+    for (int k : factors_of(batches_)) {
+      auto u = std::make_unique<Unrolled>();
+      u->k = k;
+      ks_.push_back(std::move(u));
+    }
+    turns_ = AlternatingTurns(ks_.size());
   }
 
-  bool finished() const override { return current_ >= factors_.size(); }
+  bool finished() const override {
+    return std::all_of(ks_.begin(), ks_.end(), [&](const auto& u) { return !configured(*u); });
+  }
 
  private:
-  // A k's first call alone, then timed chunks of calls (at least 2 ms or one call). The first call
-  // is not a steady step: it pays one-time costs (in the browser a new WebAssembly function is
-  // compiled when it is first called), and with a few calls per k it would weigh on the median.
+  // The k's take turns, the order reversed every round (paired.hpp). Round 0: each k's setup
+  // (trace + compile) and first call: not a steady step, it pays one-time costs (in the browser a
+  // new WebAssembly function is compiled when it is first called). Round 1: the rest of the first
+  // epoch (k = all has none), timed but not paired: its length differs per k. Round 2 on: one whole
+  // epoch per k, the same work for every k (each k divides the batches per epoch), so round i of
+  // two k's is a pair. After the configured epochs, time_more() goes on with whole epochs.
+  bool configured(const Unrolled& u) const { return !u.diverged_at && u.done_steps < steps_; }
+  bool takes_turn(const Unrolled& u) const {
+    return !u.diverged_at && (extra_ || u.done_steps < steps_);
+  }
+
   void work_one() override {
-    if (!trainer_) start_factor();
-    if (done_steps_ == 0) {
+    Unrolled& u = current();
+    if (!u.trainer) {
+      start(u);
       const Stopwatch first;
-      call();
-      first_call_ms_ = first.elapsed_ms();
-      total_ms_ += first_call_ms_;
-      if (done_steps_ >= steps_ || diverged_at_) finish_factor();
-      return;
+      call(u);
+      u.first_call_ms = first.elapsed_ms();
+      u.total_ms += u.first_call_ms;
+    } else {
+      run_epoch(u);
     }
-    const Stopwatch chunk;
-    long long steps = 0;
-    while (done_steps_ < steps_ && !diverged_at_ && (steps == 0 || chunk.elapsed_ms() < 2.0)) {
-      call();
-      steps += k();
+    next_turn();
+  }
+
+  void next_turn() {
+    turns_.next([&](std::size_t i) { return takes_turn(*ks_[i]); });
+    if (finished()) record_series();
+  }
+
+  // Up to the end of the current epoch (the rest of the first one in round 1), timed as one;
+  // after the configured epochs (extra_) one whole epoch, its losses not recorded.
+  void run_epoch(Unrolled& u) {
+    // Round r ends at epoch r for every k, so the rounds stay aligned.
+    const long long from = extra_ ? u.extra_steps : u.done_steps;
+    const long long end = extra_
+                              ? from + batches_
+                              : std::min(steps_, static_cast<long long>(turns_.round()) * batches_);
+    if (from >= end) return;  // k = all in round 1: its first call was the whole first epoch
+    const bool whole = from % batches_ == 0;
+    const Stopwatch w;
+    while ((extra_ ? u.extra_steps : u.done_steps) < end && !u.diverged_at) call(u);
+    const double ms = w.elapsed_ms();
+    const long long steps = (extra_ ? u.extra_steps : u.done_steps) - from;
+    const double per_step_us = ms * 1000.0 / static_cast<double>(steps);
+    if (!extra_) u.total_ms += ms;
+    if (whole && !u.diverged_at)
+      u.rounds_us.push_back(per_step_us);
+    else if (!u.rest_us)  // the rest of the first epoch, or an epoch cut short: no round
+      u.rest_us = per_step_us;
+  }
+
+  bool time_more() override {
+    if (!extra_) {
+      extra_ = true;
+      turns_.restart([&](std::size_t i) { return takes_turn(*ks_[i]); });
     }
-    const double ms = chunk.elapsed_ms();
-    total_ms_ += ms;
-    chunk_us_.push_back(ms * 1000.0 / static_cast<double>(steps));
-    if (done_steps_ >= steps_ || diverged_at_) finish_factor();
+    Unrolled& u = current();
+    if (!takes_turn(u)) return false;
+    run_epoch(u);
+    turns_.next([&](std::size_t i) { return takes_turn(*ks_[i]); });
+    return true;
+  }
+
+  std::vector<Comparison> timing_comparisons() const override {
+    std::vector<Comparison> all;
+    for (Comparison& c : comparisons())
+      if (c.paired) all.push_back(std::move(c));
+    return all;
   }
 
   double fraction() const override {
-    return static_cast<double>(current_) / static_cast<double>(factors_.size());
+    double done = 0.0;
+    for (const auto& u : ks_) done += static_cast<double>(u->diverged_at ? steps_ : u->done_steps);
+    return done / (static_cast<double>(ks_.size()) * static_cast<double>(steps_));
   }
 
-  json progress_message() const override { return msg("unr.progress", {{"k", k()}}); }
+  json progress_message() const override { return msg("unr.progress", {{"k", current().k}}); }
 
-  json runs() const override { return runs_; }
-
-  // A k's steady step: median and spread (half-IQR) of its chunks.
-  static Measure step_of(const json& r) {
-    return {"k = " + std::to_string(r["k"].get<int>()), r["steady_step_us"].get<double>(),
-            r["steady_step_spread_us"].get<double>()};
+  json runs() const override {
+    json runs = json::array();
+    for (const auto& u : ks_) runs.push_back(run_json(*u));
+    return runs;
   }
 
-  // A k that made one call only (k = all over one epoch, or a divergence in the first call) has
-  // no steady step: its time per step is that first call's, one-time costs included.
-  static bool one_call(const json& r) { return r.value("steady_from_first_call", false); }
+  // A k's steady step: its paired rounds; without any (one epoch, or a divergence before the
+  // second), the rest of its first epoch, else its first call, one-time costs included.
+  static double steady_us(const Unrolled& u) {
+    if (!u.rounds_us.empty()) return median(u.rounds_us);
+    if (u.rest_us) return *u.rest_us;
+    return u.first_call_ms * 1000.0 / static_cast<double>(u.k);
+  }
+  static Measure step_of(const Unrolled& u) {
+    return paired_side("k = " + std::to_string(u.k), u.rounds_us);
+  }
+  static bool paired(const Unrolled& u) { return !u.rounds_us.empty(); }
+  // A k whose only timing is its first call (k = all over one epoch, or a divergence in the first
+  // call): that call, one-time costs included.
+  static bool one_call(const Unrolled& u) { return !paired(u) && !u.rest_us; }
 
-  // Each k > 1 that has a steady step against k = 1 (per step), and the compile of the largest k
+  const Unrolled& first() const { return *ks_.front(); }
+  const Unrolled& last() const { return *ks_.back(); }
+
+  static std::string step_id(const Unrolled& u) {
+    return "step_k" + std::to_string(u.k) + "_vs_k1";
+  }
+
+  // Each k > 1 with paired rounds against k = 1 (per step), and the compile of the largest k
   // against k = 1's.
-  // The comparison of k's step time with k = 1's.
-  static std::string step_id(const json& run) {
-    return "step_k" + std::to_string(run["k"].get<int>()) + "_vs_k1";
-  }
-
   std::vector<Comparison> comparisons() const {
     std::vector<Comparison> c;
-    if (runs_.size() < 2) return c;  // one batch per epoch: k = 1 is already k = all
-    const json& first = runs_.front();
-    for (std::size_t i = 1; i < runs_.size(); ++i)
-      if (!one_call(runs_[i]) && !one_call(first))
-        c.push_back(compare(step_id(runs_[i]), step_of(runs_[i]), step_of(first), Quantity::Time,
+    if (ks_.size() < 2) return c;  // one batch per epoch: k = 1 is already k = all
+    for (std::size_t i = 1; i < ks_.size(); ++i)
+      if (paired(*ks_[i]) && paired(first()))
+        c.push_back(compare(step_id(*ks_[i]), step_of(*ks_[i]), step_of(first()), Quantity::Time,
                             "µs per step"));
-    const json& last = runs_.back();
-    c.push_back(compare("compile_all_vs_k1", {"k = all", last["setup_ms"].get<double>(), 0.0},
-                        {"k = 1", first["setup_ms"].get<double>(), 0.0}, Quantity::Time,
-                        "ms to trace + compile"));
+    c.push_back(compare("compile_all_vs_k1", {"k = all", last().setup_ms, 0.0},
+                        {"k = 1", first().setup_ms, 0.0}, Quantity::Time, "ms to trace + compile"));
     return c;
   }
 
-  // The smallest k whose step is not measurably slower than the fastest k's: where unrolling
-  // stopped paying on this run.
-  const json& enough_k() const {
-    std::size_t best = 0;
-    for (std::size_t i = 1; i < runs_.size(); ++i)
-      if (!one_call(runs_[i]) && runs_[i]["steady_step_us"] < runs_[best]["steady_step_us"])
-        best = i;
-    for (const json& r : runs_)
-      if (!one_call(r) &&
-          compare("", step_of(r), step_of(runs_[best]), Quantity::Time, "").verdict != Verdict::B)
-        return r;
-    return runs_[best];
+  // Where unrolling stopped paying on this run: the smallest k (with paired rounds) whose step is
+  // not slower than the fastest k's. A k whose comparison with the fastest is inconclusive stops
+  // the search undecided: a larger k may be needed or not. `against` is that comparison (the
+  // fastest against itself when it is the one).
+  struct Enough {
+    const Unrolled* k = nullptr;  // nullptr: no k has paired rounds
+    bool decided = false;
+    std::optional<Comparison> against;
+  };
+  Enough enough_k() const {
+    const Unrolled* best = nullptr;
+    for (const auto& u : ks_)
+      if (paired(*u) && (!best || median(u->rounds_us) < median(best->rounds_us))) best = u.get();
+    if (!best) return {};
+    for (const auto& u : ks_) {
+      if (!paired(*u)) continue;
+      if (u.get() == best)  // against itself: a ratio of 1, so `c` has one shape on every run
+        return {best, true,
+                compare("", step_of(*best), step_of(*best), Quantity::Time, "µs per step")};
+      Comparison c = compare("", step_of(*u), step_of(*best), Quantity::Time, "µs per step");
+      if (c.verdict == Verdict::B) continue;  // measurably slower than the fastest
+      return {u.get(), c.verdict != Verdict::Inconclusive, std::move(c)};
+    }
+    return {best, true, compare("", step_of(*best), step_of(*best), Quantity::Time, "µs per step")};
   }
 
   json answer() const {
-    const json& enough = enough_k();
-    const json& first = runs_.front();
-    const json& last = runs_.back();
-    const json compile = msg("unr.a_compile", {{"a", first["setup_ms"]}, {"b", last["setup_ms"]}});
+    const Enough enough = enough_k();
+    const json compile = msg("unr.a_compile", {{"a", first().setup_ms}, {"b", last().setup_ms}});
+    const Unrolled& k = enough.k ? *enough.k : first();
+    const char* key = !enough.k         ? "unr.a_no_rounds"
+                      : !enough.decided ? "unr.a_unsure"
+                      : &k == &first()  ? "unr.a_none"
+                                        : "unr.a_enough";
     // The same arguments either way: the structure of a result never depends on a timing.
-    return msg(enough["k"] == first["k"] ? "unr.a_none" : "unr.a_enough",
-               {{"k", enough["k"]},
-                {"us", enough["steady_step_us"]},
-                {"us1", first["steady_step_us"]},
+    return msg(key,
+               {{"k", k.k},
+                {"us", steady_us(k)},
+                {"us1", steady_us(first())},
+                {"c", enough.against ? comparison_message(enough.against->to_json()) : json("")},
                 {"compile", compile}});
   }
 
@@ -141,12 +246,11 @@ class UnrollRun final : public ChunkedRun {
   // building the code (codegen_ms, part of compile_ms); traced mode: nothing.
   json codegen_clause() const {
     if (mode_ != Mode::Compiled) return "";
-    const json& first = runs_.front();
-    const json& last = runs_.back();
-    const double a = first["codegen_ms"].get<double>(), b = last["codegen_ms"].get<double>();
-    const double total = last["setup_ms"].get<double>();
+    const json a_info = first().trainer->setup_info(), b_info = last().trainer->setup_info();
+    const double a = a_info["codegen_ms"].get<double>(), b = b_info["codegen_ms"].get<double>();
+    const double total = last().setup_ms;
     // Whether a compiler ran, from the engine (GraphTrainer::code_cached), never assumed.
-    const bool ca = first.value("code_cached", false), cb = last.value("code_cached", false);
+    const bool ca = a_info.value("code_cached", false), cb = b_info.value("code_cached", false);
     const json cache = ca && cb ? msg("unr.r_cached_both")
                        : ca     ? msg("unr.r_cached_first")
                        : cb     ? msg("unr.r_cached_last")
@@ -158,16 +262,14 @@ class UnrollRun final : public ChunkedRun {
 
   // What the seed's "first call" of the fully unrolled list is here: trace + compile of k = all,
   // then its first call (which in the browser also compiles the new WebAssembly function).
-  double first_call_of_all_ms() const {
-    return runs_.back()["setup_ms"].get<double>() + runs_.back()["first_call_ms"].get<double>();
-  }
+  double first_call_of_all_ms() const { return last().setup_ms + last().first_call_ms; }
 
   // Beside the quoted 7.4 s for 100 batches (74 ms a batch): compiled mode's cost per step of
   // code, from this run, against it.
   json why_quoted() const {
     if (mode_ != Mode::Compiled) return msg("unr.q_why");
-    const double per = first_call_of_all_ms() / factors_.back();
-    const bool cached = runs_.back().value("code_cached", false);
+    const double per = first_call_of_all_ms() / last().k;
+    const bool cached = last().trainer->setup_info().value("code_cached", false);
     if (per > 74.0)
       return msg(cached ? "unr.q_why_compiled_more_cached" : "unr.q_why_compiled_more",
                  {{"per", per}});
@@ -175,64 +277,77 @@ class UnrollRun final : public ChunkedRun {
                {{"per", per}, {"built", msg(cached ? "unr.q_built_cached" : "unr.q_built_now")}});
   }
 
+  json diverged() const {
+    json d = json::array();
+    for (const auto& u : ks_)
+      if (u->diverged_at)
+        d.push_back(msg("unr.diverged",
+                        {{"k", u->k}, {"at", *u->diverged_at}, {"loss", u->last_finite_loss}}));
+    return d;
+  }
+
   // With one batch per epoch the only program is k = 1 = all: there is nothing to compare.
   json summary_of_one_k() const {
-    const json& r = runs_.front();
+    const Unrolled& u = first();
     json s = {{"comparisons", json::array()}};
     summary_messages(
         s,
         json::array({{{"label", msg("unr.h_one")},
-                      {"value", msg("unr.us", {{"us", r["steady_step_us"]}})},
+                      {"value", msg("unr.us", {{"us", steady_us(u)}})},
                       {"note", msg("unr.h_one_note")}}}),
-        msg("unr.r_one",
-            {{"us", r["steady_step_us"]}, {"ms", r["setup_ms"]}, {"diverged", diverged_}}),
+        msg("unr.r_one", {{"us", steady_us(u)}, {"ms", u.setup_ms}, {"diverged", diverged()}}),
         msg("unr.a_one"));
     return s;
   }
 
+  json step_headline_value(const std::vector<Comparison>& cmp) const {
+    if (one_call(last())) return msg("unr.h_step_one_call");
+    const Comparison* c = find_comparison(cmp, step_id(last()));
+    return c ? comparison_short_message(c->to_json()) : msg("unr.h_step_no_rounds");
+  }
+
   json summary() const override {
-    if (runs_.size() < 2) return summary_of_one_k();
+    if (ks_.size() < 2) return summary_of_one_k();
     json s;
-    const json& first = runs_.front();
-    const json& last = runs_.back();
     const std::vector<Comparison> cmp = comparisons();
     s["comparisons"] = comparisons_json(cmp);
+    const json f_info = first().trainer->setup_info(), l_info = last().trainer->setup_info();
     const json headline = json::array(
         {{{"label", msg("unr.h_compile")},
-          {"value", msg("unr.ms_to_ms", {{"a", first["setup_ms"]}, {"b", last["setup_ms"]}})},
-          {"note", msg("unr.h_compile_note", {{"k", factors_.back()}})}},
+          {"value", msg("unr.ms_to_ms", {{"a", first().setup_ms}, {"b", last().setup_ms}})},
+          {"note", msg("unr.h_compile_note", {{"k", last().k}})}},
          {{"label", msg("unr.h_step")},
-          {"value", one_call(last) || one_call(first)
-                        ? msg("unr.h_step_one_call")
-                        : comparison_short_message(find_comparison(cmp, step_id(last))->to_json())},
-          {"note", msg(one_call(last) ? "unr.us_to_us_one_call" : "unr.us_to_us",
-                       {{"a", first["steady_step_us"]}, {"b", last["steady_step_us"]}})}},
+          {"value", step_headline_value(cmp)},
+          {"note", msg(one_call(last()) ? "unr.us_to_us_one_call" : "unr.us_to_us",
+                       {{"a", steady_us(first())}, {"b", steady_us(last())}})}},
          {{"label", msg("unr.h_size")},
           {"value",
-           msg("unr.h_size_value", {{"a", first["instructions"]}, {"b", last["instructions"]}})},
-          {"note", msg("unr.h_size_note", {{"a", first["arena_bytes"]},
-                                           {"b", last["arena_bytes"]},
-                                           {"ops", first["nodes_before_fusion"]},
-                                           {"ins", first["nodes_after_fusion"]}})}}});
+           msg("unr.h_size_value", {{"a", f_info["instructions"]}, {"b", l_info["instructions"]}})},
+          {"note", msg("unr.h_size_note", {{"a", f_info["arena_bytes"]},
+                                           {"b", l_info["arena_bytes"]},
+                                           {"ops", f_info["nodes_before_fusion"]},
+                                           {"ins", f_info["nodes_after_fusion"]}})}}});
     json said = json::array();  // every step comparison (all but the last: compile time)
     for (std::size_t i = 0; i + 1 < cmp.size(); ++i)
       said.push_back(comparison_message(cmp[i].to_json()));
-    for (const json& r : runs_)
-      if (one_call(r))
-        said.push_back(msg("unr.k_one_call", {{"k", r["k"]}, {"us", r["steady_step_us"]}}));
+    for (const auto& u : ks_)
+      if (one_call(*u))
+        said.push_back(msg("unr.k_one_call", {{"k", u->k}, {"us", steady_us(*u)}}));
+      else if (!paired(*u))
+        said.push_back(msg("unr.k_no_rounds", {{"k", u->k}, {"us", steady_us(*u)}}));
     const json per_k = separated(said, "sep.semicolon");
     const json reading =
         msg("unr.reading",
-            {{"k", factors_.back()},
-             {"f", last["instructions"].get<double>() / first["instructions"].get<double>()},
-             {"ms", last["setup_ms"]},
+            {{"k", last().k},
+             {"f", l_info["instructions"].get<double>() / f_info["instructions"].get<double>()},
+             {"ms", last().setup_ms},
              {"per_k", per_k},
-             {"diverged", diverged_},
+             {"diverged", diverged()},
              {"codegen", codegen_clause()}});
     const json measured = msg("unr.q_measured", {{"ms", first_call_of_all_ms()},
-                                                 {"n", factors_.back()},
-                                                 {"setup", last["setup_ms"]},
-                                                 {"first", last["first_call_ms"]}});
+                                                 {"n", last().k},
+                                                 {"setup", last().setup_ms},
+                                                 {"first", last().first_call_ms}});
     const json quoted = json::array({{{"label", msg("unr.q_label")},
                                       {"quoted", msg("unr.q_quoted")},
                                       {"measured", measured},
@@ -241,95 +356,82 @@ class UnrollRun final : public ChunkedRun {
     return s;
   }
 
-  int k() const { return factors_.at(current_); }
+  Unrolled& current() const { return *ks_[turns_.side()]; }
 
-  void start_factor() {
+  void start(Unrolled& u) {
     Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
-    model_ =
+    u.model =
         std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params().integer("hidden"))}, 1,
                               Activation::Tanh, init);
-    adam_ = std::make_unique<Adam>(params().number("lr"), model_->parameters());
+    u.adam = std::make_unique<Adam>(params().number("lr"), u.model->parameters());
     const Stopwatch w;
-    trainer_ = std::make_unique<GraphTrainer>(mode_, *model_, *adam_, Shape{batch_, 1},
-                                              Shape{batch_, 1}, k());
-    xs_.assign(static_cast<std::size_t>(k()),
-               nullptr);  // sized here: the timed calls allocate nothing
-    ys_.assign(xs_.size(), nullptr);
-    losses_.assign(xs_.size(), 0.0f);
-    setup_ms_ = w.elapsed_ms();
-    done_steps_ = 0;
-    last_finite_loss_ = 0.0f;
-    total_ms_ = 0.0;
-    chunk_us_.clear();
+    u.trainer = std::make_unique<GraphTrainer>(mode_, *u.model, *u.adam, Shape{batch_, 1},
+                                               Shape{batch_, 1}, u.k);
+    u.xs.assign(static_cast<std::size_t>(u.k), nullptr);
+    u.ys.assign(u.xs.size(), nullptr);
+    u.losses.assign(u.xs.size(), 0.0f);
+    u.setup_ms = w.elapsed_ms();
   }
 
-  void call() {
-    for (int j = 0; j < k(); ++j) {
-      const long long b = (done_steps_ + j) % batches_;
-      xs_[static_cast<std::size_t>(j)] = data_.x.data() + b * batch_;
-      ys_[static_cast<std::size_t>(j)] = data_.y.data() + b * batch_;
+  // One call of k steps; while configured, its losses are checked (a NaN stops this k at its
+  // first bad step); after them (extra_) only timed.
+  void call(Unrolled& u) {
+    long long& at = extra_ ? u.extra_steps : u.done_steps;
+    const long long from = u.done_steps + u.extra_steps;
+    for (int j = 0; j < u.k; ++j) {
+      const long long b = (from + j) % batches_;
+      u.xs[static_cast<std::size_t>(j)] = data_.x.data() + b * batch_;
+      u.ys[static_cast<std::size_t>(j)] = data_.y.data() + b * batch_;
     }
-    trainer_->run(xs_.data(), ys_.data(), losses_.data());
-    for (int j = 0; j < k(); ++j) {  // checked per call: a NaN stops this k at its first bad step
-      const float loss = losses_[static_cast<std::size_t>(j)];
-      if (!std::isfinite(loss)) {
-        diverged_at_ = done_steps_ + j;
-        break;
+    u.trainer->run(u.xs.data(), u.ys.data(), u.losses.data());
+    if (!extra_)
+      for (int j = 0; j < u.k; ++j) {
+        const float loss = u.losses[static_cast<std::size_t>(j)];
+        if (!std::isfinite(loss)) {
+          u.diverged_at = u.done_steps + j;
+          break;
+        }
+        u.last_finite_loss = loss;
       }
-      last_finite_loss_ = loss;
-    }
-    done_steps_ += k();
+    at += u.k;
   }
 
-  void finish_factor() {
-    // One call in all (k = all and one epoch): that call is all there is to time, and it is
-    // flagged, since it is no steady step (comparisons leave it out).
-    const bool one_call = chunk_us_.empty();
-    if (one_call) chunk_us_.push_back(first_call_ms_ * 1000.0 / static_cast<double>(k()));
-    const double steady = median(chunk_us_), spread = half_iqr(chunk_us_);
-    json r = {{"k", k()},
-              {"setup_ms", setup_ms_},
-              {"first_call_ms", first_call_ms_},
-              {"steady_step_us", steady},
-              {"steady_step_spread_us", spread},
-              {"steady_from_first_call", one_call},
-              {"total_ms", total_ms_ + setup_ms_},
-              {"final_loss", diverged_at_ ? json(nullptr) : json(last_finite_loss_)},
-              {"diverged_at", diverged_at_ ? json(*diverged_at_) : json(nullptr)},
-              {"last_finite_loss", last_finite_loss_}};
-    if (diverged_at_)
-      diverged_.push_back(
-          msg("unr.diverged", {{"k", k()}, {"at", *diverged_at_}, {"loss", last_finite_loss_}}));
-    json info = trainer_->setup_info();
+  // The configured epochs' compile and steady step per k, once they are done.
+  void record_series() {
+    for (const auto& u : ks_) {
+      if (u->recorded) continue;
+      u->recorded = true;
+      compile_.add({static_cast<double>(u->k), u->setup_ms});
+      step_.add({static_cast<double>(u->k), steady_us(*u), half_iqr(u->rounds_us)});
+    }
+  }
+
+  json run_json(const Unrolled& u) const {
+    json r = {{"k", u.k},
+              {"setup_ms", u.setup_ms},
+              {"first_call_ms", u.first_call_ms},
+              {"steady_step_us", steady_us(u)},
+              {"steady_step_spread_us", half_iqr(u.rounds_us)},
+              {"steady_from_first_call", one_call(u)},
+              {"rounds", static_cast<long long>(u.rounds_us.size())},
+              {"total_ms", u.total_ms + u.setup_ms},
+              {"final_loss", u.diverged_at ? json(nullptr) : json(u.last_finite_loss)},
+              {"diverged_at", u.diverged_at ? json(*u.diverged_at) : json(nullptr)},
+              {"last_finite_loss", u.last_finite_loss}};
+    json info = u.trainer->setup_info();
     // The code of k = 1 is one step's; a larger k's repeats it k times: shown once.
-    if (k() > 1) info.erase("generated_code");
+    if (u.k > 1) info.erase("generated_code");
     for (const auto& [key, value] : info.items()) r[key] = value;
-    runs_.push_back(r);
-    compile_.add({static_cast<double>(k()), setup_ms_});
-    step_.add({static_cast<double>(k()), steady, spread});
-    trainer_.reset();
-    diverged_at_.reset();
-    ++current_;
+    return r;
   }
 
   int n_, batch_, batches_;
   long long steps_;
   Mode mode_;        // traced or compiled
   LinearData data_;  // x and y ~ N(0, 1)
-  std::vector<int> factors_;
-  std::size_t current_ = 0;
-  std::unique_ptr<Mlp> model_;
-  std::unique_ptr<Adam> adam_;
-  std::unique_ptr<GraphTrainer> trainer_;
-  long long done_steps_ = 0;
-  std::optional<long long> diverged_at_;  // of the current k
-  float last_finite_loss_ = 0.0f;
-  json diverged_ = json::array();  // a message per k that diverged, for the reading
-  double setup_ms_ = 0.0, first_call_ms_ = 0.0, total_ms_ = 0.0;
-  std::vector<double> chunk_us_;
-  std::vector<const float*> xs_, ys_;
-  std::vector<float> losses_;
-  json runs_ = json::array();
+  std::vector<std::unique_ptr<Unrolled>> ks_;
+  AlternatingTurns turns_{1};  // whose turn it is (one side per k)
+  bool extra_ = false;         // timing more epochs after the configured ones (time_more)
   Series& compile_ = add_series("compile", {"k", "ms"});
   Series& step_ = add_series("step", {"k", "us", "us_spread"});
 };
@@ -342,10 +444,11 @@ Experiment make_unroll_experiment() {
   e.params = {
       common::samples(10000, 100),
       common::batch(),
-      integer("epochs", 5, 1, 1000),
+      integer("epochs", 20, 1, 1000),
       common::hidden(),
       common::adam_lr(),
       choice("mode", "traced", {"traced", "compiled"}),
+      common::max_seconds(),
       common::seed(),
   };
   e.plots = json::array({line_plot("compile", {"k", Scale::Log}, {"ms", Scale::Log}, {"compile"}),
@@ -366,16 +469,21 @@ Experiment make_unroll_experiment() {
     const double n = static_cast<double>(p.integer("n")),
                  batch = static_cast<double>(p.integer("batch"));
     const double hidden = static_cast<double>(p.integer("hidden")), batches = std::floor(n / batch);
-    // One program at a time; the largest is k = all batches: one step's arena (reused across the
-    // steps) and every step's instructions. Steps: every k trains `epochs` epochs (at most 6 k's).
+    // Every k's program is alive at once (they take turns): one step's arena each (reused across
+    // its steps) and, all k's together, sum(k) steps' instructions. Steps: every k trains `epochs`
+    // epochs (at most 6 k's).
+    const std::vector<int> ks = factors_of(static_cast<int>(batches));
+    double unrolled_steps = 0.0;
+    for (int k : ks) unrolled_steps += k + 1.0;
     const double step_bytes =
         batch * (hidden + 1.0) * 4.0 * kStepFloatsPerUnit + hidden * 4.0 * 64.0 + 64e3;
-    return Estimate{2e6 + n * 4.0 * 3.0 + step_bytes * 2.0 +
-                        (batches + 1.0) * (kBytesPerUnrolledStep + hidden * 32.0),
-                    6.0 * batches * static_cast<double>(p.integer("epochs")),
-                    "n, batch, hidden and epochs"};
+    return Estimate{
+        2e6 + n * 4.0 * 3.0 + step_bytes * 2.0 * static_cast<double>(ks.size()) +
+            unrolled_steps * (kBytesPerUnrolledStep + hidden * 32.0),
+        static_cast<double>(ks.size()) * batches * static_cast<double>(p.integer("epochs")),
+        "n, batch, hidden and epochs"};
   };
-  e.small_config = {"n=1000", "batch=100", "epochs=1"};
+  e.small_config = {"n=1000", "batch=100", "epochs=2", "max_seconds=0"};
   e.golden_configs = {
       {}, {"n=2000", "batch=20", "epochs=2"}, {"n=1000", "batch=100", "hidden=4", "lr=0.9"}};
   e.start = start_run_of<UnrollRun>;

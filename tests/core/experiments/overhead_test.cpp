@@ -144,7 +144,7 @@ TEST(Overhead, RefusesBadRangesAndTooManyPoints) {
   EXPECT_EQ(config_error(R"({"experiment": "overhead", "n_min": 1000, "n_max": 100})"),
             "n_max: must be larger than n_min (1,000), got 100");
   EXPECT_EQ(config_error(R"({"experiment": "overhead", "n_max": 10000000})"),
-            "n_max: 10,000,000 points need about 305 MB, over the 256 MB limit (at most 8,388,608 "
+            "n_max: 10,000,000 points need about 763 MB, over the 256 MB limit (at most 3,355,443 "
             "points)");
   EXPECT_EQ(config_error(R"({"experiment": "overhead", "points": 1})"),
             "points: must be an integer in [2, 40], got 1");

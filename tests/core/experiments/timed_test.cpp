@@ -101,5 +101,21 @@ TEST(TimedPairedUnderLoad, PipelinesStillFindPrebatchedFaster) {
 #endif
 }
 
+// Seed 004's overhead: at N = 10 the traced step was ~18x faster than eager's, at N = 10^6 ~120x
+// (natively, 2026-12-04); the paired rounds at the smallest and the largest N must still say so.
+TEST(TimedPairedUnderLoad, OverheadStillFindsTracedFasterThanEager) {
+#ifdef __EMSCRIPTEN__
+  GTEST_SKIP() << "no threads in this wasm build";
+#else
+  const BusyThreads load;
+  const json r = run_timed(R"({"experiment": "overhead"})");
+  for (const char* id : {"traced_vs_eager_at_n_min", "traced_vs_eager_at_n_max"}) {
+    const json* c = comparison_named(r["summary"], id);
+    ASSERT_NE(c, nullptr) << id;
+    EXPECT_EQ((*c)["verdict"], "a") << c->dump();  // traced faster
+  }
+#endif
+}
+
 }  // namespace
 }  // namespace looplab
