@@ -74,13 +74,15 @@ const json* comparison_named(const json& summary, const std::string& id) {
 }
 
 // NOTE: issue 24 asks that the paired rounds still decide the seed's effect under a competing
-// load. The defaults take extra rounds for up to max_seconds (10 s) until the verdicts are decided.
+// load. The runs take extra rounds until the verdicts are decided, here for up to 20 s (the
+// default is 10): on the shared 2-core machine under a load average of 5-8 one run in several
+// needed more than 10 s to decide call-granularity's 2x effect.
 TEST(TimedPairedUnderLoad, CallGranularityStillFindsTheEagerStepSlower) {
 #ifdef __EMSCRIPTEN__
   GTEST_SKIP() << "no threads in this wasm build";
 #else
   const BusyThreads load;
-  const json r = run_timed(R"({"experiment": "call-granularity"})");
+  const json r = run_timed(R"({"experiment": "call-granularity", "max_seconds": 20})");
   for (const char* id : {"train_on_batch_vs_fit", "eager_vs_traced_per_call"}) {
     const json* c = comparison_named(r["summary"], id);
     ASSERT_NE(c, nullptr) << id;
@@ -94,7 +96,7 @@ TEST(TimedPairedUnderLoad, PipelinesStillFindPrebatchedFaster) {
   GTEST_SKIP() << "no threads in this wasm build";
 #else
   const BusyThreads load;
-  const json r = run_timed(R"({"experiment": "pipelines"})");
+  const json r = run_timed(R"({"experiment": "pipelines", "max_seconds": 20})");
   const json* c = comparison_named(r["summary"], "pipeline_prebatched_vs_slices");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ((*c)["verdict"], "a") << c->dump();  // the pipeline alone: 20-25x
@@ -108,7 +110,7 @@ TEST(TimedPairedUnderLoad, OverheadStillFindsTracedFasterThanEager) {
   GTEST_SKIP() << "no threads in this wasm build";
 #else
   const BusyThreads load;
-  const json r = run_timed(R"({"experiment": "overhead"})");
+  const json r = run_timed(R"({"experiment": "overhead", "max_seconds": 20})");
   for (const char* id : {"traced_vs_eager_at_n_min", "traced_vs_eager_at_n_max"}) {
     const json* c = comparison_named(r["summary"], id);
     ASSERT_NE(c, nullptr) << id;
