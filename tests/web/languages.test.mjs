@@ -171,7 +171,7 @@ test('the page in 简体中文: matrix\'s heatmap rows and columns, the unroll c
   assert.ok(!labels.some((l) => LATIN_SENTENCE.test(l) || / rows\)$/.test(l)), labels.join(' | '));
   await page.selectOption('#experiment', 'unroll');
   await waitForStatus(page, 'ready');
-  await setValues(page, { n: '1000', batch: '25', epochs: '1' });   // 40 batches: k = 2, 4, 8, 20, 40 or so
+  await setValues(page, { n: '1000', batch: '25', epochs: '3', max_seconds: '0' });   // 40 batches: k = 2, 4, 8, 20, 40 or so; paired rounds from epoch 3
   await runAndCheck(page, 'unroll', 'zh-CN');
   await assertChinese(page, 'unroll');
   const names = await page.locator('#comparisons tbody th').allTextContents();

@@ -45,6 +45,7 @@ TEST(TimedCallGranularity, DefaultShowsTrainOnBatchSlowerThanFitBecauseItRunsEag
   EXPECT_TRUE(s["same_losses"].get<bool>());
 }
 
+#ifndef __EMSCRIPTEN__  // no threads in this wasm build: the load tests skip there
 // Competing load in the same process: one spinning thread per core, so the run's thread is
 // preempted at random moments for the whole run (natively; wasm here has no threads).
 class BusyThreads {
@@ -72,6 +73,7 @@ const json* comparison_named(const json& summary, const std::string& id) {
     if (c["id"] == id) return &c;
   return nullptr;
 }
+#endif
 
 // NOTE: issue 24 asks that the paired rounds still decide the seed's effect under a competing
 // load. The runs take extra rounds until the verdicts are decided, here for up to 20 s (the
