@@ -107,7 +107,7 @@ test('call-granularity: a diverged variant has no final loss; different losses a
   assert.equal(r.summary.diverged, true);
   assert.equal(r.summary.comparisons.at(-1).verdict, 'inconclusive', 'two paired chunks: no 95% interval');
   assert.match(r.summary.headline.at(-1).note, /not enough evidence yet whether js_train_on_batch or js_fit is faster .*; losses DIFFER from fit$/);
-  assert.match(r.summary.reading, /not enough evidence yet whether js_train_on_batch or js_fit is faster \(3\.3 vs 3 µs per step; time ratio js_train_on_batch\/js_fit = .* over 2 rounds\): .*, and the losses DIFFER from fit's\.$/);
+  assert.match(r.summary.reading, /not enough evidence yet whether js_train_on_batch or js_fit is faster \(3\.3 vs 3 µs per step; time ratio js_train_on_batch\/js_fit = .* over only 2 rounds: too few for a 95% interval\): .*, and the losses DIFFER from fit's\.$/);
 });
 
 test('overhead: js_per_call at each N, its fitted line, points, runs and sentences', () => {
