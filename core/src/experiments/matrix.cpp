@@ -7,11 +7,14 @@
 //   large 128 inputs → Dense(256, tanh) → Dense(1)    33,281 parameters
 // Data size is the rows per step (seed 001 grew the data per batch, not the batch count): one
 // batch of rows_small / rows_medium / rows_large rows of N(0, 1) inputs and targets, reused every
-// step as the seed's benchmark reused one batch. Each cell is timed per mode (eager, traced,
-// compiled, reference) as the median µs per step over chunks; the seed-001 percentages compare
-// modes per cell.
+// step as the seed's benchmark reused one batch. In each cell the four modes (eager, traced,
+// compiled, reference) take turns in `repeats` paired rounds, one chunk of steps each (at least
+// chunk_ms long, found first, untimed), the order reversed every round: round i of two modes is a
+// pair and each verdict comes from the per-round ratio's 95% interval (paired.hpp). The seed-001
+// percentages compare the modes' medians per cell.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 
 #include "looplab/base/i18n.hpp"
@@ -41,10 +44,12 @@ long long parameter_count(const ModelSize& m) {
   return 1LL * m.inputs * m.hidden + m.hidden + m.hidden + 1;
 }
 
-// The largest cell: its data plus about ten [rows x hidden] buffers of an eager step.
+// The largest cell: its data plus the four modes' trainers alive at once for the paired rounds,
+// about 25 [rows x hidden] buffers (an eager step keeps about ten, the traced and compiled arenas
+// about five each).
 double estimated_bytes(long long rows) {
   const ModelSize& m = kModels[2];
-  return 4.0 * static_cast<double>(rows) * (m.inputs + 1 + 10.0 * m.hidden);
+  return 4.0 * static_cast<double>(rows) * (m.inputs + 1 + 25.0 * m.hidden);
 }
 
 json size_message(const char* size) { return msg(std::string("mx.size_") + size); }
@@ -58,8 +63,9 @@ json model_label(const ModelSize& m) {
 struct Cell {
   int model = 0, data = 0;
   long long rows = 0;
-  double us[kMatrixModeCount] = {};
-  double spread[kMatrixModeCount] = {};  // half-IQR of each mode's chunks
+  double us[kMatrixModeCount] = {};              // median over the rounds
+  std::vector<double> rounds[kMatrixModeCount];  // µs per step, one per paired round
+  long long steps_per_chunk[kMatrixModeCount] = {};
   bool diverged = false;
 };
 
@@ -79,16 +85,19 @@ class MatrixRun final : public ChunkedRun {
       }
   }
 
-  bool finished() const override { return next_ >= cells_.size() * kMatrixModeCount; }
+  bool finished() const override { return next_ >= cells_.size(); }
 
  private:
   double fraction() const override {
-    return static_cast<double>(next_) / (kMatrixModeCount * static_cast<double>(cells_.size()));
+    return (static_cast<double>(next_) + static_cast<double>(turns_.round()) / rounds_per_cell()) /
+           static_cast<double>(cells_.size());
   }
 
+  int rounds_per_cell() const { return static_cast<int>(params().integer("repeats")); }
+
   json progress_message() const override {
-    const Cell& c = cells_[next_ / kMatrixModeCount];
-    return msg("mx.progress", {{"mode", kMatrixModes[next_ % kMatrixModeCount]},
+    const Cell& c = cells_[std::min(next_, cells_.size() - 1)];
+    return msg("mx.progress", {{"mode", kMatrixModes[turns_.side()]},
                                {"model", size_message(kModels[c.model].name)},
                                {"data", size_message(kDataNames[c.data])}});
   }
@@ -99,45 +108,65 @@ class MatrixRun final : public ChunkedRun {
     return runs;
   }
 
-  // One (cell, mode): the model from the seed, its data batch, a trainer, timed in chunks.
+  // One mode's turn in the current cell's round. A cell starts with its data, shared by the four
+  // modes, and a session per mode (the model from the seed, the batch staged once: every step
+  // reads it in place) whose chunk length is found before any round (untimed).
   void work_one() override {
-    Cell& c = cells_[next_ / kMatrixModeCount];
-    const int mode = static_cast<int>(next_ % kMatrixModeCount);
+    Cell& c = cells_[next_];
+    if (!sessions_[0]) start_cell(c);
+    const int mode = static_cast<int>(turns_.side());
+    TrainerSession& session = *sessions_[static_cast<std::size_t>(mode)];
+    const long long k = c.steps_per_chunk[mode];
+    const Stopwatch w;
+    for (long long i = 0; i < k; ++i)
+      if (!std::isfinite(session.train_staged())) c.diverged = true;
+    c.rounds[mode].push_back(w.elapsed_ms() * 1000.0 / static_cast<double>(k));
+    turns_.next([](std::size_t) { return true; });
+    if (static_cast<int>(turns_.round()) >= rounds_per_cell()) end_cell(c);
+  }
+
+  void start_cell(Cell& c) {
     const ModelSize& m = kModels[c.model];
     const auto seed = static_cast<std::uint64_t>(params().integer("seed"));
-    if (mode == 0) {  // a new cell: its data, shared by the four modes
-      Rng rng(seed);
-      x_ = Tensor({static_cast<int>(c.rows), m.inputs});
-      y_ = Tensor({static_cast<int>(c.rows), 1});
-      for (std::size_t i = 0; i < x_.size(); ++i) x_[i] = static_cast<float>(rng.normal());
-      for (std::size_t i = 0; i < y_.size(); ++i) y_[i] = static_cast<float>(rng.normal());
+    Rng rng(seed);
+    x_ = Tensor({static_cast<int>(c.rows), m.inputs});
+    y_ = Tensor({static_cast<int>(c.rows), 1});
+    for (std::size_t i = 0; i < x_.size(); ++i) x_[i] = static_cast<float>(rng.normal());
+    for (std::size_t i = 0; i < y_.size(); ++i) y_[i] = static_cast<float>(rng.normal());
+    for (int mode = 0; mode < kMatrixModeCount; ++mode) {
+      SessionConfig sc;
+      sc.mode = parse_mode(kMatrixModes[mode]);
+      sc.inputs = m.inputs;
+      sc.hidden = m.hidden;
+      sc.batch = static_cast<int>(c.rows);
+      sc.lr = params().number("lr");
+      sc.seed = seed;
+      auto& session = sessions_[static_cast<std::size_t>(mode)];
+      session = std::make_unique<TrainerSession>(sc);
+      std::copy(x_.data(), x_.data() + x_.size(), session->staged_x());
+      std::copy(y_.data(), y_.data() + y_.size(), session->staged_y());
+      // The steps per chunk double (from 1) until a chunk lasts chunk_ms (browser clocks tick in
+      // 5-100 µs); these steps are not timed as rounds.
+      const ChunkTiming t =
+          time_steps([&] { return session->train_staged(); }, params().number("chunk_ms"), 1);
+      c.steps_per_chunk[mode] = std::max<long long>(1, t.steps_per_chunk);
+      c.diverged = c.diverged || t.diverged;
     }
-    SessionConfig sc;
-    sc.mode = parse_mode(kMatrixModes[mode]);
-    sc.inputs = m.inputs;
-    sc.hidden = m.hidden;
-    sc.batch = static_cast<int>(c.rows);
-    sc.lr = params().number("lr");
-    sc.seed = seed;
-    TrainerSession session(sc);
-    // The batch goes into the session once; every step then reads it in place (no copy per step).
-    std::copy(x_.data(), x_.data() + x_.size(), session.staged_x());
-    std::copy(y_.data(), y_.data() + y_.size(), session.staged_y());
-    const ChunkTiming t =
-        time_steps([&] { return session.train_staged(); }, params().number("chunk_ms"),
-                   static_cast<int>(params().integer("repeats")));
-    c.us[mode] = t.us_per_step;
-    c.spread[mode] = t.spread_us;
-    c.diverged = c.diverged || t.diverged;
+  }
+
+  void end_cell(Cell& c) {
+    for (int mode = 0; mode < kMatrixModeCount; ++mode) c.us[mode] = median(c.rounds[mode]);
+    for (auto& session : sessions_) session.reset();
+    turns_ = AlternatingTurns(kMatrixModeCount);
     ++next_;
   }
 
   static Measure measure(const Cell& c, int mode) {
-    return {kMatrixModes[mode], c.us[mode], c.spread[mode]};
+    return paired_side(kMatrixModes[mode], c.rounds[mode]);
   }
 
-  // The cell's fastest mode when it beats both others by more than their spreads; -1 when the
-  // fastest is within the spread of another (no measurable winner).
+  // The cell's fastest mode when it is decided faster than each other (paired rounds); -1 when
+  // against one of them the interval says the same or not enough evidence (no measurable winner).
   static int fastest(const Cell& c) {
     const int best = static_cast<int>(std::min_element(c.us, c.us + kMatrixModeCount) - c.us);
     for (int other = 0; other < kMatrixModeCount; ++other)
@@ -166,10 +195,11 @@ class MatrixRun final : public ChunkedRun {
             {"traced_us", c.us[kTraced]},
             {"compiled_us", c.us[kCompiled]},
             {"reference_us", c.us[kReference]},
-            {"eager_spread_us", c.spread[kEager]},
-            {"traced_spread_us", c.spread[kTraced]},
-            {"compiled_spread_us", c.spread[kCompiled]},
-            {"reference_spread_us", c.spread[kReference]},
+            {"eager_spread_us", half_iqr(c.rounds[kEager])},
+            {"traced_spread_us", half_iqr(c.rounds[kTraced])},
+            {"compiled_spread_us", half_iqr(c.rounds[kCompiled])},
+            {"reference_spread_us", half_iqr(c.rounds[kReference])},
+            {"rounds", static_cast<long long>(c.rounds[kEager].size())},
             {"fastest", best < 0 ? json(nullptr) : json(kMatrixModes[best])},
             {"traced_vs_eager_pct", percent_faster(c.us[kTraced], c.us[kEager])},
             {"compiled_vs_traced_pct", percent_faster(c.us[kCompiled], c.us[kTraced])},
@@ -197,16 +227,16 @@ class MatrixRun final : public ChunkedRun {
   std::vector<Comparison> comparisons(int a, int b) const {
     std::vector<Comparison> out;
     for (const Cell& c : cells_)
-      out.push_back(
-          compare(std::string(kMatrixModes[a]) + "_vs_" + kMatrixModes[b] + "_" +
-                      kModels[c.model].name + "_model_" + kDataNames[c.data] + "_data",
-                  {std::string(kMatrixModes[a]) + " (" + cell_name(c) + ")", c.us[a], c.spread[a]},
-                  {kMatrixModes[b], c.us[b], c.spread[b]}, Quantity::Time, "µs per step"));
+      out.push_back(compare(
+          std::string(kMatrixModes[a]) + "_vs_" + kMatrixModes[b] + "_" + kModels[c.model].name +
+              "_model_" + kDataNames[c.data] + "_data",
+          paired_side(std::string(kMatrixModes[a]) + " (" + cell_name(c) + ")", c.rounds[a]),
+          measure(c, b), Quantity::Time, "µs per step"));
     return out;
   }
 
-  // How a's comparisons with b came out: measurably faster, slower, within the spread; and the
-  // range of seed 001's percentages.
+  // How a's comparisons with b came out: decided faster, slower, neither (the same within ±5%, or
+  // not enough evidence); and the range of seed 001's percentages.
   struct Tally {
     int faster = 0, slower = 0, within = 0;
     double lo = 1e300, hi = -1e300;
@@ -311,7 +341,9 @@ class MatrixRun final : public ChunkedRun {
   }
 
   std::vector<Cell> cells_;
-  std::size_t next_ = 0;  // cell index * kMatrixModeCount + mode index
+  std::size_t next_ = 0;  // the cell whose rounds are running
+  std::unique_ptr<TrainerSession> sessions_[kMatrixModeCount];
+  AlternatingTurns turns_{kMatrixModeCount};
   Tensor x_, y_;
 };
 
@@ -326,7 +358,7 @@ Experiment make_matrix_experiment() {
       integer("rows_large", 2048, 1, 1'000'000),
       common::adam_lr(),
       common::chunk_ms(5.0),
-      common::repeats(3),
+      common::repeats(9),
       common::seed(),
   };
   const auto heatmap = [](const char* id, const char* value, const char* scale) {

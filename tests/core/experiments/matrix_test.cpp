@@ -99,7 +99,7 @@ TEST(Matrix, RefusesUnorderedOrOversizedData) {
   } catch (const ConfigError& e) {
     EXPECT_STREQ(
         e.what(),
-        "rows_large: 100,000 rows need about 1,026 MB for the large model, over the 256 MB limit");
+        "rows_large: 100,000 rows need about 2,491 MB for the large model, over the 256 MB limit");
   }
 }
 
