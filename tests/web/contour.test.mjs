@@ -88,3 +88,23 @@ test('standardization in a widget: the same contour plot, drawn in the shadow ro
   await assertClean(page, problems);
   await page.close();
 });
+
+test('optimizers on the page: one valley panel per run, every path drawn, no errors', { timeout: 240_000 }, async () => {
+  const { page, problems } = await browser.open('/web/?experiment=optimizers');
+  await waitForStatus(page, 'ready');
+  assert.ok(await page.locator('.plot-contour').count() === 1, 'one contour plot');
+  await page.click('#run');
+  await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
+  await page.waitForTimeout(100);
+  const result = await page.evaluate(() => window.__looplab.lastResult);
+  const expected = result.runs.reduce((n, r) => n + result.series[r.variant].W.length, 0);
+  const end = await readContour(page, null);
+  assert.equal(end.points, expected, 'every path point of every run is drawn');
+  for (const r of result.runs) assert.ok(result.series[r.variant].W.length > 1, `${r.variant} has a path`);
+  assert.match(end.label, /momentum, raw x: 10 contour lines, \d+ path points/);
+  assert.match(end.label, /gd, standardized x: 10 contour lines, \d+ path points/);
+  assert.match(await page.textContent('#summary'), /momentum recovers/);
+  await page.locator('.plot-contour').screenshot({ path: join(RESULTS, 'contour-optimizers.png') });
+  await assertClean(page, problems);
+  await page.close();
+});

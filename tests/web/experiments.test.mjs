@@ -140,7 +140,7 @@ test('choosing an experiment with the keyboard rebuilds controls, plots and the 
   const { page, problems } = await browser.open('/web/?experiment=standardization');
   await waitForStatus(page, 'ready');
   const ids = await page.locator('#experiment option').evaluateAll((o) => o.map((x) => x.value));
-  assert.ok(['standardization', ...CASES.map((c) => c.id)].every((id) => ids.includes(id)), `experiments listed: ${ids}`);
+  assert.ok(['standardization', 'optimizers', ...CASES.map((c) => c.id)].every((id) => ids.includes(id)), `experiments listed: ${ids}`);
   for (let i = ids.indexOf('standardization') + 1; i < ids.length; i++) {
     await page.focus('#experiment');
     await page.keyboard.press('ArrowDown');          // a closed select changes on arrow keys

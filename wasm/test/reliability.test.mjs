@@ -1,5 +1,5 @@
 // Reliability of the embind module under Node: the bad inputs of tests/bad-inputs/cases.json give
-// the same messages as natively; 1,000 consecutive runs of all eight experiments leave the heap flat;
+// the same messages as natively; 1,000 consecutive runs of all nine experiments leave the heap flat;
 // the same config of any experiment gives
 // the same results apart from timings; reaching the maximum memory is an Error, never an abort.
 // Run by `npm test` (after `make build`).
@@ -56,9 +56,10 @@ const SMALL = [
   { experiment: 'overhead', n_max: 100, points: 2, repeats: 1, chunk_ms: 0.1 },
   { experiment: 'pipelines', n: 200, batch: 50, epochs: 1, unroll: 2 },
   { experiment: 'matrix', rows_small: 8, rows_medium: 16, rows_large: 32, repeats: 1, chunk_ms: 0.1 },
+  { experiment: 'optimizers', max_iterations: 200 },
 ];
 
-test('1,000 consecutive runs of all eight experiments leave the wasm heap flat', { timeout: 300_000 }, () => {
+test('1,000 consecutive runs of all nine experiments leave the wasm heap flat', { timeout: 300_000 }, () => {
   const runs = 1000;
   const pick = (i) => SMALL[i % SMALL.length];
   for (let i = 0; i < 2 * SMALL.length; i++) runToEnd(pick(i));  // warm-up: one-time statics
@@ -92,7 +93,7 @@ function withoutTimings(value) {
 // The experiments whose every number but the losses follows the clock (adaptive step counts, fits of
 // timings, which mode was fastest): of these, the config, every loss and the result's shape (its
 // keys and array lengths) are compared.
-const TIMED = new Set(['call-granularity', 'overhead', 'pipelines', 'matrix']);
+const TIMED = new Set(['call-granularity', 'overhead', 'pipelines', 'matrix', 'optimizers']);
 
 /** Every leaf whose key names a loss, by path, e.g. {"runs.0.final_loss": 0.98}. */
 function losses(value, path = '', out = {}) {
@@ -117,15 +118,15 @@ function deterministicPart(result) {
   return { config: result.config, losses: losses(result), shape: shape(result) };
 }
 
-test('the same config run twice gives identical results apart from timings, for all eight', { timeout: 120_000 }, () => {
+test('the same config run twice gives identical results apart from timings, for all nine', { timeout: 120_000 }, () => {
   const configs = [
     { experiment: 'standardization', data: 'synthetic', n: 300, max_iterations: 3000 },
     { experiment: 'execution-modes', n: 1000, batch: 50, epochs: 2 },
     { experiment: 'unroll', n: 1000, batch: 100, epochs: 1 },
     { experiment: 'retracing', n: 300 },
-    ...SMALL.filter((c) => ['call-granularity', 'overhead', 'pipelines', 'matrix'].includes(c.experiment)),
+    ...SMALL.filter((c) => ['call-granularity', 'overhead', 'pipelines', 'matrix', 'optimizers'].includes(c.experiment)),
   ];
-  assert.equal(new Set(configs.map((c) => c.experiment)).size, 8, 'every experiment once');
+  assert.equal(new Set(configs.map((c) => c.experiment)).size, 9, 'every experiment once');
   for (const config of configs) {
     const a = deterministicPart(runToEnd(config));
     const b = deterministicPart(runToEnd(config));

@@ -22,6 +22,7 @@ import { t as tr, text } from '../util/i18n.js';
 
 const PANEL_H = 300;
 const WIDE = 720;                 // from this body width the panels stand side by side
+const MIN_PANEL_W = 240;          // and wrap into rows when more would be narrower (optimizers: 9)
 const PAD = { top: 22, right: 10, bottom: 34, left: 52 };
 const LINE_GREYS = ['#9aa3b2', '#3b4250'];   // outermost level .. innermost level
 const INK = '#3b4250';
@@ -156,10 +157,10 @@ export class ContourPlot {
     });
   }
 
-  /** The panels' boxes in CSS pixels: side by side when wide, stacked when narrow. */
+  /** The panels' boxes in CSS pixels: side by side when wide (in rows of panels at least MIN_PANEL_W wide), stacked when narrow. */
   layout(width) {
     const count = this.spec.panels.length + 1;
-    const perRow = width >= WIDE ? count : 1;
+    const perRow = width >= WIDE ? Math.min(count, Math.floor(width / MIN_PANEL_W)) : 1;
     const w = width / perRow;
     const boxes = [];
     for (let k = 0; k < count; k++) {

@@ -104,6 +104,8 @@ TEST(Limits, EstimatesBoundTheMeasuredHeap) {
   const char* configs[] = {
       R"({"experiment": "standardization", "data": "synthetic", "n": 200000, "max_iterations": 30, "mode": "eager"})",
       R"({"experiment": "standardization", "data": "synthetic", "n": 200000, "max_iterations": 30, "mode": "traced"})",
+      R"({"experiment": "optimizers", "data": "synthetic", "n": 200000, "max_iterations": 30, "mode": "eager"})",
+      R"({"experiment": "optimizers", "data": "synthetic", "n": 200000, "max_iterations": 30, "mode": "traced"})",
       R"({"experiment": "execution-modes", "n": 20000, "batch": 1000, "hidden": 128, "unroll": 20, "epochs": 1})",
       R"({"experiment": "unroll", "n": 20000, "batch": 100, "hidden": 64, "epochs": 1})",
       R"({"experiment": "retracing", "n": 20000, "batch": 1000, "second_batch": 700, "hidden": 256, "epochs": 1})",

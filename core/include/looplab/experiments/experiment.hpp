@@ -114,7 +114,8 @@ json with_assignments(json config, const std::vector<std::string>& assignments);
   X(call_granularity)          \
   X(overhead)                  \
   X(matrix)                    \
-  X(pipelines)
+  X(pipelines)                 \
+  X(optimizers)
 
 #define LOOPLAB_DECLARE_EXPERIMENT(file_name) Experiment make_##file_name##_experiment();
 LOOPLAB_EXPERIMENTS(LOOPLAB_DECLARE_EXPERIMENT)

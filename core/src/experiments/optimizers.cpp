@@ -1,0 +1,780 @@
+// optimizers.cpp — issue 25: can a better optimizer replace scaling?
+//
+// The valley of the standardization experiment (the same data, the same exact stopping rule),
+// crossed by four optimizers on raw and on standardized x, each at a tuned rate: gradient descent
+// at 2/(λmin + λmax), heavy ball at its optimal α = 4/(√λmax + √λmin)², β = ((√κ − 1)/(√κ + 1))²,
+// Nesterov at α = 4/(3λmax + λmin), β = (√(3κ + 1) − 2)/(√(3κ + 1) + 2) — all from this run's
+// eigenvalues — and Adam at the rate of a small grid that reaches the tolerance in the fewest
+// iterations. Each run stops at the relative gap (L − L*)/L* ≤ tolerance, evaluated exactly in
+// double from the float32 weights (L − L* = ½ δᵀHδ), or at max_iterations. The theory's rates
+// per step, GD (κ − 1)/(κ + 1), heavy ball (√κ − 1)/(√κ + 1), Nesterov 1 − 2/√(3κ + 1), stand
+// beside the measured counts.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include "looplab/base/i18n.hpp"
+#include "looplab/data/csv.hpp"
+#include "looplab/experiments/common_params.hpp"
+#include "looplab/experiments/comparison.hpp"
+#include "looplab/experiments/csv_attachment.hpp"
+#include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/plots.hpp"
+#include "looplab/experiments/results.hpp"
+#include "looplab/experiments/run.hpp"
+#include "looplab/experiments/timing.hpp"
+#include "looplab/train/graph_trainer.hpp"
+#include "looplab/train/linear.hpp"
+#include "looplab/train/optim.hpp"
+
+namespace looplab {
+// NOTE: a named namespace around the anonymous one: the layer builds as one unity file, and the
+// helpers shared in spirit with standardization.cpp (Variant, rounded, make_data) keep their names.
+namespace optimizers_experiment {
+namespace {
+
+constexpr int kChunk = 256;         // iterations per timed chunk
+constexpr int kGrid = 49;           // contour grid points per axis: odd, so θ* is the centre point
+constexpr int kLevels = 10;         // contour lines per panel
+constexpr double kLevelSpan = 2.0;  // decades of gap between the outermost and innermost line
+constexpr std::size_t kDataPoints = 200;
+// Adam's rate is tuned on this grid, largest first; each later trial stops once it has taken as
+// many iterations as the best so far (it can no longer win), so the grid costs little more than
+// the best run.
+constexpr double kAdamGrid[] = {1.0, 0.1, 0.01, 0.001};
+const char* const kOptimizers[] = {"gd", "momentum", "nesterov", "adam"};
+const char* const kScalings[] = {"raw", "scaled"};
+
+double rounded(double v) {
+  if (!std::isfinite(v) || v == 0.0) return v;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return std::strtod(buf, nullptr);
+}
+
+LinearData checked_csv_data(CsvData csv) {
+  const Tensor& x = csv.data.x;
+  if (csv.rows < 2)
+    throw ConfigError(msg("err.csv_two_rows", {{"n", static_cast<long long>(csv.rows)}}));
+  for (std::size_t i = 1; i < csv.rows; ++i)
+    if (x[i] != x[0]) return std::move(csv.data);
+  throw ConfigError(msg("err.csv_one_x", {{"name", csv.x}}));
+}
+
+LinearData make_data(const Params& p, const std::optional<CsvData>& csv) {
+  if (csv) return checked_csv_data(*csv);
+  if (p.choice("data") == "seed004") return sine_trend_data();
+  SyntheticSpec s;
+  s.n = static_cast<int>(p.integer("n"));
+  s.slope = p.number("slope");
+  s.intercept = p.number("intercept");
+  s.noise = p.number("noise");
+  s.x_min = p.number("x_min");
+  s.x_max = p.number("x_max");
+  s.seed = static_cast<std::uint64_t>(p.integer("seed"));
+  return synthetic_data(s);
+}
+
+// Linear regression trained by one optimizer of optim.hpp, full batch, in one mode.
+class OptimizerTrainer {
+ public:
+  OptimizerTrainer(Mode mode, const std::string& optimizer, double lr, double beta, const Tensor& x,
+                   const Tensor& y)
+      : x_(x.data()),
+        y_(y.data()),
+        model_(x.shape().cols),
+        opt_(make_optimizer(optimizer == "gd" ? "sgd" : optimizer, lr, model_.parameters(),
+                            options(beta))),
+        trainer_(mode, model_, *opt_, x.shape(), y.shape()) {}
+  float step() {
+    float loss = 0.0f;
+    trainer_.run(&x_, &y_, &loss);
+    return loss;
+  }
+  void read_theta(double* theta) const { model_.read_theta(theta); }
+  json setup_info() const { return trainer_.setup_info(); }
+
+ private:
+  static OptimizerOptions options(double beta) {
+    OptimizerOptions o;
+    o.beta = beta;
+    return o;
+  }
+  const float* x_;
+  const float* y_;
+  LinearRegression model_;
+  std::unique_ptr<Optimizer> opt_;
+  GraphTrainer trainer_;
+};
+
+// One x the optimizers train on, with the exact analysis of its quadratic.
+struct Problem {
+  std::string name, label;  // "raw", "raw x"
+  Tensor x;
+  std::optional<Scaler> scaler;
+  double scaling_ms = 0.0;
+  std::optional<Quadratic> quad;
+  RateAnalysis gd;  // gradient descent at its best rate 2/(λmin + λmax)
+  Quadratic::HeavyBall hb;
+  double nesterov_lr = 0.0, nesterov_beta = 0.0, nesterov_rho = 0.0;
+};
+
+// One training run to the tolerance (Adam's grid trials too).
+struct Track {
+  std::unique_ptr<OptimizerTrainer> trainer;
+  long long iteration = 0, limit = 0;
+  std::optional<long long> hit, diverged_at;
+  bool finished = false;
+  double last_gap = 0.0;
+  double theta[2] = {0.0, 0.0};  // the weights at the last finite gap
+};
+
+struct Trial {
+  double lr;
+  std::optional<long long> hit;
+  double gap;
+};
+
+struct Variant {
+  std::string name, optimizer, label;  // "raw_gd", "gd", "gradient descent on raw x"
+  Problem* problem = nullptr;
+  double lr = 0.0, beta = 0.0, rho = 0.0;  // rho: the theory's rate per step (not for adam)
+  std::optional<long long> predicted;      // exact arithmetic (gd, momentum)
+  Track track;
+  std::vector<Trial> trials;  // adam: the grid, as far as it has been run
+  std::optional<Track> trial;
+  double wall_ms = 0.0, tuning_ms = 0.0;
+  std::vector<double> chunk_us;
+  long long chunks = 0;
+  SeriesSampler sampler;
+  Series* series = nullptr;
+  bool tuned() const { return optimizer != "adam" || trials.size() == std::size(kAdamGrid); }
+};
+
+json iterations_message(const Track& t) {
+  if (t.hit) return msg("std.iter", {{"n", *t.hit}});
+  if (t.diverged_at) return msg("std.iter_diverged", {{"n", *t.diverged_at}});
+  return msg("std.iter_not_reached", {{"n", t.iteration}});
+}
+
+class OptimizersRun final : public ChunkedRun {
+ public:
+  explicit OptimizersRun(const Params& p)
+      : ChunkedRun("optimizers", p),
+        mode_(parse_mode(p.choice("mode"))),
+        tolerance_(p.number("tolerance")),
+        max_iterations_(p.integer("max_iterations")),
+        manual_(p.choice("tuning") == "manual"),
+        csv_(csv_data(p)),
+        data_(make_data(p, csv_)) {
+    for (int s = 0; s < 2; ++s) add_problem(s == 1);
+    for (int s = 0; s < 2; ++s)
+      for (const char* o : kOptimizers) {
+        const std::string name = std::string(kScalings[s]) + "_" + o;
+        Series& series =
+            add_series(name, {"iteration", "loss", "gap", "W", "b", "line_w", "line_b"});
+        if (p.flag(o)) add_variant(problems_[s], o, series);
+      }
+    add_valleys();
+  }
+
+  bool finished() const override { return variants_.back()->track.finished; }
+
+ private:
+  void add_problem(bool scaled) {
+    Problem& pr = problems_[scaled ? 1 : 0];
+    pr.name = scaled ? "scaled" : "raw";
+    pr.label = scaled ? "standardized x" : "raw x";
+    if (scaled) {
+      const Stopwatch w;
+      pr.scaler = Scaler::fit(data_.x, ScalingKind::Standardize);
+      pr.x = pr.scaler->transform(data_.x);
+      pr.scaling_ms = w.elapsed_ms();
+    } else {
+      pr.x = data_.x;
+    }
+    pr.quad.emplace(pr.x, data_.y);
+    const Quadratic& q = *pr.quad;
+    const RateAnalysis any = q.rates(zero(), 1e-30, tolerance_);
+    pr.gd = q.rates(zero(), any.best_lr, tolerance_);
+    pr.hb = q.best_heavy_ball();
+    const double kappa = q.condition_number(), s = std::sqrt(3.0 * kappa + 1.0);
+    pr.nesterov_lr = 4.0 / (3.0 * any.lambda_max + any.lambda_min);
+    pr.nesterov_beta = std::max(0.0, (s - 2.0) / (s + 2.0));
+    pr.nesterov_rho = std::max(0.0, 1.0 - 2.0 / s);
+  }
+
+  static LinearWeights zero() { return {{0.0}, 0.0}; }
+
+  void add_variant(Problem& pr, const std::string& o, Series& series) {
+    auto v = std::make_unique<Variant>();
+    v->name = pr.name + "_" + o;
+    v->optimizer = o;
+    v->label = o + ", " + pr.label;
+    v->problem = &pr;
+    v->series = &series;
+    v->wall_ms = pr.scaling_ms;
+    const Quadratic& q = *pr.quad;
+    if (manual_ && o != "adam") {
+      v->lr = params().number("manual_lr");
+      v->beta = o == "gd" ? 0.0 : params().number("manual_beta");
+    } else if (o == "gd") {
+      v->lr = pr.gd.best_lr;
+    } else if (o == "momentum") {
+      v->lr = pr.hb.lr;
+      v->beta = pr.hb.beta;
+    } else if (o == "nesterov") {
+      v->lr = pr.nesterov_lr;
+      v->beta = pr.nesterov_beta;
+    }
+    if (o == "gd") {
+      v->rho = q.rates(zero(), v->lr, tolerance_).rho;
+      v->predicted = q.predicted_iterations(zero(), v->lr, tolerance_);
+    } else if (o == "momentum") {
+      v->rho = manual_ ? std::nan("") : pr.hb.rho;
+      v->predicted = q.predicted_heavy_ball_iterations(zero(), v->lr, v->beta, tolerance_,
+                                                       std::max(max_iterations_, 1000000LL));
+    } else if (o == "nesterov") {
+      v->rho = manual_ ? std::nan("") : pr.nesterov_rho;
+    } else {
+      v->rho = std::nan("");
+    }
+    if (v->tuned()) start_track(*v, v->track, v->lr, max_iterations_);
+    variants_.push_back(std::move(v));
+  }
+
+  void start_track(const Variant& v, Track& t, double lr, long long limit) {
+    t.trainer =
+        std::make_unique<OptimizerTrainer>(mode_, v.optimizer, lr, v.beta, v.problem->x, data_.y);
+    t.limit = limit;
+  }
+
+  // The picture of the valley, as in standardization: per x a kGrid × kGrid grid of the relative
+  // gap over (W, b), framed by the level set through the start (0, 0), with log-spaced levels.
+  void add_valleys() {
+    Series& levels = add_series("valley_levels",
+                                {"raw_gd", "raw_momentum", "raw_nesterov", "raw_adam", "scaled_gd",
+                                 "scaled_momentum", "scaled_nesterov", "scaled_adam"});
+    std::vector<double> lv[2];
+    for (int s = 0; s < 2; ++s) {
+      const Problem& pr = problems_[s];
+      const Quadratic& q = *pr.quad;
+      Series& grid = add_series(pr.name + "_valley", {"W", "b", "gap"});
+      const LinearWeights& opt = q.optimum();
+      const double gap0 = q.gap(zero());
+      const Eigen::MatrixXd inverse = q.hessian().inverse();
+      const double center[2] = {opt.w.at(0), opt.b};
+      double half[2];
+      for (int j = 0; j < 2; ++j) {
+        half[j] = 1.15 * std::sqrt(2.0 * gap0 * inverse(j, j));
+        if (!(half[j] > 0.0) || !std::isfinite(half[j]))
+          half[j] = std::max(1.0, std::abs(center[j]));
+      }
+      for (int i = 0; i < kGrid; ++i)
+        for (int k = 0; k < kGrid; ++k) {
+          const double t = 2.0 * k / (kGrid - 1) - 1.0, u = 2.0 * i / (kGrid - 1) - 1.0;
+          const LinearWeights at{{center[0] + half[0] * t}, center[1] + half[1] * u};
+          grid.add({rounded(at.w[0]), rounded(at.b), rounded(q.relative_gap(at))});
+        }
+      const double top = pr.gd.gap0 > 0.0 ? pr.gd.gap0 : 1.0;
+      for (int k = 0; k < kLevels; ++k)
+        lv[s].push_back(rounded(top * std::pow(10.0, -kLevelSpan * k / (kLevels - 1))));
+    }
+    for (int k = 0; k < kLevels; ++k)
+      levels.add({lv[0][k], lv[0][k], lv[0][k], lv[0][k], lv[1][k], lv[1][k], lv[1][k], lv[1][k]});
+    Series& data = add_series("data", {"x", "y"});
+    const std::size_t n = data_.x.shape().rows;
+    const std::size_t m = std::min(n, kDataPoints);
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::size_t at = m == 1 ? 0 : i * (n - 1) / (m - 1);
+      data.add({data_.x[at], data_.y[at]});
+    }
+  }
+
+  Variant& current() const {
+    for (const auto& v : variants_)
+      if (!v->track.finished) return *v;
+    return *variants_.back();
+  }
+
+  void work_one() override {
+    Variant& v = current();
+    if (v.tuned()) {
+      const Stopwatch w;
+      const int c = run_chunk(v, v.track, kChunk, true);
+      const double ms = w.elapsed_ms();
+      v.wall_ms += ms;
+      ++v.chunks;
+      if (c == kChunk) v.chunk_us.push_back(ms * 1000.0 / kChunk);
+      return;
+    }
+    // Adam's grid: the next trial, capped at the best count so far.
+    const Stopwatch w;
+    if (!v.trial) {
+      long long limit = max_iterations_;
+      for (const Trial& t : v.trials)
+        if (t.hit) limit = std::min(limit, *t.hit);
+      v.trial.emplace();
+      start_track(v, *v.trial, kAdamGrid[v.trials.size()], limit);
+    }
+    run_chunk(v, *v.trial, kChunk, false);
+    if (v.trial->finished) {
+      v.trials.push_back({kAdamGrid[v.trials.size()], v.trial->hit,
+                          v.trial->diverged_at ? std::nan("") : v.trial->last_gap});
+      v.trial.reset();
+      if (v.tuned()) {
+        // The fewest iterations; with none reaching the tolerance, the lowest final gap.
+        const Trial* best = &v.trials[0];
+        for (const Trial& t : v.trials) {
+          const bool better = t.hit ? (!best->hit || *t.hit < *best->hit)
+                                    : (!best->hit && std::isfinite(t.gap) && !(t.gap >= best->gap));
+          if (better) best = &t;
+        }
+        v.lr = best->lr;
+        start_track(v, v.track, v.lr, max_iterations_);
+      }
+    }
+    v.tuning_ms += w.elapsed_ms();
+  }
+
+  // Up to `steps` iterations: check the gap at the current weights, record a point, step.
+  int run_chunk(Variant& v, Track& t, int steps, bool record) {
+    const Quadratic& q = *v.problem->quad;
+    double theta[2];
+    int c = 0;
+    for (; c < steps && !t.finished; ++c) {
+      t.trainer->read_theta(theta);
+      const double gap = q.relative_gap(theta);
+      if (!std::isfinite(gap)) {
+        t.diverged_at = t.iteration;
+        t.finished = true;
+        break;
+      }
+      t.last_gap = gap;
+      t.theta[0] = theta[0];
+      t.theta[1] = theta[1];
+      const bool hit = gap <= tolerance_;
+      const bool last = hit || t.iteration >= t.limit;
+      if (record && (v.sampler.wants(t.iteration) || last)) {
+        const double loss = q.loss_at_optimum() + gap * q.gap_scale();
+        const LinearWeights line = raw_units(v);
+        v.series->add({static_cast<double>(t.iteration), loss, gap, theta[0], theta[1],
+                       line.w.at(0), line.b});
+      }
+      if (hit) t.hit = t.iteration;
+      if (last) {
+        t.finished = true;
+        break;
+      }
+      if (!std::isfinite(t.trainer->step())) {
+        t.diverged_at = t.iteration;
+        t.finished = true;
+        break;
+      }
+      ++t.iteration;
+    }
+    return c;
+  }
+
+  LinearWeights raw_units(const Variant& v) const {
+    const LinearWeights w{{v.track.theta[0]}, v.track.theta[1]};
+    return v.problem->scaler ? v.problem->scaler->to_raw(w) : w;
+  }
+
+  double fraction() const override {
+    double total = 0.0, got = 0.0;
+    for (const auto& v : variants_) {
+      const double expected =
+          static_cast<double>(std::min(max_iterations_, v->predicted.value_or(1000))) + 1.0;
+      total += expected;
+      got += v->track.finished ? expected
+                               : std::min(expected, static_cast<double>(v->track.iteration));
+    }
+    return got / total;
+  }
+
+  json progress_message() const override {
+    const Variant& v = current();
+    if (!v.tuned())
+      return msg("opt.progress_tuning", {{"name", v.label},
+                                         {"lr", kAdamGrid[v.trials.size()]},
+                                         {"i", v.trial ? v.trial->iteration : 0}});
+    return msg("opt.progress", {{"name", v.label}, {"i", v.track.iteration}});
+  }
+
+  json config() const override {
+    json config = config_without_text(params(), csv_);
+    if (csv_) config["data"] = "csv";
+    return config;
+  }
+
+  static json optional_json(const std::optional<long long>& v) {
+    return v ? json(*v) : json(nullptr);
+  }
+  static json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+  json runs() const override {
+    json runs = json::array();
+    for (const auto& vp : variants_) {
+      const Variant& v = *vp;
+      const Track& t = v.track;
+      const LinearWeights w = raw_units(v);
+      const double steps = static_cast<double>(std::max<long long>(1, t.iteration));
+      json r = {{"variant", v.name},
+                {"optimizer", v.optimizer},
+                {"x", v.problem->name},
+                {"mode", mode_name(mode_)},
+                {"lr", v.lr},
+                {"beta", v.optimizer == "adam" ? json(nullptr) : json(v.beta)},
+                {"iterations_to_tolerance", optional_json(t.hit)},
+                {"iterations_run", t.iteration},
+                {"diverged_at", optional_json(t.diverged_at)},
+                {"wall_ms", v.wall_ms},
+                {"us_per_iteration", (v.wall_ms - v.problem->scaling_ms) * 1000.0 / steps},
+                {"W", w.w.at(0)},
+                {"b", w.b},
+                {"final_gap", t.diverged_at ? json(nullptr) : json(t.last_gap)},
+                {"condition_number", v.problem->quad->condition_number()},
+                {"theory_rho", number_or_null(v.rho)},
+                {"predicted_iterations", optional_json(v.predicted)}};
+      if (v.optimizer == "adam") r["tuning_ms"] = v.tuning_ms;
+      const json setup = t.trainer ? t.trainer->setup_info() : json::object();
+      for (const auto& [key, value] : setup.items()) r[key] = value;
+      runs.push_back(r);
+    }
+    return runs;
+  }
+
+  const Variant* find(const std::string& name) const {
+    for (const auto& v : variants_)
+      if (v->name == name) return v.get();
+    return nullptr;
+  }
+
+  static double relative_spread(const Variant& v) {
+    if (v.chunk_us.size() < 3) return 0.0;
+    const double m = median(v.chunk_us);
+    return m > 0.0 ? half_iqr(v.chunk_us) / m : 0.0;
+  }
+
+  std::vector<Comparison> comparisons() const;
+  json answer(const std::vector<Comparison>& cmp) const;
+  json headline() const;
+  json reading(const std::vector<Comparison>& cmp) const;
+  json theory() const;
+  json summary() const override;
+
+  Mode mode_;
+  double tolerance_;
+  long long max_iterations_;
+  bool manual_;
+  std::optional<CsvData> csv_;
+  LinearData data_;
+  Problem problems_[2];
+  std::vector<std::unique_ptr<Variant>> variants_;
+};
+
+// Iterations of a and b (side a first), exact counts: when both runs reached the tolerance, or
+// one did and the other stopped at max_iterations without it (its count is then a lower bound,
+// and its label says so). Nothing when either diverged or neither reached it.
+std::optional<Comparison> count_comparison(const std::string& id, const Variant& a,
+                                           const Variant& b) {
+  const Track &ta = a.track, &tb = b.track;
+  if (ta.diverged_at || tb.diverged_at || (!ta.hit && !tb.hit)) return std::nullopt;
+  auto side = [](const Variant& v) {
+    const Track& t = v.track;
+    return Measure{t.hit ? v.label : v.label + " (not reached)",
+                   static_cast<double>(t.hit.value_or(t.iteration)), 0.0};
+  };
+  return compare(id, side(a), side(b), Quantity::Count, "iterations");
+}
+
+std::vector<Comparison> OptimizersRun::comparisons() const {
+  std::vector<Comparison> c;
+  // Scaling's effect on each optimizer: standardized is side a, raw side b.
+  for (const char* o : kOptimizers) {
+    const Variant* raw = find(std::string("raw_") + o);
+    const Variant* scaled = find(std::string("scaled_") + o);
+    if (!raw || !scaled) continue;
+    if (auto k = count_comparison(std::string(o) + "_scaling", *scaled, *raw)) c.push_back(*k);
+  }
+  // Each optimizer against gradient descent on the same x: the optimizer is side a.
+  for (const char* s : kScalings) {
+    const Variant* gd = find(std::string(s) + "_gd");
+    if (!gd) continue;
+    for (const char* o : kOptimizers) {
+      const Variant* v = find(std::string(s) + "_" + o);
+      if (!v || v == gd) continue;
+      if (auto k = count_comparison(std::string(s) + "_" + o + "_vs_gd", *v, *gd)) c.push_back(*k);
+    }
+  }
+  // Wall times, measured once each (plain compare; the spread as in standardization: a clock tick
+  // per chunk plus the chunk-to-chunk scatter shrunk by √chunks).
+  const double clock_ms = environment()["clock_resolution_ns"].get<double>() * 1e-6;
+  for (const char* o : kOptimizers) {
+    const Variant* raw = find(std::string("raw_") + o);
+    const Variant* scaled = find(std::string("scaled_") + o);
+    if (!raw || !scaled || !raw->track.hit || !scaled->track.hit) continue;
+    const double rr = relative_spread(*raw), rs = relative_spread(*scaled);
+    auto wall = [&](const Variant& v, double rel) {
+      const double chunks = static_cast<double>(std::max<long long>(1, v.chunks));
+      const double r = rel > 0.0 ? rel : std::max(rr, rs);
+      return Measure{v.label, v.wall_ms, clock_ms * chunks + v.wall_ms * r / std::sqrt(chunks)};
+    };
+    c.push_back(compare(std::string(o) + "_wall_time", wall(*scaled, rs), wall(*raw, rr),
+                        Quantity::Time, "ms to the tolerance"));
+  }
+  return c;
+}
+
+// "how much of scaling's gain momentum recovers on raw x, and whether scaling plus momentum beats
+// both", from the comparisons.
+json OptimizersRun::answer(const std::vector<Comparison>& cmp) const {
+  const Variant *rg = find("raw_gd"), *sg = find("scaled_gd"), *rm = find("raw_momentum"),
+                *sm = find("scaled_momentum");
+  const Comparison* scaling = find_comparison(cmp, "gd_scaling");
+  const Comparison* momentum = find_comparison(cmp, "raw_momentum_vs_gd");
+  const Comparison* both_m = find_comparison(cmp, "momentum_scaling");
+  const Comparison* both_s = find_comparison(cmp, "scaled_momentum_vs_gd");
+  json list = json::array();
+  for (const auto& v : variants_)
+    list.push_back(
+        msg("opt.a_list_item", {{"label", v->label}, {"n", iterations_message(v->track)}}));
+  if (!rg || !sg || !rm || !sm)
+    return msg("opt.a_partial", {{"list", separated(list, "sep.semicolon")}});
+  if (!scaling || !momentum || !both_m || !both_s || !sg->track.hit || !rm->track.hit ||
+      !sm->track.hit || scaling->verdict != Verdict::A || momentum->verdict != Verdict::A)
+    return msg("opt.a_open", {{"list", separated(list, "sep.semicolon")}});
+  // Gains as factors of iterations; on a log scale, momentum recovers ln(f_m)/ln(f_s) of
+  // scaling's gain. When raw GD did not reach the tolerance its count is a lower bound, and so
+  // are both factors and the share (it grows with GD's count, since momentum needs more than
+  // scaled GD).
+  const double g = static_cast<double>(rg->track.hit.value_or(rg->track.iteration));
+  const double fm = g / static_cast<double>(std::max<long long>(1, *rm->track.hit));
+  const double fs = g / static_cast<double>(std::max<long long>(1, *sg->track.hit));
+  const double share = fs > 1.0 ? std::log(fm) / std::log(fs) : 1.0;
+  const bool bound = !rg->track.hit;
+  const json gd_raw =
+      bound ? msg("opt.a_gd_unreached",
+                  {{"n", rg->track.iteration},
+                   {"exact", rg->predicted ? json(*rg->predicted) : msg("std.never")}})
+            : msg("std.iter", {{"n", *rg->track.hit}});
+  const json recovered = msg(bound ? "opt.a_recovered_bound" : "opt.a_recovered",
+                             {{"hb", *rm->track.hit},
+                              {"gd", gd_raw},
+                              {"fm", fm},
+                              {"fs", fs},
+                              {"gds", *sg->track.hit},
+                              {"share", 100.0 * std::min(1.0, share)},
+                              {"kr", rg->problem->quad->condition_number()}});
+  const char* key =
+      both_m->verdict == Verdict::A && both_s->verdict == Verdict::A      ? "opt.a_beats_both"
+      : both_m->verdict == Verdict::A && both_s->verdict == Verdict::Same ? "opt.a_ties_scaling"
+                                                                          : "opt.a_not_both";
+  const json verdict = msg(key, {{"n", *sm->track.hit},
+                                 {"hb", *rm->track.hit},
+                                 {"gds", *sg->track.hit},
+                                 {"ks", sg->problem->quad->condition_number()}});
+  return msg("opt.a", {{"recovered", recovered}, {"both", verdict}});
+}
+
+json OptimizersRun::headline() const {
+  json headline = json::array();
+  for (const Problem& pr : problems_) {
+    const double kappa = pr.quad->condition_number(), sk = std::sqrt(kappa);
+    headline.push_back({{"label", msg("opt.h_theory", {{"label", pr.label}})},
+                        {"value", msg("opt.h_theory_value", {{"kappa", kappa},
+                                                             {"gd", (kappa - 1.0) / (kappa + 1.0)},
+                                                             {"hb", (sk - 1.0) / (sk + 1.0)},
+                                                             {"nag", pr.nesterov_rho}})},
+                        {"note", msg("opt.h_theory_note",
+                                     {{"lmin", pr.gd.lambda_min},
+                                      {"lmax", pr.gd.lambda_max},
+                                      {"gd_k", pr.gd.best_estimate ? json(*pr.gd.best_estimate)
+                                                                   : msg("std.never")}})}});
+  }
+  for (const auto& vp : variants_) {
+    const Variant& v = *vp;
+    json tuned;
+    if (v.optimizer == "adam")
+      tuned = msg("opt.tuned_adam", {{"lr", v.lr},
+                                     {"g0", kAdamGrid[0]},
+                                     {"g1", kAdamGrid[1]},
+                                     {"g2", kAdamGrid[2]},
+                                     {"g3", kAdamGrid[3]}});
+    else if (manual_)
+      tuned = msg("opt.tuned_manual", {{"lr", v.lr}, {"beta", v.beta}});
+    else
+      tuned = msg(v.optimizer == "gd" ? "opt.tuned_gd" : "opt.tuned_theory",
+                  {{"lr", v.lr}, {"beta", v.beta}});
+    json note =
+        msg("opt.h_run_note",
+            {{"tuned", tuned},
+             {"ms", v.wall_ms},
+             {"predicted", v.predicted ? msg("opt.predicted", {{"n", *v.predicted}}) : json()}});
+    headline.push_back({{"label", msg("opt.h_run", {{"label", v.label}, {"tol", tolerance_}})},
+                        {"value", iterations_message(v.track)},
+                        {"note", note}});
+  }
+  return headline;
+}
+
+json OptimizersRun::reading(const std::vector<Comparison>& cmp) const {
+  json reading = json::array();
+  for (const auto& vp : variants_) {
+    const Variant& v = *vp;
+    if (v.track.diverged_at)
+      reading.push_back(
+          msg("opt.r_diverged", {{"label", v.label}, {"at", *v.track.diverged_at}, {"lr", v.lr}}));
+    else if (!v.track.hit)
+      reading.push_back(
+          msg("std.r_not_reached",
+              {{"label", v.label}, {"n", v.track.iteration}, {"gap", v.track.last_gap}}));
+    if (v.optimizer == "adam") {
+      json grid = json::array();
+      for (const Trial& t : v.trials)
+        grid.push_back(msg(t.hit ? "opt.r_trial" : "opt.r_trial_stopped",
+                           {{"lr", t.lr}, {"n", t.hit.value_or(0)}}));
+      reading.push_back(
+          msg("opt.r_adam",
+              {{"label", v.label}, {"list", separated(grid, "sep.semicolon")}, {"lr", v.lr}}));
+    }
+  }
+  json said = json::array();
+  for (const Comparison& c : cmp) said.push_back(comparison_message(c.to_json()));
+  const json measured = separated(said, "sep.semicolon");
+  if (!measured.empty()) reading.push_back(msg("std.r_measured", {{"list", measured}}));
+  reading.push_back(msg("opt.r_why"));
+  return msg("seq", {{"items", reading}});
+}
+
+json OptimizersRun::theory() const {
+  json theory = json::object();
+  for (const Problem& pr : problems_) {
+    const double kappa = pr.quad->condition_number(), sk = std::sqrt(kappa);
+    theory[pr.name] = {{"lambda_min", pr.gd.lambda_min},
+                       {"lambda_max", pr.gd.lambda_max},
+                       {"kappa", kappa},
+                       {"gd_lr", pr.gd.best_lr},
+                       {"gd_rho", (kappa - 1.0) / (kappa + 1.0)},
+                       {"gd_estimated_iterations", optional_json(pr.gd.best_estimate)},
+                       {"heavy_ball_lr", pr.hb.lr},
+                       {"heavy_ball_beta", pr.hb.beta},
+                       {"heavy_ball_rho", (sk - 1.0) / (sk + 1.0)},
+                       {"nesterov_lr", pr.nesterov_lr},
+                       {"nesterov_beta", pr.nesterov_beta},
+                       {"nesterov_rho", pr.nesterov_rho}};
+  }
+  return theory;
+}
+
+json OptimizersRun::summary() const {
+  const std::vector<Comparison> cmp = comparisons();
+  const Quadratic& q = *problems_[0].quad;
+  json s;
+  s["closed_form"] = {
+      {"W", q.optimum().w.at(0)}, {"b", q.optimum().b}, {"mse", q.loss_at_optimum()}};
+  s["tolerance"] = tolerance_;
+  s["tuning"] = manual_ ? "manual" : "theory";
+  json grid = json::object();
+  for (const auto& v : variants_) {
+    if (v->optimizer != "adam") continue;
+    json trials = json::array();
+    for (const Trial& t : v->trials)
+      trials.push_back({{"lr", t.lr}, {"iterations_to_tolerance", optional_json(t.hit)}});
+    grid[v->problem->name] = trials;
+  }
+  s["adam_grid"] = grid;
+  s["theory"] = theory();
+  s["comparisons"] = comparisons_json(cmp);
+  summary_messages(s, headline(), reading(cmp), answer(cmp));
+  return s;
+}
+
+}  // namespace
+
+Experiment make() {
+  Experiment e;
+  e.id = "optimizers";
+  // NOTE: no number here may depend on the data: every rate is computed in the run, from its own
+  // eigenvalues, and stated in the result.
+  e.params = {
+      choice("data", "seed004", {"seed004", "synthetic"}),
+      common::samples(1000, 2).only_when("data", "synthetic"),
+      number("slope", 1.0, -1e6, 1e6).only_when("data", "synthetic"),
+      number("intercept", 15.0, -1e6, 1e6).only_when("data", "synthetic"),
+      number("noise", 10.0, 0.0, 1e6).only_when("data", "synthetic"),
+      number("x_min", 0.0, -1e6, 1e6).only_when("data", "synthetic"),
+      number("x_max", 100.0, -1e6, 1e6).only_when("data", "synthetic"),
+      common::seed().only_when("data", "synthetic"),
+      boolean("gd", true),
+      boolean("momentum", true),
+      boolean("nesterov", true),
+      boolean("adam", true),
+      choice("tuning", "theory", {"theory", "manual"}),
+      number("manual_lr", 1e-4, 0.0, 10.0)
+          .exclusive_min()
+          .log_scale()
+          .only_when("tuning", "manual"),
+      number("manual_beta", 0.9, 0.0, 0.999).only_when("tuning", "manual"),
+      number("tolerance", 1e-6, 1e-12, 1.0).log_scale(),
+      integer("max_iterations", 200000, 1, 10'000'000),
+      choice("mode", "traced", {"eager", "traced", "compiled"}),
+  };
+  e.takes_csv = true;
+  std::vector<std::string> names;
+  std::vector<ContourPanel> panels;
+  for (const char* s : kScalings)
+    for (const char* o : kOptimizers) {
+      const std::string name = std::string(s) + "_" + o;
+      names.push_back(name);
+      panels.push_back(
+          {std::string(o) + ", " + (std::string(s) == "raw" ? "raw x" : "standardized x"),
+           std::string(s) + "_valley", name});
+    }
+  e.plots = json::array({line_plot("gap", {"iteration", Scale::Log}, {"gap", Scale::Log}, names),
+                         contour_plot("valley", {"W"}, {"b"}, "gap", panels, "valley_levels",
+                                      "data", "line_w", "line_b")});
+  e.check = [](const Params& p) {
+    if (auto csv = csv_data(p)) checked_csv_data(std::move(*csv));
+    if (p.choice("data") == "synthetic" && !(p.number("x_min") < p.number("x_max")))
+      throw ConfigError(msg("err.greater_than", {{"name", "x_max"},
+                                                 {"other", "x_min"},
+                                                 {"limit", p.number("x_min")},
+                                                 {"got", p.number("x_max")}}));
+    if (!p.flag("gd") && !p.flag("momentum") && !p.flag("nesterov") && !p.flag("adam"))
+      throw ConfigError(msg("err.opt_none"));
+  };
+  e.estimate = [](const Params& p) {
+    const double n = p.choice("data") == "synthetic" ? static_cast<double>(p.integer("n")) : 1000.0;
+    // Bytes: x, y and the scaled x, and per live trainer (a run's, kept to the end, and at most
+    // one of Adam's grid trials) its buffers: eager allocates a few n-sized tensors per step, and
+    // only one trainer steps at a time (measured: 3.9 MB at n = 200,000, limits_test.cpp). Steps:
+    // every run and every grid trial, up to max_iterations.
+    double runs = 0.0, trials = 0.0;
+    for (const char* o : kOptimizers)
+      if (p.flag(o)) {
+        runs += 2.0;
+        if (std::string(o) == "adam") trials += 2.0 * static_cast<double>(std::size(kAdamGrid));
+      }
+    return Estimate{1e6 + n * 4.0 * (3.0 + 8.0 * (runs + 1.0)),
+                    (runs + trials) * static_cast<double>(p.integer("max_iterations") + 1),
+                    "n and max_iterations"};
+  };
+  e.small_config = {"data=synthetic", "n=300", "max_iterations=3000"};
+  e.golden_configs = {
+      {},
+      {"mode=eager", "nesterov=false", "adam=false", "max_iterations=20000"},
+      {"tuning=manual", "manual_lr=1e-4", "manual_beta=0.9", "max_iterations=5000"}};
+  e.start = start_run_of<OptimizersRun>;
+  return e;
+}
+
+}  // namespace optimizers_experiment
+
+Experiment make_optimizers_experiment() { return optimizers_experiment::make(); }
+
+}  // namespace looplab
