@@ -227,8 +227,8 @@ class OverheadRun final : public ChunkedRun {
       // time_steps' doubling: it starts over when the chunk that ended the doubling was slow by
       // accident (a cold first call), so a chunk never reads a few clock ticks or 0 later.
       const float lr = static_cast<float>(params().number("lr"));
-      const ChunkTiming t = time_steps([&] { return p.trainers[m]->step(lr); },
-                                       params().number("chunk_ms"), 1);
+      const ChunkTiming t =
+          time_steps([&] { return p.trainers[m]->step(lr); }, params().number("chunk_ms"), 1);
       p.steps[m] += t.steps;
       p.diverged[m] = p.diverged[m] || t.diverged;
       p.chunk_steps[m] = std::max<long long>(1, t.steps_per_chunk);
