@@ -1,9 +1,11 @@
-// csv_attachment.cpp — the config's "csv" field: checked, parsed, summarized.
+// csv_attachment.cpp — the config's "csv" field: checked, parsed, summarized; a line-fitting
+// experiment's data from it or from the parameters.
 #include "looplab/experiments/csv_attachment.hpp"
 
 #include "looplab/base/error.hpp"
 #include "looplab/base/format.hpp"
 #include "looplab/base/i18n.hpp"
+#include "looplab/data/xy_data.hpp"
 
 namespace looplab {
 namespace {
@@ -52,6 +54,29 @@ json config_without_text(const Params& p, const std::optional<CsvData>& csv) {
   json config = p.values();
   if (csv) config["csv"] = csv->summary();
   return config;
+}
+
+LinearData checked_csv_data(CsvData csv) {
+  const Tensor& x = csv.data.x;
+  if (csv.rows < 2)
+    throw ConfigError(msg("err.csv_two_rows", {{"n", static_cast<long long>(csv.rows)}}));
+  for (std::size_t i = 1; i < csv.rows; ++i)
+    if (x[i] != x[0]) return std::move(csv.data);
+  throw ConfigError(msg("err.csv_one_x", {{"name", csv.x}}));
+}
+
+LinearData line_data(const Params& p, const std::optional<CsvData>& csv) {
+  if (csv) return checked_csv_data(*csv);
+  if (p.choice("data") == "seed004") return sine_trend_data();
+  SyntheticSpec s;
+  s.n = static_cast<int>(p.integer("n"));
+  s.slope = p.number("slope");
+  s.intercept = p.number("intercept");
+  s.noise = p.number("noise");
+  s.x_min = p.number("x_min");
+  s.x_max = p.number("x_max");
+  s.seed = static_cast<std::uint64_t>(p.integer("seed"));
+  return synthetic_data(s);
 }
 
 }  // namespace looplab

@@ -32,7 +32,7 @@
 
 namespace looplab {
 // NOTE: a named namespace around the anonymous one: the layer builds as one unity file, and the
-// helpers shared in spirit with standardization.cpp (Variant, rounded, make_data) keep their names.
+// helpers shared in spirit with standardization.cpp (Variant, rounded) keep their names.
 namespace optimizers_experiment {
 namespace {
 
@@ -53,29 +53,6 @@ double rounded(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return std::strtod(buf, nullptr);
-}
-
-LinearData checked_csv_data(CsvData csv) {
-  const Tensor& x = csv.data.x;
-  if (csv.rows < 2)
-    throw ConfigError(msg("err.csv_two_rows", {{"n", static_cast<long long>(csv.rows)}}));
-  for (std::size_t i = 1; i < csv.rows; ++i)
-    if (x[i] != x[0]) return std::move(csv.data);
-  throw ConfigError(msg("err.csv_one_x", {{"name", csv.x}}));
-}
-
-LinearData make_data(const Params& p, const std::optional<CsvData>& csv) {
-  if (csv) return checked_csv_data(*csv);
-  if (p.choice("data") == "seed004") return sine_trend_data();
-  SyntheticSpec s;
-  s.n = static_cast<int>(p.integer("n"));
-  s.slope = p.number("slope");
-  s.intercept = p.number("intercept");
-  s.noise = p.number("noise");
-  s.x_min = p.number("x_min");
-  s.x_max = p.number("x_max");
-  s.seed = static_cast<std::uint64_t>(p.integer("seed"));
-  return synthetic_data(s);
 }
 
 // Linear regression trained by one optimizer of optim.hpp, full batch, in one mode.
@@ -169,7 +146,7 @@ class OptimizersRun final : public ChunkedRun {
         max_iterations_(p.integer("max_iterations")),
         manual_(p.choice("tuning") == "manual"),
         csv_(csv_data(p)),
-        data_(make_data(p, csv_)) {
+        data_(line_data(p, csv_)) {
     for (int s = 0; s < 2; ++s) add_problem(s == 1);
     for (int s = 0; s < 2; ++s)
       for (const char* o : kOptimizers) {

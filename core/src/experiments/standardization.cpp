@@ -68,30 +68,6 @@ double rounded(double v) {
 // An iteration estimate as a message argument: the count, or "never (ρ ≥ 1)".
 json estimate_arg(const std::optional<long long>& k) { return k ? json(*k) : msg("std.est_never"); }
 
-// The user's CSV must determine a line: two rows at least, and more than one distinct x.
-LinearData checked_csv_data(CsvData csv) {
-  const Tensor& x = csv.data.x;
-  if (csv.rows < 2)
-    throw ConfigError(msg("err.csv_two_rows", {{"n", static_cast<long long>(csv.rows)}}));
-  for (std::size_t i = 1; i < csv.rows; ++i)
-    if (x[i] != x[0]) return std::move(csv.data);
-  throw ConfigError(msg("err.csv_one_x", {{"name", csv.x}}));
-}
-
-LinearData make_data(const Params& p, const std::optional<CsvData>& csv) {
-  if (csv) return checked_csv_data(*csv);
-  if (p.choice("data") == "seed004") return sine_trend_data();
-  SyntheticSpec s;
-  s.n = static_cast<int>(p.integer("n"));
-  s.slope = p.number("slope");
-  s.intercept = p.number("intercept");
-  s.noise = p.number("noise");
-  s.x_min = p.number("x_min");
-  s.x_max = p.number("x_max");
-  s.seed = static_cast<std::uint64_t>(p.integer("seed"));
-  return synthetic_data(s);
-}
-
 class StandardizationRun final : public ChunkedRun {
  public:
   explicit StandardizationRun(const Params& p)
@@ -100,7 +76,7 @@ class StandardizationRun final : public ChunkedRun {
         tolerance_(p.number("tolerance")),
         max_iterations_(p.integer("max_iterations")),
         csv_(csv_data(p)),
-        data_(make_data(p, csv_)) {
+        data_(line_data(p, csv_)) {
     const bool minmax = p.choice("scaling") == "minmax";
     add_variant("raw", "raw x", p.number("lr_raw"), std::nullopt);
     add_variant("scaled", minmax ? "min-max scaled x" : "standardized x", p.number("lr_scaled"),
