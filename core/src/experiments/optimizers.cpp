@@ -22,6 +22,7 @@
 #include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/csv_attachment.hpp"
 #include "looplab/experiments/experiment.hpp"
+#include "looplab/experiments/paired.hpp"
 #include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/results.hpp"
 #include "looplab/experiments/run.hpp"
@@ -41,6 +42,10 @@ constexpr int kGrid = 49;           // contour grid points per axis: odd, so θ*
 constexpr int kLevels = 10;         // contour lines per panel
 constexpr double kLevelSpan = 2.0;  // decades of gap between the outermost and innermost line
 constexpr std::size_t kDataPoints = 200;
+// Wall times to the tolerance are timed again in paired rounds after the runs (raw and
+// standardized x of one optimizer back to back, the order reversed every round): at least this
+// many, then more while a verdict is open and the run is younger than max_seconds.
+constexpr std::size_t kTimingRounds = kMinDecidingRounds;
 // Adam's rate is tuned on this grid, largest first; each later trial stops once it has taken as
 // many iterations as the best so far (it can no longer win), so the grid costs little more than
 // the best run.
@@ -123,9 +128,12 @@ struct Variant {
   Track track;
   std::vector<Trial> trials;  // adam: the grid, as far as it has been run
   std::optional<Track> trial;
-  double wall_ms = 0.0, tuning_ms = 0.0;
-  std::vector<double> chunk_us;
-  long long chunks = 0;
+  double wall_ms = 0.0, tuning_ms = 0.0;  // wall_ms: the recorded run's, scaling included
+  // The timing rounds: each replays the run to its hit (scaling x again, for standardized x),
+  // nothing recorded; round_us[i] is round i's time, µs.
+  std::vector<double> round_us;
+  Track replay;
+  double replay_us = 0.0;
   SeriesSampler sampler;
   Series* series = nullptr;
   bool tuned() const { return optimizer != "adam" || trials.size() == std::size(kAdamGrid); }
@@ -158,7 +166,7 @@ class OptimizersRun final : public ChunkedRun {
     add_valleys();
   }
 
-  bool finished() const override { return variants_.back()->track.finished; }
+  bool finished() const override { return variants_.back()->track.finished && timing_done_; }
 
  private:
   void add_problem(bool scaled) {
@@ -278,14 +286,12 @@ class OptimizersRun final : public ChunkedRun {
   }
 
   void work_one() override {
+    if (variants_.back()->track.finished) return time_turn();
     Variant& v = current();
     if (v.tuned()) {
       const Stopwatch w;
-      const int c = run_chunk(v, v.track, kChunk, true);
-      const double ms = w.elapsed_ms();
-      v.wall_ms += ms;
-      ++v.chunks;
-      if (c == kChunk) v.chunk_us.push_back(ms * 1000.0 / kChunk);
+      run_chunk(v, v.track, kChunk, true);
+      v.wall_ms += w.elapsed_ms();
       return;
     }
     // Adam's grid: the next trial, capped at the best count so far.
@@ -356,24 +362,95 @@ class OptimizersRun final : public ChunkedRun {
     return c;
   }
 
+  // Timing rounds. The sides: both runs of every optimizer whose raw and standardized runs reached
+  // the tolerance, in pairs (side 2k standardized, 2k + 1 raw).
+  std::vector<Variant*> timed_pairs() {
+    std::vector<Variant*> sides;
+    for (const char* o : kOptimizers) {
+      Variant* raw = find(std::string("raw_") + o);
+      Variant* scaled = find(std::string("scaled_") + o);
+      if (raw && scaled && raw->track.hit && scaled->track.hit) {
+        sides.push_back(scaled);
+        sides.push_back(raw);
+      }
+    }
+    return sides;
+  }
+
+  std::size_t rounds_done() const {
+    std::size_t n = timed_.empty() ? 0 : timed_[0]->round_us.size();
+    for (const Variant* v : timed_) n = std::min(n, v->round_us.size());
+    return n;
+  }
+
+  // One chunk of the current side's replay: a fresh trainer (built untimed: the compiled code is
+  // cached), x scaled again when standardized, then its steps and gap checks to its hit.
+  void time_turn() {
+    if (!timing_started_) {
+      timing_started_ = true;
+      timed_ = timed_pairs();
+      turns_ = AlternatingTurns(timed_.size());
+    }
+    if (timed_.empty()) {
+      timing_done_ = true;
+      return;
+    }
+    Variant& v = *timed_[turns_.side()];
+    if (!v.replay.trainer) {
+      start_track(v, v.replay, v.lr, *v.track.hit);
+      v.replay_us = 0.0;
+      if (v.problem->scaler) {
+        const Stopwatch w;
+        const Scaler scaler = Scaler::fit(data_.x, ScalingKind::Standardize);
+        const Tensor x = scaler.transform(data_.x);
+        v.replay_us += w.elapsed_ms() * 1000.0;
+        (void)x;
+      }
+    }
+    const Stopwatch w;
+    run_chunk(v, v.replay, kChunk, false);
+    v.replay_us += w.elapsed_ms() * 1000.0;
+    if (!v.replay.finished) return;
+    v.round_us.push_back(v.replay_us);
+    v.replay = Track{};
+    turns_.next([](std::size_t) { return true; });
+    if (rounds_done() >= kTimingRounds) timing_done_ = true;
+  }
+
+  std::vector<Comparison> timing_comparisons() const override { return wall_comparisons(); }
+
+  bool time_more() override {
+    if (timed_.empty()) return false;
+    time_turn();
+    return true;
+  }
+
   LinearWeights raw_units(const Variant& v) const {
     const LinearWeights w{{v.track.theta[0]}, v.track.theta[1]};
     return v.problem->scaler ? v.problem->scaler->to_raw(w) : w;
   }
 
+  // The runs' iterations, then the timing rounds' (each replays the timed runs once).
   double fraction() const override {
-    double total = 0.0, got = 0.0;
+    double total = 0.0, got = 0.0, round = 0.0;
     for (const auto& v : variants_) {
       const double expected =
           static_cast<double>(std::min(max_iterations_, v->predicted.value_or(1000))) + 1.0;
       total += expected;
       got += v->track.finished ? expected
                                : std::min(expected, static_cast<double>(v->track.iteration));
+      if (v->track.hit) round += static_cast<double>(*v->track.hit) + 1.0;
     }
+    total += round * kTimingRounds;
+    got += round * static_cast<double>(std::min(rounds_done(), kTimingRounds));
     return got / total;
   }
 
   json progress_message() const override {
+    if (timing_started_ && !timed_.empty())
+      return msg("opt.progress_timing", {{"name", timed_[turns_.side()]->label},
+                                         {"k", static_cast<long long>(rounds_done() + 1)},
+                                         {"n", static_cast<long long>(kTimingRounds)}});
     const Variant& v = current();
     if (!v.tuned())
       return msg("opt.progress_tuning", {{"name", v.label},
@@ -409,8 +486,10 @@ class OptimizersRun final : public ChunkedRun {
                 {"iterations_to_tolerance", optional_json(t.hit)},
                 {"iterations_run", t.iteration},
                 {"diverged_at", optional_json(t.diverged_at)},
-                {"wall_ms", v.wall_ms},
-                {"us_per_iteration", (v.wall_ms - v.problem->scaling_ms) * 1000.0 / steps},
+                {"wall_ms", time_ms(v)},
+                {"rounds", static_cast<long long>(v.round_us.size())},
+                {"ci_ms", v.round_us.empty() ? json(nullptr) : interval_json(ms_rounds(v))},
+                {"us_per_iteration", (time_ms(v) - v.problem->scaling_ms) * 1000.0 / steps},
                 {"W", w.w.at(0)},
                 {"b", w.b},
                 {"final_gap", t.diverged_at ? json(nullptr) : json(t.last_gap)},
@@ -431,12 +510,23 @@ class OptimizersRun final : public ChunkedRun {
     return nullptr;
   }
 
-  static double relative_spread(const Variant& v) {
-    if (v.chunk_us.size() < 3) return 0.0;
-    const double m = median(v.chunk_us);
-    return m > 0.0 ? half_iqr(v.chunk_us) / m : 0.0;
+  Variant* find(const std::string& name) {
+    return const_cast<Variant*>(std::as_const(*this).find(name));
   }
 
+  static std::vector<double> ms_rounds(const Variant& v) {
+    std::vector<double> ms = v.round_us;
+    for (double& t : ms) t /= 1000.0;
+    return ms;
+  }
+
+  // A run's wall time to the tolerance: the median of its timing rounds, or the recorded run's
+  // when it was not timed again (it has no partner that reached the tolerance).
+  static double time_ms(const Variant& v) {
+    return v.round_us.empty() ? v.wall_ms : median(v.round_us) / 1000.0;
+  }
+
+  std::vector<Comparison> wall_comparisons() const;
   std::vector<Comparison> comparisons() const;
   json answer(const std::vector<Comparison>& cmp) const;
   json headline() const;
@@ -452,6 +542,9 @@ class OptimizersRun final : public ChunkedRun {
   LinearData data_;
   Problem problems_[2];
   std::vector<std::unique_ptr<Variant>> variants_;
+  std::vector<Variant*> timed_;  // the timing rounds' sides (timed_pairs), once the runs are done
+  AlternatingTurns turns_{1};
+  bool timing_started_ = false, timing_done_ = false;
 };
 
 // Iterations of a and b (side a first), exact counts: when both runs reached the tolerance, or
@@ -488,21 +581,25 @@ std::vector<Comparison> OptimizersRun::comparisons() const {
       if (auto k = count_comparison(std::string(s) + "_" + o + "_vs_gd", *v, *gd)) c.push_back(*k);
     }
   }
-  // Wall times, measured once each (plain compare; the spread as in standardization: a clock tick
-  // per chunk plus the chunk-to-chunk scatter shrunk by √chunks).
-  const double clock_ms = environment()["clock_resolution_ns"].get<double>() * 1e-6;
-  for (const char* o : kOptimizers) {
-    const Variant* raw = find(std::string("raw_") + o);
-    const Variant* scaled = find(std::string("scaled_") + o);
-    if (!raw || !scaled || !raw->track.hit || !scaled->track.hit) continue;
-    const double rr = relative_spread(*raw), rs = relative_spread(*scaled);
-    auto wall = [&](const Variant& v, double rel) {
-      const double chunks = static_cast<double>(std::max<long long>(1, v.chunks));
-      const double r = rel > 0.0 ? rel : std::max(rr, rs);
-      return Measure{v.label, v.wall_ms, clock_ms * chunks + v.wall_ms * r / std::sqrt(chunks)};
+  for (Comparison& w : wall_comparisons()) c.push_back(std::move(w));
+  return c;
+}
+
+// Wall times to the tolerance, standardized against raw x per optimizer, from the paired timing
+// rounds (ms, scaling x included).
+std::vector<Comparison> OptimizersRun::wall_comparisons() const {
+  std::vector<Comparison> c;
+  for (std::size_t i = 0; i + 1 < timed_.size(); i += 2) {
+    const Variant &scaled = *timed_[i], &raw = *timed_[i + 1];
+    const std::size_t n = std::min(scaled.round_us.size(), raw.round_us.size());
+    if (n == 0) continue;
+    auto side = [n](const Variant& v) {
+      std::vector<double> ms = ms_rounds(v);
+      ms.resize(n);  // a round both sides have
+      return paired_side(v.label, std::move(ms));
     };
-    c.push_back(compare(std::string(o) + "_wall_time", wall(*scaled, rs), wall(*raw, rr),
-                        Quantity::Time, "ms to the tolerance"));
+    c.push_back(compare(scaled.optimizer + "_wall_time", side(scaled), side(raw), Quantity::Time,
+                        "ms to the tolerance"));
   }
   return c;
 }
@@ -590,7 +687,7 @@ json OptimizersRun::headline() const {
     json note =
         msg("opt.h_run_note",
             {{"tuned", tuned},
-             {"ms", v.wall_ms},
+             {"ms", time_ms(v)},
              {"predicted", v.predicted ? msg("opt.predicted", {{"n", *v.predicted}}) : json()}});
     headline.push_back({{"label", msg("opt.h_run", {{"label", v.label}, {"tol", tolerance_}})},
                         {"value", iterations_message(v.track)},
@@ -700,6 +797,7 @@ Experiment make() {
       number("tolerance", 1e-6, 1e-12, 1.0).log_scale(),
       integer("max_iterations", 200000, 1, 10'000'000),
       choice("mode", "traced", {"eager", "traced", "compiled"}),
+      common::max_seconds(),
   };
   e.takes_csv = true;
   std::vector<std::string> names;
@@ -730,7 +828,8 @@ Experiment make() {
     // Bytes: x, y and the scaled x, and per live trainer (a run's, kept to the end, and at most
     // one of Adam's grid trials) its buffers: eager allocates a few n-sized tensors per step, and
     // only one trainer steps at a time (measured: 3.9 MB at n = 200,000, limits_test.cpp). Steps:
-    // every run and every grid trial, up to max_iterations.
+    // every run and every grid trial, up to max_iterations, and the timing rounds' replays (at
+    // least kTimingRounds of every run; more within max_seconds).
     double runs = 0.0, trials = 0.0;
     for (const char* o : kOptimizers)
       if (p.flag(o)) {
@@ -738,10 +837,11 @@ Experiment make() {
         if (std::string(o) == "adam") trials += 2.0 * static_cast<double>(std::size(kAdamGrid));
       }
     return Estimate{1e6 + n * 4.0 * (3.0 + 8.0 * (runs + 1.0)),
-                    (runs + trials) * static_cast<double>(p.integer("max_iterations") + 1),
+                    (runs * (1.0 + kTimingRounds) + trials) *
+                        static_cast<double>(p.integer("max_iterations") + 1),
                     "n and max_iterations"};
   };
-  e.small_config = {"data=synthetic", "n=300", "max_iterations=3000"};
+  e.small_config = {"data=synthetic", "n=300", "max_iterations=3000", "max_seconds=0"};
   e.golden_configs = {
       {},
       {"mode=eager", "nesterov=false", "adam=false", "max_iterations=20000"},

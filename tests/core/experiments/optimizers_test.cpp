@@ -80,8 +80,30 @@ TEST(OptimizersExperiment, DefaultRunCountsAndTheTheoryBesideThem) {
   const json d = json::parse(describe_json("optimizers"));
   // value(): a line plot has no "type", and a missing key through a const json is undefined.
   for (const auto& p : d.at("plots")) {
-    if (p.value("type", "") == "contour") EXPECT_EQ(p.at("panels").size(), 8u);
+    if (p.value("type", "") == "contour") {
+      EXPECT_EQ(p.at("panels").size(), 8u);
+    }
   }
+
+  // Wall times to the tolerance come from paired rounds, each replaying the raw and the
+  // standardized run of one optimizer to its hit; raw gradient descent did not reach the
+  // tolerance, so its scaling gain has no wall time to compare.
+  EXPECT_EQ(optimizers_comparison(r, "gd_wall_time"), nullptr);
+  for (const char* o : {"momentum", "nesterov", "adam"}) {
+    const json* w = optimizers_comparison(r, std::string(o) + "_wall_time");
+    ASSERT_TRUE(w) << o;
+    EXPECT_EQ((*w)["quantity"], "time") << o;
+    EXPECT_GE((*w)["rounds"].get<int>(), 6) << o;
+    EXPECT_LE((*w)["ci"][0].get<double>(), (*w)["ratio"].get<double>()) << o;
+    EXPECT_GE((*w)["ci"][1].get<double>(), (*w)["ratio"].get<double>()) << o;
+    for (const char* s : {"raw_", "scaled_"}) {
+      const json& run = optimizers_run_named(r, s + std::string(o));
+      EXPECT_EQ(run["rounds"], (*w)["rounds"]) << s << o;
+      EXPECT_LE(run["ci_ms"][0].get<double>(), run["wall_ms"].get<double>()) << s << o;
+      EXPECT_GE(run["ci_ms"][1].get<double>(), run["wall_ms"].get<double>()) << s << o;
+    }
+  }
+  EXPECT_TRUE(gd["ci_ms"].is_null());
 }
 
 // Eager, traced and compiled compute the same steps. Eager and traced agree bit for bit; compiled
