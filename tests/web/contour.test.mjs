@@ -103,8 +103,37 @@ test('optimizers on the page: one valley panel per run, every path drawn, no err
   for (const r of result.runs) assert.ok(result.series[r.variant].W.length > 1, `${r.variant} has a path`);
   assert.match(end.label, /momentum, raw x: 10 contour lines, \d+ path points/);
   assert.match(end.label, /gd, standardized x: 10 contour lines, \d+ path points/);
+  // Heavy ball overshoots across raw x's steep walls, far beyond the level set through the start:
+  // its frame is widened to the whole path, and says so; gradient descent's stays inside.
+  const swing = Math.max(...result.series.raw_momentum.W.map(Math.abs));
+  assert.ok(swing > 10, `heavy ball's W reaches ${swing}`);
+  assert.match(end.label, /momentum, raw x: 10 contour lines, \d+ path points, now at W = [-\d.]+, b = [-\d.]+\. The path swings beyond the computed valley \(W -?[\d.]+ to [\d.]+, b [^)]*\), so the frame is widened to W -?[\d.]+ to [\d.]+/);
+  assert.doesNotMatch(end.label, /gd, raw x: 10 contour lines, \d+ path points, now at W = [-\d.]+, b = [-\d.]+\. The path swings/);
   assert.match(await page.textContent('#summary'), /momentum recovers/);
   await page.locator('.plot-contour').screenshot({ path: join(RESULTS, 'contour-optimizers.png') });
+  await assertClean(page, problems);
+  await page.close();
+});
+
+test('optimizers in a widget, in Chinese: a panel and a path per run, the answer and the paired wall times', { timeout: 240_000 }, async () => {
+  const { page, problems } = await browser.open('/tests/web/fixtures/optimizers-widget.html');
+  await page.waitForFunction(() => document.querySelector('#opt')?.status === 'ready', null, { timeout: 60_000, polling: 50 });
+  await page.evaluate(() => document.querySelector('#opt').run());
+  await page.waitForFunction(() => /^(done|error)/.test(document.querySelector('#opt').status), null, { timeout: RUN_TIMEOUT_MS, polling: 100 });
+  assert.equal(await page.evaluate(() => document.querySelector('#opt').status), 'done');
+  await page.waitForTimeout(100);
+  const result = await page.evaluate(() => document.querySelector('#opt').result);
+  const got = await readContour(page, '#opt');
+  assert.equal(got.points, result.runs.reduce((n, r) => n + result.series[r.variant].W.length, 0), 'every path point drawn');
+  assert.ok(got.drawn && got.raw > 100 && got.scaled > 100, `widget canvas: ${JSON.stringify({ ...got, label: undefined })}`);
+  assert.match(got.label, /路径超出了已计算的山谷范围/, 'the widened frame is said in Chinese');
+  const text = await page.evaluate(() => document.querySelector('#opt').shadowRoot.textContent);
+  assert.match(text, /动量法至少挽回了缩放收益的 \d+%/, 'the answer, in Chinese');
+  // The wall times come from paired rounds, and the widget says so with their interval.
+  const wall = result.summary.comparisons.filter((c) => c.id.endsWith('_wall_time'));
+  assert.ok(wall.length >= 3 && wall.every((c) => c.rounds >= 6 && c.ci[0] <= c.ratio && c.ratio <= c.ci[1]), JSON.stringify(wall));
+  assert.match(text, /95% 置信区间为 [\d.]+–[\d.]+ 倍/);
+  await page.locator('#opt').screenshot({ path: join(RESULTS, 'contour-optimizers-widget.png') });
   await assertClean(page, problems);
   await page.close();
 });

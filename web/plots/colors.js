@@ -1,7 +1,8 @@
 // Series colours shared by every chart of an experiment (and the runs table's swatches).
 
-/** Okabe-Ito colours (distinguishable with the common colour-vision deficiencies). */
-export const COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000'];
+/** Okabe-Ito colours (distinguishable with the common colour-vision deficiencies; its yellow, too light on
+ * white, left out), and Tol's wine as an eighth, so a plot of eight series (optimizers) repeats none. */
+export const COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#882255'];
 
 const FIT = '_fit';
 

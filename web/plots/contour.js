@@ -26,6 +26,7 @@ const MIN_PANEL_W = 240;          // and wrap into rows when more would be narro
 const PAD = { top: 22, right: 10, bottom: 34, left: 52 };
 const LINE_GREYS = ['#9aa3b2', '#3b4250'];   // outermost level .. innermost level
 const INK = '#3b4250';
+const OUTSIDE_GRID = '#eef0f4';   // beyond the computed valley: no contour lines there
 
 /** Columns of a series appended to `into` ({col: []}); unknown shapes are ignored. */
 function push(into, data, columns) {
@@ -204,7 +205,24 @@ export class ContourPlot {
     };
   }
 
-  /** The frame, title and end labels of one panel. */
+  /** range [lo, hi] widened to every finite value of `values` beyond it, with a 4% margin. */
+  static widened(range, values) {
+    let lo = range[0], hi = range[1];
+    for (const v of values) if (finite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    if (lo === range[0] && hi === range[1]) return range;
+    const pad = 0.04 * (hi - lo);
+    return [lo < range[0] ? lo - pad : lo, hi > range[1] ? hi + pad : hi];
+  }
+
+  /** The first of `titles` (longest first) that fits `width` in ctx's font, else the last cut with "…". */
+  static fitted(ctx, titles, width) {
+    for (const t of titles) if (ctx.measureText(t).width <= width) return t;
+    let t = titles[titles.length - 1];
+    while (t.length > 1 && ctx.measureText(`${t}…`).width > width) t = t.slice(0, -1);
+    return `${t}…`;
+  }
+
+  /** The frame, title (a list: the longest that fits) and end labels of one panel. */
   static axes(ctx, s, title, xLabel, yLabel, xr, yr, lang = 'en') {
     ctx.strokeStyle = '#c9ced8';
     ctx.lineWidth = 1;
@@ -213,7 +231,7 @@ export class ContourPlot {
     ctx.textBaseline = 'alphabetic';
     ctx.textAlign = 'left';
     ctx.font = '600 12px system-ui, sans-serif';
-    ctx.fillText(title, s.left, s.top - 7);
+    ctx.fillText(ContourPlot.fitted(ctx, [].concat(title), s.right + PAD.right - s.left), s.left, s.top - 7);
     ctx.font = '11px system-ui, sans-serif';
     ctx.textBaseline = 'top';
     ctx.fillText(formatShort(xr[0], 3, lang), s.left, s.bottom + 4);
@@ -238,13 +256,27 @@ export class ContourPlot {
     if (n < 2 || n * n !== z.length) return tr('plot.no_grid', { name: panel.name }, spec.lang);
     const xs = g[spec.x].slice(0, n), ys = [];
     for (let j = 0; j < n; j++) ys.push(g[spec.y][j * n]);
-    const xr = [xs[0], xs[n - 1]], yr = [ys[0], ys[n - 1]];
+    const p = this.paths.get(panel.path);
+    const px = p[spec.x], py = p[spec.y];
+    // The frame: the grid's, widened to the whole path when the path swings beyond it (momentum
+    // overshoots across a narrow valley's steep walls); the part without contours is shaded.
+    const gxr = [xs[0], xs[n - 1]], gyr = [ys[0], ys[n - 1]];
+    const xr = ContourPlot.widened(gxr, px), yr = ContourPlot.widened(gyr, py);
     const s = ContourPlot.scale(box, xr, yr);
-    ContourPlot.axes(ctx, s, tr('plot.loss_over', { name: panel.name, x: spec.x, y: spec.y }, spec.lang), spec.x_label || spec.x,
+    const beyond = xr[0] < gxr[0] || xr[1] > gxr[1] || yr[0] < gyr[0] || yr[1] > gyr[1];
+    if (beyond) {
+      ctx.fillStyle = OUTSIDE_GRID;
+      ctx.fillRect(s.left, s.top, s.right - s.left, s.bottom - s.top);
+      ctx.fillStyle = '#ffffff';
+      ctx.fillRect(s.x(gxr[0]), s.y(gyr[1]), s.x(gxr[1]) - s.x(gxr[0]), s.y(gyr[0]) - s.y(gyr[1]));
+    }
+    // The panel's name alone when "<name>: loss over (W, b)" is wider than the panel (the plot's
+    // title says what every panel shows).
+    ContourPlot.axes(ctx, s, [tr('plot.loss_over', { name: panel.name, x: spec.x, y: spec.y }, spec.lang), panel.name], spec.x_label || spec.x,
       spec.y_label || spec.y, xr, yr, spec.lang);
     // Grid coordinates (0 .. n − 1) to pixels; the grid is evenly spaced.
-    const gx = (i) => s.left + (i / (n - 1)) * (s.right - s.left);
-    const gy = (j) => s.bottom - (j / (n - 1)) * (s.bottom - s.top);
+    const gx = (i) => s.x(gxr[0] + (i / (n - 1)) * (gxr[1] - gxr[0]));
+    const gy = (j) => s.y(gyr[0] + (j / (n - 1)) * (gyr[1] - gyr[0]));
     const logZ = z.map((v) => (finite(v) ? Math.log10(Math.max(v, 1e-300)) : NaN));
     const levels = (this.levels[panel.path] || []).filter((v) => finite(v) && v > 0);
     ctx.save();
@@ -261,9 +293,7 @@ export class ContourPlot {
       }
       ctx.stroke();
     });
-    const p = this.paths.get(panel.path);
     const color = this.colorOf?.(panel.path, k) || INK;
-    const px = p[spec.x], py = p[spec.y];
     ctx.strokeStyle = color;
     ctx.fillStyle = color;
     ctx.lineWidth = 2;
@@ -291,8 +321,11 @@ export class ContourPlot {
     ctx.stroke();
     ctx.restore();
     const last = px.length - 1;
-    return tr('plot.valley_said', { name: panel.name, levels: levels.length, points: px.length,
+    const said = tr('plot.valley_said', { name: panel.name, levels: levels.length, points: px.length,
       now: last >= 0 ? tr('plot.now_at', { x: spec.x, xv: formatNumber(px[last], spec.lang), y: spec.y, yv: formatNumber(py[last], spec.lang) }, spec.lang) : '' }, spec.lang);
+    if (!beyond) return said;
+    const range = (r) => tr('plot.range', { lo: formatShort(r[0], 3, spec.lang), hi: formatShort(r[1], 3, spec.lang) }, spec.lang);
+    return said + tr('plot.path_beyond', { x: spec.x, xr: range(xr), gx: range(gxr), y: spec.y, yr: range(yr), gy: range(gyr) }, spec.lang);
   }
 
   drawData(ctx, box) {
