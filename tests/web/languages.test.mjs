@@ -24,7 +24,7 @@ const SMALL = {
   retracing: { n: '300' },
   'call-granularity': { n: '1000', epochs: '3', chunk_ms: '0.5' },
   overhead: { n_max: '1000', points: '3', repeats: '1', chunk_ms: '0.2' },
-  matrix: { rows_small: '2', rows_medium: '4', rows_large: '8', repeats: '1', chunk_ms: '0.2' },
+  matrix: { rows_small: '2', rows_medium: '4', rows_large: '8', repeats: '1', chunk_ms: '0.2', max_seconds: '0' },
   pipelines: { n: '1000', epochs: '2' },
 };
 

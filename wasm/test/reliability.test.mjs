@@ -55,7 +55,7 @@ const SMALL = [
   { experiment: 'call-granularity', n: 200, batch: 50, epochs: 2, hidden: 4, chunk_ms: 0.1, max_seconds: 0 },
   { experiment: 'overhead', n_max: 100, points: 2, repeats: 1, chunk_ms: 0.1, max_seconds: 0 },
   { experiment: 'pipelines', n: 200, batch: 50, epochs: 1, unroll: 2, max_seconds: 0 },
-  { experiment: 'matrix', rows_small: 8, rows_medium: 16, rows_large: 32, repeats: 1, chunk_ms: 0.1 },
+  { experiment: 'matrix', rows_small: 8, rows_medium: 16, rows_large: 32, repeats: 1, chunk_ms: 0.1, max_seconds: 0 },
   { experiment: 'optimizers', max_iterations: 200, max_seconds: 0 },
 ];
 

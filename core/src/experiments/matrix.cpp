@@ -11,7 +11,10 @@
 // compiled, reference) take turns in `repeats` paired rounds, one chunk of steps each (at least
 // chunk_ms long, found first, untimed), the order reversed every round: round i of two modes is a
 // pair and each verdict comes from the per-round ratio's 95% interval (paired.hpp). The seed-001
-// percentages compare the modes' medians per cell.
+// percentages compare the modes' medians per cell. After every cell's rounds, a cell with an open
+// verdict (traced vs eager, compiled vs traced) is built again (its chunk lengths found again,
+// untimed) and takes more rounds, one cell at a time, until its verdicts are decided or the run
+// is max_seconds old: only one cell's trainers are alive at once, as in the configured rounds.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -114,6 +117,11 @@ class MatrixRun final : public ChunkedRun {
   void work_one() override {
     Cell& c = cells_[next_];
     if (!sessions_[0]) start_cell(c);
+    take_turn(c);
+    if (static_cast<int>(turns_.round()) >= rounds_per_cell()) end_cell(c);
+  }
+
+  void take_turn(Cell& c) {
     const int mode = static_cast<int>(turns_.side());
     TrainerSession& session = *sessions_[static_cast<std::size_t>(mode)];
     const long long k = c.steps_per_chunk[mode];
@@ -122,7 +130,45 @@ class MatrixRun final : public ChunkedRun {
       if (!std::isfinite(session.train_staged())) c.diverged = true;
     c.rounds[mode].push_back(w.elapsed_ms() * 1000.0 / static_cast<double>(k));
     turns_.next([](std::size_t) { return true; });
-    if (static_cast<int>(turns_.round()) >= rounds_per_cell()) end_cell(c);
+  }
+
+  std::vector<Comparison> timing_comparisons() const override {
+    std::vector<Comparison> all = comparisons(kTraced, kEager),
+                            more = comparisons(kCompiled, kTraced);
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+  }
+
+  static bool open(const Cell& c) {
+    for (const auto& [a, b] : {std::pair{kTraced, kEager}, std::pair{kCompiled, kTraced}})
+      if (compare("", measure(c, a), measure(c, b), Quantity::Time, "").verdict ==
+          Verdict::Inconclusive)
+        return true;
+    return false;
+  }
+
+  // One mode's turn of an extra round in the first cell with an open verdict (built again when it
+  // is not the cell already running); false when every cell is decided.
+  bool time_more() override {
+    if (!extra_) {
+      extra_ = std::find_if(cells_.begin(), cells_.end(), open) - cells_.begin();
+      if (*extra_ == cells_.size()) {
+        extra_.reset();
+        return false;
+      }
+      start_cell(cells_[*extra_]);
+      turns_ = AlternatingTurns(kMatrixModeCount);
+    }
+    Cell& c = cells_[*extra_];
+    take_turn(c);
+    for (const auto& r : c.rounds)
+      if (r.size() != c.rounds[kEager].size()) return true;  // the round goes on
+    for (int mode = 0; mode < kMatrixModeCount; ++mode) c.us[mode] = median(c.rounds[mode]);
+    if (!open(c)) {
+      for (auto& session : sessions_) session.reset();
+      extra_.reset();
+    }
+    return true;
   }
 
   void start_cell(Cell& c) {
@@ -344,6 +390,7 @@ class MatrixRun final : public ChunkedRun {
   std::size_t next_ = 0;  // the cell whose rounds are running
   std::unique_ptr<TrainerSession> sessions_[kMatrixModeCount];
   AlternatingTurns turns_{kMatrixModeCount};
+  std::optional<std::size_t> extra_;  // the cell taking extra rounds (time_more)
   Tensor x_, y_;
 };
 
@@ -359,6 +406,7 @@ Experiment make_matrix_experiment() {
       common::adam_lr(),
       common::chunk_ms(5.0),
       common::repeats(9),
+      common::max_seconds(),
       common::seed(),
   };
   const auto heatmap = [](const char* id, const char* value, const char* scale) {
@@ -391,9 +439,10 @@ Experiment make_matrix_experiment() {
   e.estimate = [](const Params& p) {
     return Estimate{estimated_bytes(p.integer("rows_large")), 0.0, "rows_large"};
   };
-  e.small_config = {"rows_small=2", "rows_medium=4", "rows_large=8", "repeats=1", "chunk_ms=0.2"};
-  e.golden_configs = {{"rows_large=512", "repeats=1", "chunk_ms=1"},
-                      {"rows_large=1024", "repeats=1", "chunk_ms=1"},
+  e.small_config = {"rows_small=2", "rows_medium=4", "rows_large=8",
+                    "repeats=1",    "chunk_ms=0.2",  "max_seconds=0"};
+  e.golden_configs = {{"rows_large=512", "repeats=1", "chunk_ms=1", "max_seconds=0"},
+                      {"rows_large=1024", "repeats=1", "chunk_ms=1", "max_seconds=0"},
                       {}};
   e.start = start_run_of<MatrixRun>;
   return e;

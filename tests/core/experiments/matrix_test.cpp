@@ -20,7 +20,7 @@ TEST(Seed001Percent, SignedByWhichIsFasterSizedByLongerOverShorter) {
 
 TEST(Matrix, NineCellsWithTimesPercentagesAndAWinner) {
   const json r = run_to_end(
-      R"({"experiment": "matrix", "rows_small": 2, "rows_medium": 4, "rows_large": 8, "chunk_ms": 0.1, "repeats": 1})");
+      R"({"experiment": "matrix", "rows_small": 2, "rows_medium": 4, "rows_large": 8, "chunk_ms": 0.1, "repeats": 1, "max_seconds": 0})");
   ASSERT_EQ(r["runs"].size(), 9u);
   EXPECT_EQ(r["runs"][0]["model"], "small (8→16→1)");
   EXPECT_EQ(r["runs"][8]["model"], "large (128→256→1)");
