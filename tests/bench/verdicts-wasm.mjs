@@ -4,7 +4,7 @@
 import { loadavg } from 'node:os';
 import { loadModule, runToEnd } from '../../wasm/test/load.mjs';
 
-const EXPERIMENTS = ['execution-modes', 'unroll', 'retracing', 'call-granularity', 'overhead', 'pipelines', 'matrix'];
+const EXPERIMENTS = ['execution-modes', 'unroll', 'retracing', 'call-granularity', 'overhead', 'pipelines', 'matrix', 'optimizers'];
 const m = await loadModule();
 for (let round = 1; round <= Number(process.argv[2] || 1); round++) {
   const counts = {};

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-EXPERIMENTS = ["execution-modes", "unroll", "retracing", "call-granularity", "overhead", "pipelines", "matrix"]
+EXPERIMENTS = ["execution-modes", "unroll", "retracing", "call-granularity", "overhead", "pipelines", "matrix", "optimizers"]
 
 
 def timing_verdicts(cli, experiment):

@@ -430,20 +430,21 @@ class OptimizersRun final : public ChunkedRun {
     return v.problem->scaler ? v.problem->scaler->to_raw(w) : w;
   }
 
-  // The runs' iterations, then the timing rounds' (each replays the timed runs once).
+  // The runs' iterations (to 90%), then the timing rounds (a share fixed in advance: the progress
+  // never goes back when a run ends and its replays join the rounds).
   double fraction() const override {
-    double total = 0.0, got = 0.0, round = 0.0;
+    double total = 0.0, got = 0.0;
     for (const auto& v : variants_) {
       const double expected =
           static_cast<double>(std::min(max_iterations_, v->predicted.value_or(1000))) + 1.0;
       total += expected;
       got += v->track.finished ? expected
                                : std::min(expected, static_cast<double>(v->track.iteration));
-      if (v->track.hit) round += static_cast<double>(*v->track.hit) + 1.0;
     }
-    total += round * kTimingRounds;
-    got += round * static_cast<double>(std::min(rounds_done(), kTimingRounds));
-    return got / total;
+    if (!timing_started_) return 0.9 * got / total;
+    if (timed_.empty()) return 1.0;
+    const double rounds = static_cast<double>(std::min(rounds_done(), kTimingRounds));
+    return 0.9 + 0.1 * rounds / static_cast<double>(kTimingRounds);
   }
 
   json progress_message() const override {
