@@ -13,8 +13,8 @@
 // pair and each verdict comes from the per-round ratio's 95% interval (paired.hpp). The seed-001
 // percentages compare the modes' medians per cell. After every cell's rounds, a cell with an open
 // verdict (traced vs eager, compiled vs traced) is built again (its chunk lengths found again,
-// untimed) and takes more rounds, one cell at a time, until its verdicts are decided or the run
-// is max_seconds old: only one cell's trainers are alive at once, as in the configured rounds.
+// untimed) and takes more rounds, the open cells in turn, `repeats` rounds a visit, until every
+// verdict is decided or the run is max_seconds old: one cell's trainers are alive at a time.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -147,15 +147,18 @@ class MatrixRun final : public ChunkedRun {
     return false;
   }
 
-  // One mode's turn of an extra round in the first cell with an open verdict (built again when it
-  // is not the cell already running); false when every cell is decided.
+  // One mode's turn of an extra round. The open cells take turns, `repeats` rounds a visit (one
+  // cell that stays open does not take the whole cap), each built again when its visit starts;
+  // false when every cell is decided.
   bool time_more() override {
     if (!extra_) {
-      extra_ = std::find_if(cells_.begin(), cells_.end(), open) - cells_.begin();
-      if (*extra_ == cells_.size()) {
-        extra_.reset();
-        return false;
-      }
+      const std::size_t n = cells_.size();
+      std::size_t i = 0;
+      while (i < n && !open(cells_[(next_extra_ + i) % n])) ++i;
+      if (i == n) return false;
+      extra_ = (next_extra_ + i) % n;
+      next_extra_ = *extra_ + 1;
+      visit_rounds_ = 0;
       start_cell(cells_[*extra_]);
       turns_ = AlternatingTurns(kMatrixModeCount);
     }
@@ -164,7 +167,7 @@ class MatrixRun final : public ChunkedRun {
     for (const auto& r : c.rounds)
       if (r.size() != c.rounds[kEager].size()) return true;  // the round goes on
     for (int mode = 0; mode < kMatrixModeCount; ++mode) c.us[mode] = median(c.rounds[mode]);
-    if (!open(c)) {
+    if (!open(c) || ++visit_rounds_ >= rounds_per_cell()) {
       for (auto& session : sessions_) session.reset();
       extra_.reset();
     }
@@ -391,6 +394,8 @@ class MatrixRun final : public ChunkedRun {
   std::unique_ptr<TrainerSession> sessions_[kMatrixModeCount];
   AlternatingTurns turns_{kMatrixModeCount};
   std::optional<std::size_t> extra_;  // the cell taking extra rounds (time_more)
+  std::size_t next_extra_ = 0;        // where the search for the next open cell starts
+  int visit_rounds_ = 0;              // the extra rounds of this visit
   Tensor x_, y_;
 };
 
