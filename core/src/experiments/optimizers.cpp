@@ -431,12 +431,14 @@ class OptimizersRun final : public ChunkedRun {
   }
 
   // The runs' iterations (to 90%), then the timing rounds (a share fixed in advance: the progress
-  // never goes back when a run ends and its replays join the rounds).
+  // never goes back when a run ends and its replays join the rounds). A run expects its predicted
+  // count, or its iterations so far when it has gone past it (float32 gradient descent on raw x
+  // stalls short of the tolerance): both sides grow alike, so the fraction still moves up.
   double fraction() const override {
     double total = 0.0, got = 0.0;
     for (const auto& v : variants_) {
-      const double expected =
-          static_cast<double>(std::min(max_iterations_, v->predicted.value_or(1000))) + 1.0;
+      const long long predicted = std::min(max_iterations_, v->predicted.value_or(1000));
+      const double expected = static_cast<double>(std::max(predicted, v->track.iteration)) + 1.0;
       total += expected;
       got += v->track.finished ? expected
                                : std::min(expected, static_cast<double>(v->track.iteration));
