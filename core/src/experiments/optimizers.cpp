@@ -46,6 +46,10 @@ constexpr std::size_t kDataPoints = 200;
 // standardized x of one optimizer back to back, the order reversed every round): at least this
 // many, then more while a verdict is open and the run is younger than max_seconds.
 constexpr std::size_t kTimingRounds = kMinDecidingRounds;
+// A turn replays its run until the turn has lasted this long (µs), and its time is the time per
+// replay: a run of one step takes a few µs, a browser clock's tick (5 µs or more), and a reading of
+// 0 would make the round's ratio infinite.
+constexpr double kMinTurnUs = 200.0;
 // Adam's rate is tuned on this grid, largest first; each later trial stops once it has taken as
 // many iterations as the best so far (it can no longer win), so the grid costs little more than
 // the best run.
@@ -130,10 +134,11 @@ struct Variant {
   std::optional<Track> trial;
   double wall_ms = 0.0, tuning_ms = 0.0;  // wall_ms: the recorded run's, scaling included
   // The timing rounds: each replays the run to its hit (scaling x again, for standardized x),
-  // nothing recorded; round_us[i] is round i's time, µs.
+  // nothing recorded; round_us[i] is round i's time per replay, µs.
   std::vector<double> round_us;
   Track replay;
-  double replay_us = 0.0;
+  double replay_us = 0.0;  // this turn's replays so far, and how many
+  long long replays = 0;
   SeriesSampler sampler;
   Series* series = nullptr;
   bool tuned() const { return optimizer != "adam" || trials.size() == std::size(kAdamGrid); }
@@ -398,7 +403,6 @@ class OptimizersRun final : public ChunkedRun {
     Variant& v = *timed_[turns_.side()];
     if (!v.replay.trainer) {
       start_track(v, v.replay, v.lr, *v.track.hit);
-      v.replay_us = 0.0;
       if (v.problem->scaler) {
         const Stopwatch w;
         const Scaler scaler = Scaler::fit(data_.x, ScalingKind::Standardize);
@@ -411,8 +415,12 @@ class OptimizersRun final : public ChunkedRun {
     run_chunk(v, v.replay, kChunk, false);
     v.replay_us += w.elapsed_ms() * 1000.0;
     if (!v.replay.finished) return;
-    v.round_us.push_back(v.replay_us);
     v.replay = Track{};
+    ++v.replays;
+    if (v.replay_us < kMinTurnUs) return;  // replayed again in this turn
+    v.round_us.push_back(v.replay_us / static_cast<double>(v.replays));
+    v.replay_us = 0.0;
+    v.replays = 0;
     turns_.next([](std::size_t) { return true; });
     if (rounds_done() >= kTimingRounds) timing_done_ = true;
   }
