@@ -6,6 +6,7 @@
 #include "looplab/base/format.hpp"
 #include "looplab/base/i18n.hpp"
 #include "looplab/data/xy_data.hpp"
+#include "looplab/experiments/common_params.hpp"
 
 namespace looplab {
 namespace {
@@ -77,6 +78,29 @@ LinearData line_data(const Params& p, const std::optional<CsvData>& csv) {
   s.x_max = p.number("x_max");
   s.seed = static_cast<std::uint64_t>(p.integer("seed"));
   return synthetic_data(s);
+}
+
+std::vector<ParamSpec> line_data_params() {
+  return {
+      choice("data", "seed004", {"seed004", "synthetic"}),
+      common::samples(1000, 2).only_when("data", "synthetic"),
+      number("slope", 1.0, -1e6, 1e6).only_when("data", "synthetic"),
+      number("intercept", 15.0, -1e6, 1e6).only_when("data", "synthetic"),
+      number("noise", 10.0, 0.0, 1e6).only_when("data", "synthetic"),
+      number("x_min", 0.0, -1e6, 1e6).only_when("data", "synthetic"),
+      number("x_max", 100.0, -1e6, 1e6).only_when("data", "synthetic"),
+      common::seed().only_when("data", "synthetic"),
+  };
+}
+
+void check_line_data(const Params& p) {
+  if (auto csv = csv_data(p))
+    checked_csv_data(std::move(*csv));  // so validation reports a bad file
+  if (p.choice("data") == "synthetic" && !(p.number("x_min") < p.number("x_max")))
+    throw ConfigError(msg("err.greater_than", {{"name", "x_max"},
+                                               {"other", "x_min"},
+                                               {"limit", p.number("x_min")},
+                                               {"got", p.number("x_max")}}));
 }
 
 }  // namespace looplab

@@ -369,7 +369,7 @@ class OptimizersRun final : public ChunkedRun {
 
   // Timing rounds. The sides: both runs of every optimizer whose raw and standardized runs reached
   // the tolerance, in pairs (side 2k standardized, 2k + 1 raw).
-  std::vector<Variant*> timed_pairs() {
+  std::vector<Variant*> timed_pairs() const {
     std::vector<Variant*> sides;
     for (const char* o : kOptimizers) {
       Variant* raw = find(std::string("raw_") + o);
@@ -515,14 +515,10 @@ class OptimizersRun final : public ChunkedRun {
     return runs;
   }
 
-  const Variant* find(const std::string& name) const {
+  Variant* find(const std::string& name) const {
     for (const auto& v : variants_)
       if (v->name == name) return v.get();
     return nullptr;
-  }
-
-  Variant* find(const std::string& name) {
-    return const_cast<Variant*>(std::as_const(*this).find(name));
   }
 
   static std::vector<double> ms_rounds(const Variant& v) {
@@ -786,30 +782,24 @@ Experiment make() {
   e.id = "optimizers";
   // NOTE: no number here may depend on the data: every rate is computed in the run, from its own
   // eigenvalues, and stated in the result.
-  e.params = {
-      choice("data", "seed004", {"seed004", "synthetic"}),
-      common::samples(1000, 2).only_when("data", "synthetic"),
-      number("slope", 1.0, -1e6, 1e6).only_when("data", "synthetic"),
-      number("intercept", 15.0, -1e6, 1e6).only_when("data", "synthetic"),
-      number("noise", 10.0, 0.0, 1e6).only_when("data", "synthetic"),
-      number("x_min", 0.0, -1e6, 1e6).only_when("data", "synthetic"),
-      number("x_max", 100.0, -1e6, 1e6).only_when("data", "synthetic"),
-      common::seed().only_when("data", "synthetic"),
-      boolean("gd", true),
-      boolean("momentum", true),
-      boolean("nesterov", true),
-      boolean("adam", true),
-      choice("tuning", "theory", {"theory", "manual"}),
-      number("manual_lr", 1e-4, 0.0, 10.0)
-          .exclusive_min()
-          .log_scale()
-          .only_when("tuning", "manual"),
-      number("manual_beta", 0.9, 0.0, 0.999).only_when("tuning", "manual"),
-      number("tolerance", 1e-6, 1e-12, 1.0).log_scale(),
-      integer("max_iterations", 200000, 1, 10'000'000),
-      choice("mode", "traced", {"eager", "traced", "compiled"}),
-      common::max_seconds(),
-  };
+  e.params = line_data_params();
+  e.params.insert(e.params.end(),
+                  {
+                      boolean("gd", true),
+                      boolean("momentum", true),
+                      boolean("nesterov", true),
+                      boolean("adam", true),
+                      choice("tuning", "theory", {"theory", "manual"}),
+                      number("manual_lr", 1e-4, 0.0, 10.0)
+                          .exclusive_min()
+                          .log_scale()
+                          .only_when("tuning", "manual"),
+                      number("manual_beta", 0.9, 0.0, 0.999).only_when("tuning", "manual"),
+                      number("tolerance", 1e-6, 1e-12, 1.0).log_scale(),
+                      integer("max_iterations", 200000, 1, 10'000'000),
+                      choice("mode", "traced", {"eager", "traced", "compiled"}),
+                      common::max_seconds(),
+                  });
   e.takes_csv = true;
   std::vector<std::string> names;
   std::vector<ContourPanel> panels;
@@ -825,12 +815,7 @@ Experiment make() {
                          contour_plot("valley", {"W"}, {"b"}, "gap", panels, "valley_levels",
                                       "data", "line_w", "line_b")});
   e.check = [](const Params& p) {
-    if (auto csv = csv_data(p)) checked_csv_data(std::move(*csv));
-    if (p.choice("data") == "synthetic" && !(p.number("x_min") < p.number("x_max")))
-      throw ConfigError(msg("err.greater_than", {{"name", "x_max"},
-                                                 {"other", "x_min"},
-                                                 {"limit", p.number("x_min")},
-                                                 {"got", p.number("x_max")}}));
+    check_line_data(p);
     if (!p.flag("gd") && !p.flag("momentum") && !p.flag("nesterov") && !p.flag("adam"))
       throw ConfigError(msg("err.opt_none"));
   };

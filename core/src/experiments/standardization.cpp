@@ -621,22 +621,16 @@ Experiment make_standardization_experiment() {
   e.id = "standardization";
   // NOTE: no number here may depend on the data: a widget can preset synthetic data or a CSV.
   // Every figure about this run (κ, ρ, iterations) is in its result.
-  e.params = {
-      choice("data", "seed004", {"seed004", "synthetic"}),
-      common::samples(1000, 2).only_when("data", "synthetic"),
-      number("slope", 1.0, -1e6, 1e6).only_when("data", "synthetic"),
-      number("intercept", 15.0, -1e6, 1e6).only_when("data", "synthetic"),
-      number("noise", 10.0, 0.0, 1e6).only_when("data", "synthetic"),
-      number("x_min", 0.0, -1e6, 1e6).only_when("data", "synthetic"),
-      number("x_max", 100.0, -1e6, 1e6).only_when("data", "synthetic"),
-      common::seed().only_when("data", "synthetic"),
-      number("lr_raw", 1e-4, 0.0, 10.0).exclusive_min().log_scale(),
-      number("lr_scaled", 0.1, 0.0, 10.0).exclusive_min().log_scale(),
-      choice("scaling", "standardize", {"standardize", "minmax"}),
-      number("tolerance", 1e-6, 1e-12, 1.0).log_scale(),
-      integer("max_iterations", 200000, 1, 10'000'000),
-      choice("mode", "eager", {"eager", "traced", "compiled", "reference"}),
-  };
+  e.params = line_data_params();
+  e.params.insert(e.params.end(),
+                  {
+                      number("lr_raw", 1e-4, 0.0, 10.0).exclusive_min().log_scale(),
+                      number("lr_scaled", 0.1, 0.0, 10.0).exclusive_min().log_scale(),
+                      choice("scaling", "standardize", {"standardize", "minmax"}),
+                      number("tolerance", 1e-6, 1e-12, 1.0).log_scale(),
+                      integer("max_iterations", 200000, 1, 10'000'000),
+                      choice("mode", "eager", {"eager", "traced", "compiled", "reference"}),
+                  });
   e.takes_csv = true;
   e.plots = json::array(
       {line_plot("gap", {"iteration", Scale::Log}, {"gap", Scale::Log}, {"raw", "scaled"}),
@@ -645,15 +639,7 @@ Experiment make_standardization_experiment() {
                     "valley_levels", "data", "line_w", "line_b")});
   e.quoted_sources = {"seed thread 004, question", "seed thread 004, question",
                       "seed thread 004, question", "seed thread 004, answer 2"};
-  e.check = [](const Params& p) {
-    if (auto csv = csv_data(p))
-      checked_csv_data(std::move(*csv));  // so validation reports a bad file too
-    if (p.choice("data") == "synthetic" && !(p.number("x_min") < p.number("x_max")))
-      throw ConfigError(msg("err.greater_than", {{"name", "x_max"},
-                                                 {"other", "x_min"},
-                                                 {"limit", p.number("x_min")},
-                                                 {"got", p.number("x_max")}}));
-  };
+  e.check = check_line_data;
   e.estimate = [](const Params& p) {
     const double n = p.choice("data") == "synthetic" ? static_cast<double>(p.integer("n")) : 1000.0;
     // x and y, each variant's own x, its trainer's buffers (eager allocates a few n-sized tensors

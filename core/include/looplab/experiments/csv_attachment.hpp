@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "looplab/base/json.hpp"
 #include "looplab/data/csv.hpp"
@@ -43,5 +44,12 @@ LinearData checked_csv_data(CsvData csv);
 // one came with the config, else the "data" parameter's seed004 or synthetic set (n, slope,
 // intercept, noise, x_min, x_max, seed).
 LinearData line_data(const Params& p, const std::optional<CsvData>& csv);
+
+// The parameters line_data reads, declared once for both experiments: data (seed004 | synthetic)
+// and, for synthetic, n, slope, intercept, noise, x_min, x_max and seed.
+std::vector<ParamSpec> line_data_params();
+// Their check beyond each one's range (ConfigError): an attached CSV determines a line, and
+// x_min < x_max.
+void check_line_data(const Params& p);
 
 }  // namespace looplab
