@@ -13,6 +13,7 @@
 //                                             and compiled cases, every round printed
 // The "hand" cases are the yardstick: what a careful engineer writes by hand (float32, 16 partial
 // sums, the rational tanh), compiled with the same flags as the core.
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -291,12 +292,112 @@ void print_pipelines_table(int repeats) {
                 b["pipeline_us_per_batch"].get<double>(), b["step_us_per_batch"].get<double>());
 }
 
+// ---- cold runs (issue 27): the first run in a fresh process, as a student's first click ----
+// Wall time (a cold run is what the student waits for; CPU time would also count the engine's
+// background compiler threads). One JSON line: the setup and its split, then the steps in ten
+// chunks (so the moment the engine tiers the hot code up shows), then the same run again, warm.
+double wall_ms() {
+#ifdef __EMSCRIPTEN__
+  return emscripten_get_now();
+#else
+  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count()) *
+         1e-6;
+#endif
+}
+
+struct ColdRun {
+  double setup_ms = 0.0;
+  json info = json::object();
+  std::vector<double> chunk_ms;  // ten chunks of steps
+  double steps_ms() const {
+    double t = 0.0;
+    for (double c : chunk_ms) t += c;
+    return t;
+  }
+};
+
+// `setup` builds the trainer, `step(i)` takes step i; `info` (after the clock stops, since the
+// generated code's text is written when asked for) is the trainer's setup_info().
+ColdRun time_run(int steps, const std::function<void()>& setup,
+                 const std::function<void(int)>& step, const std::function<json()>& info) {
+  ColdRun r;
+  const double t0 = wall_ms();
+  setup();
+  r.setup_ms = wall_ms() - t0;
+  for (int c = 0; c < 10; ++c) {
+    const double c0 = wall_ms();
+    for (int i = c * steps / 10; i < (c + 1) * steps / 10; ++i) step(i);
+    r.chunk_ms.push_back(wall_ms() - c0);
+  }
+  r.info = info();
+  return r;
+}
+
+ColdRun cold_case(const std::string& name, const MlpData& d) {
+  const bool compiled = name.find("compiled") != std::string::npos;
+  const Mode mode = compiled ? Mode::Compiled
+                    : name.find("traced") != std::string::npos ? Mode::Traced
+                                                                : Mode::Reference;
+  if (name.rfind("w1", 0) == 0) {
+    const LinearData data = sine_trend_data();
+    std::unique_ptr<LinearTrainer> t;
+    return time_run(
+        100000,
+        [&] { t = make_linear_trainer(mode, data.x, data.y); }, [&](int) { t->step(1e-4f); },
+        [&] { return t->setup_info(); });
+  }
+  Rng init(2);
+  Mlp mlp(1, {20}, 1, Activation::Tanh, init);
+  auto batch = [&](int s) { return static_cast<std::ptrdiff_t>((s % 100) * 100); };
+  if (mode == Mode::Reference) {
+    std::unique_ptr<ReferenceMlp> ref;
+    return time_run(
+        10000,
+        [&] { ref = std::make_unique<ReferenceMlp>(mlp, 100, 1e-3); },
+        [&](int s) { ref->step(d.x.data() + batch(s), d.y.data() + batch(s)); },
+        [] { return json::object(); });
+  }
+  Adam adam(1e-3, mlp.parameters());
+  std::unique_ptr<GraphTrainer> t;
+  float loss = 0.0f;
+  return time_run(
+      10000,
+      [&] { t = std::make_unique<GraphTrainer>(mode, mlp, adam, Shape{100, 1}, Shape{100, 1}, 1); },
+      [&](int s) {
+        const float* x = d.x.data() + batch(s);
+        const float* y = d.y.data() + batch(s);
+        t->run(&x, &y, &loss);
+      },
+      [&] { return t->setup_info(); });
+}
+
+json cold_json(const ColdRun& r) {
+  json j = {{"setup_ms", r.setup_ms}, {"steps_ms", r.steps_ms()}, {"chunk_ms", r.chunk_ms}};
+  for (const char* k : {"trace_ms", "compile_ms", "codegen_ms", "emit_ms", "build_ms", "load_ms"})
+    if (r.info.contains(k)) j[k] = r.info[k];
+  return j;
+}
+
+// `looplab_bench cold <case>`: this process's first run of the case, then a second (warm) one.
+int print_cold(const std::string& name) {
+  const MlpData d;
+  const ColdRun cold = cold_case(name, d);
+  const ColdRun warm = cold_case(name, d);
+  std::printf("%s\n", json({{"case", name}, {"cold", cold_json(cold)}, {"warm", cold_json(warm)}})
+                          .dump()
+                          .c_str());
+  return 0;
+}
+
 }  // namespace
 }  // namespace looplab
 
 int main(int argc, char** argv) {
   using namespace looplab;
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 3;
+  if (argc > 2 && std::string(argv[1]) == "cold") return print_cold(argv[2]);  // before anything
   const json env = environment();
   std::printf("timings: process CPU time\n");
   std::printf("build: %s, SIMD %s, compiler %s, best of %d\n\n",

@@ -34,7 +34,10 @@ Program compile(const Tracer& t, const std::vector<Value>& outputs,
     const Stopwatch codegen;
     generated = detail::generate(*code);
     s.codegen_ms = codegen.elapsed_ms();
-    s.code_cached = generated->cached;
+    s.code_cached = generated->build.cached;
+    s.emit_ms = generated->build.emit_ms;
+    s.build_ms = generated->build.build_ms;
+    s.load_ms = generated->build.load_ms;
   }
   s.compile_ms = watch.elapsed_ms();
   return Program(std::move(code), std::move(generated));

@@ -59,19 +59,25 @@ constexpr unsigned char kI32 = 0x7f, kF32 = 0x7d, kV128 = 0x7b;
 enum Type : int { kStepType = 0, kKernelType = 1, kLogType = 2 };
 
 // Instruction writer: bytes and a text line per instruction, indented by block depth.
+// NOTE: without_text: the bytes alone. A first call in a fresh page runs this emitter as baseline
+// code the engine has not optimized yet, and writing the text took most of its time; the text is
+// written when a student asks to read it (Program::generated_code()).
 struct Asm {
   Bytes code;
   std::string text;
+  bool with_text = true;
   int depth = 2;
 
-  void line(const std::string& s) {
-    text += std::string(static_cast<std::size_t>(depth) * 2, ' ') + s + "\n";
+  void line(const char* s) {
+    if (!with_text) return;
+    text.append(static_cast<std::size_t>(depth) * 2, ' ').append(s).append(1, '\n');
   }
-  void op(unsigned char b, const std::string& s) {
+  void line(const std::string& s) { line(s.c_str()); }
+  void op(unsigned char b, const char* s) {
     code.push_back(b);
     line(s);
   }
-  void simd(unsigned op, const std::string& s) {
+  void simd(unsigned op, const char* s) {
     code.push_back(0xfd);
     uleb(code, op);
     line(s);
@@ -79,21 +85,21 @@ struct Asm {
   void local(unsigned char b, int i, const char* s) {
     code.push_back(b);
     uleb(code, static_cast<unsigned>(i));
-    line(std::string(s) + " " + std::to_string(i));
+    if (with_text) line(std::string(s) + " " + std::to_string(i));
   }
   void get(int i) { local(0x20, i, "local.get"); }
   void set(int i) { local(0x21, i, "local.set"); }
   void i32(long long v) {
     code.push_back(0x41);
     sleb(code, v);
-    line("i32.const " + std::to_string(v));
+    if (with_text) line("i32.const " + std::to_string(v));
   }
   void f32(float v) {
     code.push_back(0x43);
     unsigned char raw[4];
     std::memcpy(raw, &v, 4);
     code.insert(code.end(), raw, raw + 4);
-    line("f32.const " + text_float(v));
+    if (with_text) line("f32.const " + text_float(v));
   }
   void v128_splat(float v) {
     code.push_back(0xfd);
@@ -101,6 +107,7 @@ struct Asm {
     unsigned char raw[4];
     std::memcpy(raw, &v, 4);
     for (int l = 0; l < 4; ++l) code.insert(code.end(), raw, raw + 4);
+    if (!with_text) return;
     const std::string t = text_float(v);
     line("v128.const f32x4 " + t + " " + t + " " + t + " " + t);
   }
@@ -111,42 +118,43 @@ struct Asm {
   void load_i32(unsigned offset) {
     code.push_back(0x28);
     memarg(2, offset);
-    line("i32.load offset=" + std::to_string(offset));
+    if (with_text) line("i32.load offset=" + std::to_string(offset));
   }
   void load_f32(unsigned offset) {
     code.push_back(0x2a);
     memarg(2, offset);
-    line("f32.load offset=" + std::to_string(offset));
+    if (with_text) line("f32.load offset=" + std::to_string(offset));
   }
   void store_f32(unsigned offset) {
     code.push_back(0x38);
     memarg(2, offset);
-    line("f32.store offset=" + std::to_string(offset));
+    if (with_text) line("f32.store offset=" + std::to_string(offset));
   }
   void load_v128(unsigned offset) {
     code.push_back(0xfd);
     uleb(code, 0);
     memarg(2, offset);
-    line("v128.load offset=" + std::to_string(offset) + " align=4");
+    if (with_text) line("v128.load offset=" + std::to_string(offset) + " align=4");
   }
   void store_v128(unsigned offset) {
     code.push_back(0xfd);
     uleb(code, 11);
     memarg(2, offset);
-    line("v128.store offset=" + std::to_string(offset) + " align=4");
+    if (with_text) line("v128.store offset=" + std::to_string(offset) + " align=4");
   }
   // A SIMD memory access at address + offset (v128.load64_zero, v128.load32_splat, ...).
   void simd_memory(unsigned op, unsigned offset, const char* s) {
     code.push_back(0xfd);
     uleb(code, op);
     memarg(2, offset);
-    line(std::string(s) + " offset=" + std::to_string(offset) + " align=4");
+    if (with_text) line(std::string(s) + " offset=" + std::to_string(offset) + " align=4");
   }
   // i8x16.shuffle of (first, second) on the stack: bytes 0..15 from the first, 16..31 the second.
   void shuffle(const std::array<unsigned char, 16>& bytes) {
     code.push_back(0xfd);
     uleb(code, 13);
     code.insert(code.end(), bytes.begin(), bytes.end());
+    if (!with_text) return;
     std::string t = "i8x16.shuffle";
     for (unsigned char b : bytes) t.append(1, ' ').append(std::to_string(b));
     line(t);
@@ -155,13 +163,13 @@ struct Asm {
     code.push_back(0xfd);
     uleb(code, op);
     code.push_back(static_cast<unsigned char>(l));
-    line(std::string(s) + " " + std::to_string(l));
+    if (with_text) line(std::string(s) + " " + std::to_string(l));
   }
   void call_indirect(int type) {
     code.push_back(0x11);
     uleb(code, static_cast<unsigned>(type));
     code.push_back(0x00);
-    line("call_indirect (type " + std::to_string(type) + ")");
+    if (with_text) line("call_indirect (type " + std::to_string(type) + ")");
   }
   void block() {
     code.push_back(0x02);
@@ -182,12 +190,12 @@ struct Asm {
   void br(int d) {
     code.push_back(0x0c);
     uleb(code, static_cast<unsigned>(d));
-    line("br " + std::to_string(d));
+    if (with_text) line("br " + std::to_string(d));
   }
   void br_if(int d) {
     code.push_back(0x0d);
     uleb(code, static_cast<unsigned>(d));
-    line("br_if " + std::to_string(d));
+    if (with_text) line("br_if " + std::to_string(d));
   }
 };
 
@@ -683,7 +691,7 @@ struct Emitter {
 
   void stmt(const kir::Stmt& st) {
     // The reader sees which statements are still the op's kernel, as in the C (emit_c.cpp).
-    a.line(";; " + st.note + (st.kind == kir::Stmt::Kind::Call ? " kernel" : ""));
+    if (a.with_text) a.line(";; " + st.note + (st.kind == kir::Stmt::Kind::Call ? " kernel" : ""));
     switch (st.kind) {
       case kir::Stmt::Kind::Loop:
         return loop(ir.loops[static_cast<std::size_t>(st.index)]);
@@ -699,19 +707,61 @@ struct Emitter {
     }
   }
 
+  // NOTE: each loop is a function of its own, called by the step: a WebAssembly engine runs new
+  // code in a baseline tier first and optimizes a function once it runs hot, and its optimizing
+  // compiler's time grows faster than linearly with a function's size (V8's TurboFan: W2's step as
+  // one 19 KB function took 46 ms, while the student's first steps ran unoptimized), as gcc's does
+  // (emit_c.cpp). Each loop loads its pointers from s itself, so no local lives across loops.
+  struct Function {
+    Bytes body;
+    std::string text;
+  };
+  std::vector<Function> loop_functions;  // function 1 + i
+
+  Bytes locals_declaration() const {
+    Bytes d;
+    uleb(d, 4);  // local groups
+    uleb(d, static_cast<unsigned>(Locals::kIntLocals + locals.pointers)), d.push_back(kI32);
+    uleb(d, static_cast<unsigned>(locals.f32_count())), d.push_back(kF32);
+    uleb(d, static_cast<unsigned>(locals.v128_count())), d.push_back(kV128);
+    uleb(d, kir::kNestPartials), d.push_back(kF32);  // a nest's column sums
+    return d;
+  }
+  std::string locals_text() const {
+    return "    (local i32 x" + std::to_string(Locals::kIntLocals + locals.pointers) +
+           ") (local f32 x" + std::to_string(locals.f32_count()) + ") (local v128 x" +
+           std::to_string(locals.v128_count()) + ") (local f32 x" +
+           std::to_string(kir::kNestPartials) + ")\n";
+  }
+
+  // The loop as function 1 + i, (s, k, steps) like the step; the step calls it with its s and k.
+  void call_loop(const kir::Stmt& st) {
+    Asm step = std::move(a);
+    a = Asm{};
+    a.with_text = step.with_text;
+    stmt(st);
+    a.code.push_back(0x0b);
+    Function f{locals_declaration(), std::move(a.text)};
+    f.body.insert(f.body.end(), a.code.begin(), a.code.end());
+    loop_functions.push_back(std::move(f));
+    a = std::move(step);
+    const unsigned index = static_cast<unsigned>(loop_functions.size());
+    a.get(0), a.get(1), a.i32(0);
+    a.code.push_back(0x10);
+    uleb(a.code, index);
+    if (a.with_text) a.line("call $loop" + std::to_string(index) + "  ;; " + st.note);
+  }
+
   Bytes function_body() {
     a.block(), a.loop();
     a.get(2), a.i32(0), a.op(0x4c, "i32.le_s"), a.br_if(1);
-    for (const kir::Stmt& st : ir.stmts) stmt(st);
+    for (const kir::Stmt& st : ir.stmts)
+      st.kind == kir::Stmt::Kind::Loop ? call_loop(st) : stmt(st);
     a.get(2), a.i32(1), a.op(0x6b, "i32.sub"), a.set(2);
     a.br(0), a.end(), a.end();
     a.code.push_back(0x0b);
     Bytes body;
-    uleb(body, 4);  // local groups
-    uleb(body, static_cast<unsigned>(Locals::kIntLocals + locals.pointers)), body.push_back(kI32);
-    uleb(body, static_cast<unsigned>(locals.f32_count())), body.push_back(kF32);
-    uleb(body, static_cast<unsigned>(locals.v128_count())), body.push_back(kV128);
-    uleb(body, kir::kNestPartials), body.push_back(kF32);  // a nest's column sums
+    uleb(body, 0);  // no locals: the loops have theirs
     body.insert(body.end(), a.code.begin(), a.code.end());
     return body;
   }
@@ -729,8 +779,9 @@ Bytes functype(std::initializer_list<unsigned char> params,
 
 }  // namespace
 
-WasmModule emit_wasm(const kir::Program& ir, const WasmImports& imports) {
+WasmModule emit_wasm(const kir::Program& ir, const WasmImports& imports, bool with_text) {
   Emitter e{ir, imports, {}, {}, {}};
+  e.a.with_text = with_text;
   e.size_locals();
   const Bytes body = e.function_body();
 
@@ -746,20 +797,28 @@ WasmModule emit_wasm(const kir::Program& ir, const WasmImports& imports) {
   name(imp, "env"), name(imp, "memory"), imp.insert(imp.end(), {0x02, 0x00, 0x00});
   name(imp, "env"), name(imp, "table"), imp.insert(imp.end(), {0x01, 0x70, 0x00, 0x00});
   section(m, 2, imp);
-  section(m, 3, {0x01, 0x00});
+  const std::size_t functions = 1 + e.loop_functions.size();
+  Bytes fns;
+  uleb(fns, functions);
+  for (std::size_t i = 0; i < functions; ++i) fns.push_back(kStepType);
+  section(m, 3, fns);
   Bytes exp;
   uleb(exp, 1);
   name(exp, "step"), exp.insert(exp.end(), {0x00, 0x00});
   section(m, 7, exp);
   Bytes code;
-  uleb(code, 1);
+  uleb(code, functions);
   uleb(code, body.size());
   code.insert(code.end(), body.begin(), body.end());
+  for (const Emitter::Function& f : e.loop_functions) {
+    uleb(code, f.body.size());
+    code.insert(code.end(), f.body.begin(), f.body.end());
+  }
   section(m, 10, code);
 
   WasmModule out;
   out.bytes = std::move(m);
-  const Locals& l = e.locals;
+  if (!with_text) return out;
   out.text =
       "(module\n"
       "  (type (;0;) (func (param i32 i32 i32)))  ;; step(s, k, steps)\n"
@@ -767,11 +826,11 @@ WasmModule emit_wasm(const kir::Program& ir, const WasmImports& imports) {
       "  (type (;2;) (func (param f32) (result f32)))  ;; log\n"
       "  (import \"env\" \"memory\" (memory 0))\n"
       "  (import \"env\" \"table\" (table 0 funcref))\n"
-      "  (func (export \"step\") (type 0)\n" +
-      ("    (local i32 x" + std::to_string(Locals::kIntLocals + l.pointers) + ") (local f32 x" +
-       std::to_string(l.f32_count()) + ") (local v128 x" + std::to_string(l.v128_count()) +
-       ") (local f32 x" + std::to_string(kir::kNestPartials) + ")\n") +
-      e.a.text + "  )\n)\n";
+      "  (func (export \"step\") (type 0)\n" + e.a.text + "  )\n";
+  for (std::size_t i = 0; i < e.loop_functions.size(); ++i)
+    out.text += "  (func $loop" + std::to_string(i + 1) + " (type 0)\n" + e.locals_text() +
+                e.loop_functions[i].text + "  )\n";
+  out.text += ")\n";
   return out;
 }
 

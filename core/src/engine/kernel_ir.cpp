@@ -498,7 +498,7 @@ std::unique_ptr<Generated> generate(const Code& c) {
   auto g = std::make_unique<Generated>();
   g->low = lower_to_kir(c);
   g->slots.assign(g->low.slot_fields.size(), nullptr);
-  g->fn = build_step(g->low.ir, g->code, &g->cached);
+  g->fn = build_step(g->low.ir, g->code, &g->build);
   return g;
 }
 

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "looplab/base/clock.hpp"
 #include "looplab/base/error.hpp"
 #include "looplab/base/i18n.hpp"
 #include "looplab/engine/detail/generated.hpp"
@@ -116,22 +117,31 @@ std::map<std::string, StepFn>& loaded() {  // source -> its function, for this p
 
 }  // namespace
 
-StepFn build_step(const kir::Program& ir, std::string& code_text, bool* cached) {
+StepFn build_step(const kir::Program& ir, std::string& code_text, BuildReport* report) {
+  BuildReport r;
+  Stopwatch watch;
   code_text = emit_c(ir);
-  bool found = true;
-  if (cached) *cached = found;
+  r.emit_ms = watch.elapsed_ms();
+  r.cached = true;
+  if (report) *report = r;
   const std::lock_guard<std::mutex> lock(cache_mutex());
   if (auto it = loaded().find(code_text); it != loaded().end()) return it->second;
-  const fs::path so = build_library(code_text, find_compiler(), found);
-  if (cached) *cached = found;
+  watch = Stopwatch();
+  const fs::path so = build_library(code_text, find_compiler(), r.cached);
+  r.build_ms = watch.elapsed_ms();
+  watch = Stopwatch();
   // NOTE: never dlclose'd: a library per distinct program, shared by every Program built from it.
   void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) throw std::runtime_error(std::string("compiled mode: dlopen: ") + dlerror());
   auto fn = reinterpret_cast<StepFn>(dlsym(handle, "looplab_step"));
   if (!fn) throw std::runtime_error("compiled mode: looplab_step missing from " + so.string());
   loaded().emplace(code_text, fn);
+  r.load_ms = watch.elapsed_ms();
+  if (report) *report = r;
   return fn;
 }
+
+std::string step_text(const kir::Program& ir) { return emit_c(ir); }
 
 }  // namespace looplab::detail
 

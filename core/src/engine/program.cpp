@@ -38,7 +38,9 @@ void Program::bind_input(Value input, const float* data, Shape shape) {
 const CompileStats& Program::stats() const { return code_->stats; }
 const std::string& Program::generated_code() const {
   static const std::string kNone;
-  return generated_ ? generated_->code : kNone;
+  if (!generated_) return kNone;
+  if (generated_->code.empty()) generated_->code = detail::step_text(generated_->low.ir);
+  return generated_->code;
 }
 
 namespace detail {

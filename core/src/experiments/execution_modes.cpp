@@ -350,6 +350,27 @@ class ExecutionModesRun final : public ChunkedRun {
                           {{"total", total}})}});
   }
 
+  // Compiled mode's first call in parts, from the engine's own clocks (CompileStats): what
+  // tf.function's trace plus XLA's compile cost in TensorFlow. Natively a C compiler builds the
+  // code, in WebAssembly the engine compiles the module; either may find it built already.
+  json first_call_split(const ModeRun& compiled) const {
+    if (!compiled.graph) return "";
+    const json info = compiled.graph->setup_info();
+    const double trace = info["trace_ms"], compile = info["compile_ms"],
+                 codegen = info["codegen_ms"], build = info["build_ms"], load = info["load_ms"];
+    const char* builder = info["code_cached"].get<bool>()     ? "em.first_build_cached"
+                          : environment()["build"] == "wasm" ? "em.first_build_wasm"
+                                                              : "em.first_build_cc";
+    return msg("em.first_split",
+               {{"c", compiled.first_call_ms},
+                {"trace", trace},
+                {"passes", std::max(compile - codegen, 0.0)},
+                {"gen", std::max(codegen - build - load, 0.0)},
+                {"build", msg(builder, {{"ms", build}})},
+                {"load", load},
+                {"rest", std::max(compiled.first_call_ms - trace - compile, 0.0)}});
+  }
+
   json summary() const override {
     const ModeRun &eager = run("eager"), &traced = run("traced"), &unrolled = run("unrolled"),
                   &compiled = run("compiled"), &ref = run("reference");
@@ -404,6 +425,7 @@ class ExecutionModesRun final : public ChunkedRun {
                                             {"t", traced.first_call_ms},
                                             {"u", unrolled.first_call_ms},
                                             {"c", compiled.first_call_ms},
+                                            {"split", first_call_split(compiled)},
                                             {"end", end}});
     const json quoted =
         json::array({{{"label", msg("em.q_label")},

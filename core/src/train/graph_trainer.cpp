@@ -117,6 +117,9 @@ json GraphTrainer::setup_info() const {
   if (options_.generate) {
     info["codegen_ms"] = s.codegen_ms;  // included in compile_ms
     info["code_cached"] = s.code_cached;
+    info["emit_ms"] = s.emit_ms;  // these three: the parts of codegen_ms
+    info["build_ms"] = s.build_ms;
+    info["load_ms"] = s.load_ms;
     info["generated_code"] = program_->generated_code();
   }
   return info;

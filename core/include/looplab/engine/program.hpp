@@ -58,6 +58,9 @@ struct CompileStats {
   double compile_ms = 0.0;
   double codegen_ms = 0.0;   // compiled mode: generating and building the code (in compile_ms)
   bool code_cached = false;  // compiled mode: found built in the compiled-code cache (no compiler)
+  // compiled mode, the parts of codegen_ms: writing the code, building it (the C compiler, or the
+  // engine compiling the module), loading it (dlopen, or instantiating the module)
+  double emit_ms = 0.0, build_ms = 0.0, load_ms = 0.0;
 };
 
 struct CompileOptions {

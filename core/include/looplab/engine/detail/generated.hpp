@@ -33,12 +33,20 @@ struct Lowered {
 };
 Lowered lower_to_kir(const Code& c);
 
+// What building a step cost, in parts (the first call's share that is compiled mode's own).
+struct BuildReport {
+  bool cached = false;   // found built (in this process, or natively in the on-disk cache)
+  double emit_ms = 0.0;  // writing the C source, or the module's bytes and text
+  double build_ms = 0.0;  // the C compiler, or the engine compiling the module (0 when cached)
+  double load_ms = 0.0;   // dlopen, or instantiating the module and putting it in the table
+};
+
 struct Generated {
   Lowered low;
   std::vector<float*> slots;
   std::string code;  // the C source, or the WebAssembly module's text
   StepFn fn = nullptr;
-  bool cached = false;  // found built (in this process, or natively in the on-disk cache)
+  BuildReport build;
   bool slots_dirty = true;
 
   void run(int steps) {
@@ -57,8 +65,10 @@ struct Generated {
 std::unique_ptr<Generated> generate(const Code& c);
 
 // The builders behind generate(), one per target (native_jit.cpp / wasm_jit.cpp): from the IR to
-// a callable function and the text a student reads. *cached: true when no compiler ran, the code
-// being found built in the compiled-code cache.
-StepFn build_step(const kir::Program& ir, std::string& code_text, bool* cached = nullptr);
+// a callable function and the text a student reads, and what each part took (`report`, if given).
+// In WebAssembly code_text is left empty (the bytes alone are emitted: see emit_wasm.cpp);
+// step_text() writes the text when it is asked for.
+StepFn build_step(const kir::Program& ir, std::string& code_text, BuildReport* report = nullptr);
+std::string step_text(const kir::Program& ir);
 
 }  // namespace looplab::detail
