@@ -337,16 +337,15 @@ ColdRun time_run(int steps, const std::function<void()>& setup,
 
 ColdRun cold_case(const std::string& name, const MlpData& d) {
   const bool compiled = name.find("compiled") != std::string::npos;
-  const Mode mode = compiled ? Mode::Compiled
+  const Mode mode = compiled                                   ? Mode::Compiled
                     : name.find("traced") != std::string::npos ? Mode::Traced
-                                                                : Mode::Reference;
+                                                               : Mode::Reference;
   if (name.rfind("w1", 0) == 0) {
     const LinearData data = sine_trend_data();
     std::unique_ptr<LinearTrainer> t;
     return time_run(
-        100000,
-        [&] { t = make_linear_trainer(mode, data.x, data.y); }, [&](int) { t->step(1e-4f); },
-        [&] { return t->setup_info(); });
+        100000, [&] { t = make_linear_trainer(mode, data.x, data.y); },
+        [&](int) { t->step(1e-4f); }, [&] { return t->setup_info(); });
   }
   Rng init(2);
   Mlp mlp(1, {20}, 1, Activation::Tanh, init);
@@ -354,8 +353,7 @@ ColdRun cold_case(const std::string& name, const MlpData& d) {
   if (mode == Mode::Reference) {
     std::unique_ptr<ReferenceMlp> ref;
     return time_run(
-        10000,
-        [&] { ref = std::make_unique<ReferenceMlp>(mlp, 100, 1e-3); },
+        10000, [&] { ref = std::make_unique<ReferenceMlp>(mlp, 100, 1e-3); },
         [&](int s) { ref->step(d.x.data() + batch(s), d.y.data() + batch(s)); },
         [] { return json::object(); });
   }
@@ -364,7 +362,9 @@ ColdRun cold_case(const std::string& name, const MlpData& d) {
   float loss = 0.0f;
   return time_run(
       10000,
-      [&] { t = std::make_unique<GraphTrainer>(mode, mlp, adam, Shape{100, 1}, Shape{100, 1}, 1); },
+      [&] {
+        t = std::make_unique<GraphTrainer>(mode, mlp, adam, Shape{100, 1}, Shape{100, 1}, 1);
+      },
       [&](int s) {
         const float* x = d.x.data() + batch(s);
         const float* y = d.y.data() + batch(s);
@@ -385,9 +385,9 @@ int print_cold(const std::string& name) {
   const MlpData d;
   const ColdRun cold = cold_case(name, d);
   const ColdRun warm = cold_case(name, d);
-  std::printf("%s\n", json({{"case", name}, {"cold", cold_json(cold)}, {"warm", cold_json(warm)}})
-                          .dump()
-                          .c_str());
+  std::printf(
+      "%s\n",
+      json({{"case", name}, {"cold", cold_json(cold)}, {"warm", cold_json(warm)}}).dump().c_str());
   return 0;
 }
 

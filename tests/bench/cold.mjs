@@ -3,7 +3,7 @@
 // the cases taking turns within a round (the order reversed every other round, so drift hits them
 // alike); each process also runs the same case a second time, warm. Wall time. Not a test.
 //
-//   node tests/bench/cold.mjs [rounds] [native|node|chromium] [bench.js]
+//   node tests/bench/cold.mjs [rounds] [native|node|chromium] [a looplab_bench .js]
 //     native:   build/native/looplab_bench (LOOPLAB_JIT_CACHE a fresh directory per run, so the C
 //               compiler runs: no process before has built this program)
 //     node:     build/wasm/looplab_bench.js, or the given one (e.g. a copy built before a change)

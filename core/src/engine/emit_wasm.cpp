@@ -826,7 +826,8 @@ WasmModule emit_wasm(const kir::Program& ir, const WasmImports& imports, bool wi
       "  (type (;2;) (func (param f32) (result f32)))  ;; log\n"
       "  (import \"env\" \"memory\" (memory 0))\n"
       "  (import \"env\" \"table\" (table 0 funcref))\n"
-      "  (func (export \"step\") (type 0)\n" + e.a.text + "  )\n";
+      "  (func (export \"step\") (type 0)\n" +
+      e.a.text + "  )\n";
   for (std::size_t i = 0; i < e.loop_functions.size(); ++i)
     out.text += "  (func $loop" + std::to_string(i + 1) + " (type 0)\n" + e.locals_text() +
                 e.loop_functions[i].text + "  )\n";

@@ -358,9 +358,9 @@ class ExecutionModesRun final : public ChunkedRun {
     const json info = compiled.graph->setup_info();
     const double trace = info["trace_ms"], compile = info["compile_ms"],
                  codegen = info["codegen_ms"], build = info["build_ms"], load = info["load_ms"];
-    const char* builder = info["code_cached"].get<bool>()     ? "em.first_build_cached"
+    const char* builder = info["code_cached"].get<bool>()    ? "em.first_build_cached"
                           : environment()["build"] == "wasm" ? "em.first_build_wasm"
-                                                              : "em.first_build_cc";
+                                                             : "em.first_build_cc";
     return msg("em.first_split",
                {{"c", compiled.first_call_ms},
                 {"trace", trace},

@@ -1,6 +1,6 @@
 // looplab/engine/emit_wasm.hpp — the WebAssembly emitter of compiled mode: the lowering IR
-// (kernel_ir.hpp) as a binary module (the step, and a function per loop), which the wasm build instantiates at run
-// time against its own memory and function table (wasm_jit.cpp).
+// (kernel_ir.hpp) as a binary module (the step, and a function per loop), which the wasm build
+// instantiates at run time against its own memory and function table (wasm_jit.cpp).
 //
 // The module imports env.memory and env.table and exports
 //   step(s: i32, k: i32, steps: i32)        — the same signature as the C emitter's function.

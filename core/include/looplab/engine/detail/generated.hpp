@@ -35,8 +35,8 @@ Lowered lower_to_kir(const Code& c);
 
 // What building a step cost, in parts (the first call's share that is compiled mode's own).
 struct BuildReport {
-  bool cached = false;   // found built (in this process, or natively in the on-disk cache)
-  double emit_ms = 0.0;  // writing the C source, or the module's bytes and text
+  bool cached = false;    // found built (in this process, or natively in the on-disk cache)
+  double emit_ms = 0.0;   // writing the C source, or the module's bytes and text
   double build_ms = 0.0;  // the C compiler, or the engine compiling the module (0 when cached)
   double load_ms = 0.0;   // dlopen, or instantiating the module and putting it in the table
 };
