@@ -26,9 +26,10 @@ using looplab::json;
 using looplab::ParamSpec;
 using looplab::ParamType;
 
-constexpr double kMaxSteps = 5'000;   // estimated steps per run
-constexpr double kMaxBytes = 64e6;    // estimated bytes per run
-constexpr double kMaxWallMs = 300.0;  // then the run is dropped (cancel = stop advancing)
+constexpr double kMaxSteps = 5'000;     // estimated steps per run
+constexpr double kMaxBytes = 64e6;      // estimated bytes per run
+constexpr double kMaxTimingMs = 300.0;  // estimated least time of its timed chunks
+constexpr double kMaxWallMs = 300.0;    // then the run is dropped (cancel = stop advancing)
 
 #define FUZZ_CHECK(cond)           \
   do {                             \
@@ -83,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (e.check) e.check(p);
     if (e.estimate) {
       const looplab::Estimate est = e.estimate(p);
-      if (est.steps > kMaxSteps || est.bytes > kMaxBytes) return 0;
+      if (est.steps > kMaxSteps || est.bytes > kMaxBytes || est.timing_ms > kMaxTimingMs) return 0;
     }
     looplab::validate_config_json(text);  // declared ranges and checks passed: the boundary agrees
   } catch (const looplab::ConfigError&) {

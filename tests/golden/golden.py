@@ -39,7 +39,9 @@ def golden_configs(cli):
 # chunks a timing filled, which mode was fastest, and, in the timing experiments, every sentence of
 # the summary (they quote times).
 TIMING_KEYS = {"clock_resolution_ns", "steps", "steps_per_chunk", "chunks", "rounds", "epochs_per_round", "fastest", "wins_every_cell",
-               "wins_every_cell_eager_vs_traced", "cells_without_a_measurable_winner"}
+               "wins_every_cell_eager_vs_traced", "cells_without_a_measurable_winner",
+               # a paired verdict's look: how many rounds were taken, the look's level, its outcome
+               "taken", "level", "beyond_band", "decided"}
 # Leaves that follow the CPU the native build was compiled for (-march=native): "SSE2", "AVX2", ...
 # and the machine's compiled-code cache (a fresh machine builds the code, a warm one finds it built).
 CPU_KEYS = {"simd_kind", "code_cached"}
@@ -51,7 +53,7 @@ ABS_TOL = 1e-12
 # Every experiment but standardization states verdicts about times, so its sentences follow the
 # clock even where three runs agreed ("on this run tracing did not make a step measurably faster").
 TIMED_EXPERIMENTS = {"overhead", "matrix", "pipelines", "call-granularity", "execution-modes", "unroll",
-                     "retracing"}
+                     "retracing", "optimizers"}  # optimizers: its notes quote paired wall times
 
 
 def compared(experiment, path, value):
@@ -65,6 +67,10 @@ def compared(experiment, path, value):
     # summary.messages are those sentences as {key, args}: in the timing experiments their keys and
     # numbers follow the clock as the sentences do (a verdict's key, a factor of 1 when it is "same").
     if experiment in TIMED_EXPERIMENTS and path.startswith("/summary/messages/"):
+        return False
+    # A comparison's own sentence ({key, args}, the core renders it once): a timing's follows the
+    # clock (its verdict's key, a factor of 1 when it is not decided).
+    if re.match(r"/summary/comparisons/\d+/(message|short)/", path):
         return False
     return not (experiment in TIMED_EXPERIMENTS and path.startswith("/summary/") and isinstance(value, str))
 
@@ -101,7 +107,7 @@ def without_timed_comparisons(result):
     return result
 
 
-TIMED_MESSAGE = re.compile(r"cmp\.((same|win|short|same_paired|unsure)\.(time|rate)|short\.(same|same_paired|unsure))")
+TIMED_MESSAGE = re.compile(r"cmp\.((same|win|short|same_paired|unsure|lean)\.(time|rate)|short\.(same|same_paired|unsure|lean))")
 
 
 def without_timed_messages(m):

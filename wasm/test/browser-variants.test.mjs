@@ -83,9 +83,12 @@ test('call-granularity: js_fit and js_train_on_batch join the runs, comparisons,
   assert.equal(s.overhead_us_per_call.js_train_on_batch, 3);
   assert.equal(s.same_losses, core.summary.same_losses);
   assert.match(s.measured_where, /; js_fit and js_train_on_batch: JavaScript → WebAssembly \(browser worker\), both with fit's traced step, their epochs interleaved/);
-  assert.deepEqual(s.comparisons.at(-1), { id: 'js_train_on_batch_vs_js_fit', a: { label: 'js_train_on_batch', value: 6, spread: 0.5 },
+  const { message, short, ...record } = s.comparisons.at(-1);
+  assert.deepEqual(record, { id: 'js_train_on_batch_vs_js_fit', a: { label: 'js_train_on_batch', value: 6, spread: 0.5 },
     b: { label: 'js_fit', value: 3, spread: 0.25 }, quantity: 'time', unit: 'µs per step', better: 'lower', verdict: 'b',
-    ratio: 2, ci: [2, 2], rounds: 8, band: 0.05 });
+    ratio: 2, ci: [2, 2], rounds: 8, taken: 8, level: 0.025, band: 0.05, beyond_band: true, decided: true });
+  assert.equal(message.key, 'cmp.win.time');
+  assert.equal(short.key, 'cmp.short.time');
   assert.equal(s.comparisons.length, core.summary.comparisons.length + 1);
   assert.deepEqual(s.headline.at(-1), { label: 'JS → wasm per batch vs js_fit, both traced', value: 'js_fit 2× faster',
     note: 'js_fit was 2× faster than js_train_on_batch (3 vs 6 µs per step; 95% interval 2–2× over 8 rounds); losses identical to fit' });

@@ -400,7 +400,7 @@ export class ExperimentPanel extends EventTarget {
     // Run longer while a timing verdict is open, for an experiment that takes extra paired rounds
     // (those that declare max_seconds; matrix's rounds are its repeats).
     const extendable = (this.state.describe?.parameters || []).some((p) => p.name === 'max_seconds');
-    ui.runLonger.hidden = !extendable || !(result.summary?.comparisons || []).some((c) => c.verdict === 'inconclusive');
+    ui.runLonger.hidden = !extendable || !(result.summary?.comparisons || []).some((c) => c.decided === false);
     renderResult({ headline: ui.headline, reading: ui.reading, answer: ui.answer, comparisons: ui.comparisons,
       measuredOn: ui.measuredOn, runs: ui.runs, extra: ui.extra, quoted: this.layout.quoted ? ui.quoted : null }, result, this.colorOf,
     this.lang);

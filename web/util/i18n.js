@@ -150,63 +150,13 @@ export function render(message, lang = 'en') {
   return message === null || message === undefined ? '' : String(message);
 }
 
-// ---- comparisons: summary.comparisons records rendered as core's comparison_message does ----
+// ---- comparisons: each summary.comparisons record carries its sentence as the core rendered it ----
 
-const isPaired = (c) => Object.hasOwn(c, 'rounds');
-const isWin = (c) => c.verdict === 'a' || c.verdict === 'b';
-const bandPercent = (c) => Math.round((c.band ?? 0.05) * 100);
+/** The comparison as one clause (the core's comparison_message, shipped in the record), e.g. "traced was 1.73× faster than eager (…)". */
+export const comparisonMessage = (c) => c.message;
 
-function factorOf(c) {
-  if (!isWin(c)) return 1;
-  if (isPaired(c)) return c.ratio > 0 ? (c.verdict === 'a' ? 1 / c.ratio : c.ratio) : 1;  // a/b is a time ratio
-  const [win, lose] = c.verdict === 'a' ? [c.a, c.b] : [c.b, c.a];
-  const [num, den] = c.better === 'higher' ? [win.value, lose.value] : [lose.value, win.value];
-  return den > 0 && num > 0 ? num / den : 1;
-}
-
-function sideMessage(side, withSpread) {
-  const s = withSpread ? side.spread : 0;    // 0: not shown
-  return { key: s > 0 ? 'cmp.value_spread' : 'cmp.value', args: { v: side.value, s } };
-}
-
-/** What a paired comparison's rounds show: the winner's factor interval, else the ratio a/b and its interval. */
-function evidenceMessage(c) {
-  const rounds = { key: c.rounds === 1 ? 'cmp.rounds_1' : 'cmp.rounds_n', args: { k: c.rounds } };
-  let [lo, hi] = c.ci;
-  if (isWin(c)) {
-    if (c.verdict === 'a') [lo, hi] = [1 / hi, 1 / lo];
-    return { key: 'cmp.evidence_win', args: { lo, hi, rounds } };
-  }
-  const few = c.rounds < 6;   // kMinDecidingRounds: [smallest, largest], no 95% interval
-  return { key: few ? 'cmp.evidence_few' : 'cmp.evidence_ratio', args: { a: c.a.label, b: c.b.label, ratio: c.ratio, lo, hi, rounds } };
-}
-
-/** The comparison as one clause, e.g. "traced was 1.73× faster than eager (18.8 vs 32.6 µs per step)"; side a is the winner. */
-export function comparisonMessage(c) {
-  const unit = c.unit ? { key: 'cmp.unit', args: { unit: c.unit } } : null;
-  const paired = isPaired(c);
-  const [first, second] = c.verdict === 'b' ? [c.b, c.a] : [c.a, c.b];
-  const spread = !isWin(c) && !paired;
-  const valuesArgs = { a: sideMessage(first, spread), b: sideMessage(second, spread), unit };
-  if (paired) valuesArgs.evidence = evidenceMessage(c);
-  const values = { key: paired ? 'cmp.values_paired' : 'cmp.values', args: valuesArgs };
-  const family = isWin(c) ? 'win' : c.verdict === 'inconclusive' ? 'unsure' : paired ? 'same_paired' : 'same';
-  const args = { a: first.label, b: second.label, factor: factorOf(c), unit: c.unit, values };
-  if (paired) args.band = bandPercent(c);
-  return { key: `cmp.${family}.${c.quantity}`, args };
-}
-
-/** The verdict in a few words: "traced 1.73× faster", "no measurable difference", "not enough evidence yet". */
-export function comparisonShortMessage(c) {
-  const paired = isPaired(c);
-  const key = isWin(c) ? `cmp.short.${c.quantity}`
-    : c.verdict === 'inconclusive' ? 'cmp.short.unsure'
-      : c.quantity === 'loss' ? 'cmp.short.same_loss'
-        : paired ? 'cmp.short.same_paired' : 'cmp.short.same';
-  const args = { a: (c.verdict === 'b' ? c.b : c.a).label, factor: factorOf(c), unit: c.unit };
-  if (paired) args.band = bandPercent(c);
-  return { key, args };
-}
+/** The verdict in a few words (the core's comparison_short_message): "traced 1.73× faster", "not enough evidence yet". */
+export const comparisonShortMessage = (c) => c.short;
 
 export const renderComparison = (c, lang = 'en') => render(comparisonMessage(c), lang);
 

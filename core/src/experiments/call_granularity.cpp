@@ -17,11 +17,11 @@
 // epochs interleaved, both with fit's traced step: js_train_on_batch, JavaScript calling the
 // module once per batch and copying the batch into the wasm heap each time, and js_fit, JavaScript
 // calling the core's fit once per epoch. The variants take turns in rounds of whole epochs, in
-// alternating order, so every timing comparison is a paired one (paired.hpp): µs per step per
-// round, and the verdict from the per-round ratio's 95% interval. Every conclusion is a
-// Comparison (comparison.hpp). The
-// losses must agree: the same steps in the same order; eager and traced may differ in the last
-// bits, so they are compared with a stated tolerance (kLossTolerance).
+// an order drawn at random each round, so every timing comparison is a paired one (paired.hpp): µs
+// per step per round, and the verdict from the per-round ratio's 95% interval. Every conclusion is
+// a Comparison (comparison.hpp). The losses must agree: the same steps in the same order; eager and
+// traced may differ in the last bits, so they are compared with a stated tolerance
+// (kLossTolerance).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -259,11 +259,7 @@ class CallGranularityRun final : public ChunkedRun {
     return !v.diverged && (extra_ || v.epochs_done < epochs_);
   }
 
-  std::vector<Comparison> timing_comparisons() const override {
-    std::vector<Comparison> all = comparisons();
-    all.resize(4);  // the four times; the losses follow
-    return all;
-  }
+  std::vector<Comparison> timing_comparisons() const override { return paired_only(comparisons()); }
 
   bool time_more() override {
     extra_ = true;
@@ -373,7 +369,9 @@ class CallGranularityRun final : public ChunkedRun {
   // "Why is train_on_batch slower than fit?", answered from this run's three variants. Every
   // branch takes the same arguments.
   static json answer(const std::vector<Comparison>& c) {
-    const Comparison &total = c[0], &mode = c[1], &boundary = c[2];
+    const Comparison &total = comparison(c, "train_on_batch_vs_fit"),
+                     &mode = comparison(c, "eager_vs_traced_per_call"),
+                     &boundary = comparison(c, "per_call_vs_fit");
     const double gap = total.a.value - total.b.value;    // train_on_batch − fit, µs
     const double by_mode = mode.a.value - mode.b.value;  // eager − traced, both per call
     const double by_boundary = boundary.a.value - boundary.b.value;  // per call − fit, both traced
@@ -388,8 +386,8 @@ class CallGranularityRun final : public ChunkedRun {
                       : mode.verdict != Verdict::B            ? "cg.a_not_mode"  // not faster
                                                               : "cg.a_mode";
     const double share = gap != 0.0 ? by_mode / gap * 100.0 : 0.0;
-    return msg(key, {{"c0", comparison_message(total.to_json())},
-                     {"c1", comparison_message(mode.to_json())},
+    return msg(key, {{"train_on_batch_vs_fit", comparison_message(total.to_json())},
+                     {"eager_vs_traced_per_call", comparison_message(mode.to_json())},
                      {"factor", total.factor()},
                      {"by_mode", by_mode},
                      {"gap", gap},
@@ -420,8 +418,12 @@ class CallGranularityRun final : public ChunkedRun {
 
   json summary() const override {
     const std::vector<Comparison> cmp = comparisons();
-    const double f = cmp[0].b.value, t = cmp[0].a.value, tt = cmp[1].b.value;
-    const double tc = cmp[3].a.value;
+    const Comparison &total = comparison(cmp, "train_on_batch_vs_fit"),
+                     &mode = comparison(cmp, "eager_vs_traced_per_call"),
+                     &boundary = comparison(cmp, "per_call_vs_fit"),
+                     &compiled = comparison(cmp, "compiled_vs_traced_per_call");
+    const double f = total.b.value, t = total.a.value, tt = mode.b.value;
+    const double tc = compiled.a.value;
     const bool same =
         same_losses(eager_calls()) && same_losses(traced_calls()) && same_losses(compiled_calls());
     const bool diverged = fit().diverged || eager_calls().diverged || traced_calls().diverged ||
@@ -441,20 +443,20 @@ class CallGranularityRun final : public ChunkedRun {
     s["comparisons"] = comparisons_json(cmp);
     json headline = json::array();
     headline.push_back({{"label", msg("cg.h_total")},
-                        {"value", comparison_short_message(cmp[0].to_json())},
-                        {"note", comparison_message(cmp[0].to_json())}});
+                        {"value", comparison_short_message(total.to_json())},
+                        {"note", comparison_message(total.to_json())}});
     headline.push_back(
         {{"label", msg("cg.h_mode")},
-         {"value", comparison_short_message(cmp[1].to_json())},
-         {"note", msg("cg.h_mode_note", {{"c", comparison_message(cmp[1].to_json())}})}});
+         {"value", comparison_short_message(mode.to_json())},
+         {"note", msg("cg.h_mode_note", {{"c", comparison_message(mode.to_json())}})}});
     headline.push_back(
         {{"label", msg("cg.h_boundary")},
-         {"value", comparison_short_message(cmp[2].to_json())},
-         {"note", msg("cg.h_boundary_note", {{"c", comparison_message(cmp[2].to_json())}})}});
+         {"value", comparison_short_message(boundary.to_json())},
+         {"note", msg("cg.h_boundary_note", {{"c", comparison_message(boundary.to_json())}})}});
     headline.push_back(
         {{"label", msg("cg.h_compiled")},
-         {"value", comparison_short_message(cmp[3].to_json())},
-         {"note", msg("cg.h_compiled_note", {{"c", comparison_message(cmp[3].to_json())}})}});
+         {"value", comparison_short_message(compiled.to_json())},
+         {"note", msg("cg.h_compiled_note", {{"c", comparison_message(compiled.to_json())}})}});
     // Eager and traced may differ in the last bits; say "bit for bit" only when they did not.
     double gap = 0.0;
     for (const GranularityVariant* v : {&eager_calls(), &traced_calls(), &compiled_calls()})
@@ -481,16 +483,17 @@ class CallGranularityRun final : public ChunkedRun {
                          : gap == 0.0 ? "cg.r_bits"
                                       : "cg.r_rounding",
                          {{"gap", gap}, {"tol", kLossTolerance}});
-    json reading = msg("cg.reading", {{"c0", comparison_message(cmp[0].to_json())},
-                                      {"c1", comparison_message(cmp[1].to_json())},
-                                      {"c2", comparison_message(cmp[2].to_json())},
-                                      {"c3", comparison_message(cmp[3].to_json())},
-                                      {"end", end},
-                                      {"few", few_chunks}});
+    json reading =
+        msg("cg.reading", {{"train_on_batch_vs_fit", comparison_message(total.to_json())},
+                           {"eager_vs_traced_per_call", comparison_message(mode.to_json())},
+                           {"per_call_vs_fit", comparison_message(boundary.to_json())},
+                           {"compiled_vs_traced_per_call", comparison_message(compiled.to_json())},
+                           {"end", end},
+                           {"few", few_chunks}});
     const json quoted =
         json::array({{{"label", msg("cg.q_label")},
                       {"quoted", msg("cg.q_quoted")},
-                      {"measured", comparison_message(cmp[1].to_json())},
+                      {"measured", comparison_message(mode.to_json())},
                       {"why", msg("cg.q_why", {{"hidden", params().integer("hidden")}})}}});
     if (js_) add_js_summary(s, headline, reading);
     summary_messages(s, headline, reading,
@@ -502,7 +505,7 @@ class CallGranularityRun final : public ChunkedRun {
   int epochs_, batches_;
   double chunk_ms_;
   std::vector<std::unique_ptr<GranularityVariant>> variants_;
-  AlternatingTurns turns_{4};  // whose epochs are running (the four variants)
+  RandomTurns turns_ = turns(4);  // whose epochs are running (the four variants)
   int epochs_in_turn_ = 0;
   int epochs_per_round_ = 0;           // from round 2 on (set_round_epochs)
   bool extra_ = false;                 // rounds after the configured epochs (time_more)
@@ -517,7 +520,7 @@ Experiment make_call_granularity_experiment() {
   e.params = {
       common::samples(10000, 1), common::batch(),   integer("epochs", 50, 2, 10000),
       common::hidden(),          common::adam_lr(), common::chunk_ms(5.0),
-      common::max_seconds(),     common::seed(),
+      common::max_seconds(),     common::band(),    common::seed(),
   };
   e.plots = json::array({line_plot("loss", {"step"}, {"loss"},
                                    {"fit", "train_on_batch", "train_on_batch_traced",

@@ -3,6 +3,7 @@
 
 #include "looplab/base/error.hpp"
 #include "looplab/base/i18n.hpp"
+#include "looplab/experiments/paired.hpp"
 
 namespace looplab::common {
 
@@ -17,6 +18,7 @@ ParamSpec adam_lr() { return number("lr", 1e-3, 0.0, 1.0).exclusive_min().log_sc
 ParamSpec seed() { return integer("seed", 1, 0, 4294967295LL); }
 
 ParamSpec max_seconds(double def) { return number("max_seconds", def, 0.0, 600.0); }
+ParamSpec band() { return number("band", kPracticalBand, 0.005, 0.5); }
 
 ParamSpec chunk_ms(double def) { return number("chunk_ms", def, 0.1, 1000.0).log_scale(); }
 

@@ -51,8 +51,10 @@ const char* verdict_word(Verdict v) {
   return "same";
 }
 
-Verdict verdict_of_ratio(const PairedRatio& r) {
-  switch (ratio_verdict(r)) {
+thread_local double current_band = kPracticalBand;
+
+Verdict verdict_of_ratio(const PairedRatio& r, double band) {
+  switch (ratio_verdict(r, band)) {
     case RatioVerdict::AFaster:
       return Verdict::A;
     case RatioVerdict::BFaster:
@@ -69,13 +71,32 @@ Verdict verdict_of_ratio(const PairedRatio& r) {
 // with no common round, 1 with a point interval and 0 rounds: inconclusive.
 PairedRatio ratio_over_rounds(std::vector<double> a, std::vector<double> b) {
   const std::size_t n = std::min(a.size(), b.size());
-  if (n == 0) return {1.0, 1.0, 1.0, 0};
+  if (n == 0) return {1.0, 1.0, 1.0, 0, 0, 0.0};
   a.resize(n);
   b.resize(n);
   return paired_ratio(a, b);
 }
 
 bool is_paired(const json& c) { return c.contains("rounds"); }
+
+// A paired record's ratio as paired.hpp judges it; nullopt when malformed.
+std::optional<PairedRatio> ratio_of(const json& c) {
+  const json* ci = c.contains("ci") ? &c["ci"] : nullptr;
+  if (!c["rounds"].is_number_integer() || !c.contains("ratio") || !c["ratio"].is_number() || !ci ||
+      !ci->is_array() || ci->size() != 2 || !(*ci)[0].is_number() || !(*ci)[1].is_number())
+    return std::nullopt;
+  PairedRatio r{c["ratio"].get<double>(), (*ci)[0].get<double>(), (*ci)[1].get<double>(),
+                c["rounds"].get<int>(),   c["rounds"].get<int>(), 0.0};
+  if (!(r.lo <= r.ratio && r.ratio <= r.hi)) return std::nullopt;  // misses its estimate
+  return r;
+}
+
+// A paired a/b verdict whose interval does not lie wholly beyond the band: which side is faster
+// is decided, by how much is not.
+bool leaning(const json& c) {
+  const std::string v = c.value("verdict", "same");
+  return is_paired(c) && (v == "a" || v == "b") && !c.value("beyond_band", true);
+}
 
 // "18.8" or "18.8 ± 0.9" as a message: the numbers stay numbers, formatted by the renderer. The
 // arguments are the same whatever the verdict, so a result's structure never depends on a timing.
@@ -104,24 +125,24 @@ double factor_of(const json& c) {
 // interval 1.6–1.9× over 40 rounds"), otherwise the ratio a/b and its interval, or its range when
 // the rounds are too few for a 95% interval.
 json evidence_message(const json& c, const std::string& verdict) {
-  const double r = c.value("ratio", 1.0);
   const json& ci = c.at("ci");
   double lo = ci.at(0).get<double>(), hi = ci.at(1).get<double>();
-  const json rounds = plural("cmp.rounds", c.value("rounds", 0LL));
-  if (verdict == "a" || verdict == "b") {
-    if (verdict == "a") std::tie(lo, hi) = std::pair(1.0 / hi, 1.0 / lo);
-    return msg("cmp.evidence_win", {{"lo", lo}, {"hi", hi}, {"rounds", rounds}});
-  }
+  const bool win = verdict == "a" || verdict == "b";
+  if (verdict == "a") std::tie(lo, hi) = std::pair(1.0 / hi, 1.0 / lo);
   const bool few = c.value("rounds", 0) < kMinDecidingRounds;  // [smallest, largest]: no 95%
-  return msg(few ? "cmp.evidence_few" : "cmp.evidence_ratio", {{"a", c["a"].value("label", "")},
-                                                               {"b", c["b"].value("label", "")},
-                                                               {"ratio", r},
-                                                               {"lo", lo},
-                                                               {"hi", hi},
-                                                               {"rounds", rounds}});
+  // The same arguments whatever the verdict: a result's structure never depends on a timing.
+  return msg(win   ? "cmp.evidence_win"
+             : few ? "cmp.evidence_few"
+                   : "cmp.evidence_ratio",
+             {{"a", c["a"].value("label", "")},
+              {"b", c["b"].value("label", "")},
+              {"ratio", c.value("ratio", 1.0)},
+              {"lo", lo},
+              {"hi", hi},
+              {"rounds", plural("cmp.rounds", c.value("rounds", 0LL))}});
 }
 
-int band_percent() { return static_cast<int>(std::lround(kPracticalBand * 100.0)); }
+double band_percent(const json& c) { return c.value("band", kPracticalBand) * 100.0; }
 
 }  // namespace
 
@@ -134,6 +155,20 @@ double Comparison::factor() const {
   const double num = lower_is_better() ? lose.value : win.value;
   const double den = lower_is_better() ? win.value : lose.value;
   return den > 0.0 && num > 0.0 ? num / den : 1.0;
+}
+
+double practical_band() { return current_band; }
+BandScope::BandScope(double band) : saved_(current_band) { current_band = band; }
+BandScope::~BandScope() { current_band = saved_; }
+
+bool Comparison::beyond_band() const {
+  if (verdict != Verdict::A && verdict != Verdict::B) return false;
+  return !paired || looplab::beyond_band(*paired, band);
+}
+
+bool Comparison::decided() const {
+  if (!paired) return true;
+  return verdict == Verdict::Same || beyond_band();
 }
 
 std::string Comparison::sentence() const { return english(comparison_message(to_json())); }
@@ -155,7 +190,8 @@ json comparison_message(const json& c) {
                       {"unit", unit_part}};
   if (paired) values_args["evidence"] = evidence_message(c, verdict);
   const json values = msg(paired ? "cmp.values_paired" : "cmp.values", values_args);
-  const std::string family = win                         ? "cmp.win."
+  const std::string family = leaning(c)                  ? "cmp.lean."
+                             : win                       ? "cmp.win."
                              : verdict == "inconclusive" ? "cmp.unsure."
                              : paired                    ? "cmp.same_paired."
                                                          : "cmp.same.";
@@ -164,22 +200,23 @@ json comparison_message(const json& c) {
                {"factor", factor_of(c)},
                {"unit", unit},
                {"values", values}};
-  if (paired) args["band"] = band_percent();
+  if (paired) args["band"] = band_percent(c);
   return msg(family + quantity, args);
 }
 
 json comparison_short_message(const json& c) {
   const std::string verdict = c.value("verdict", "same"), quantity = c.value("quantity", "time");
   const bool paired = is_paired(c);
-  const std::string key = verdict == "a" || verdict == "b" ? "cmp.short." + quantity
-                          : verdict == "inconclusive"      ? std::string("cmp.short.unsure")
-                          : quantity == "loss"             ? std::string("cmp.short.same_loss")
-                          : paired                         ? std::string("cmp.short.same_paired")
-                                                           : std::string("cmp.short.same");
+  const std::string key = leaning(c)                         ? std::string("cmp.short.lean")
+                          : verdict == "a" || verdict == "b" ? "cmp.short." + quantity
+                          : verdict == "inconclusive"        ? std::string("cmp.short.unsure")
+                          : quantity == "loss"               ? std::string("cmp.short.same_loss")
+                          : paired                           ? std::string("cmp.short.same_paired")
+                                                             : std::string("cmp.short.same");
   json args = {{"a", c[verdict == "b" ? "b" : "a"].value("label", "")},
                {"factor", factor_of(c)},
                {"unit", c.value("unit", "")}};
-  if (paired) args["band"] = band_percent();
+  if (paired) args["band"] = band_percent(c);
   return msg(key, args);
 }
 
@@ -197,9 +234,15 @@ json Comparison::to_json() const {
   if (paired) {
     j["ratio"] = paired->ratio;
     j["ci"] = {paired->lo, paired->hi};
-    j["rounds"] = paired->rounds;
-    j["band"] = kPracticalBand;
+    j["rounds"] = paired->rounds;  // the look's; "taken" counts every round
+    j["taken"] = paired->taken;
+    j["level"] = paired->level;
+    j["band"] = band;
+    j["beyond_band"] = beyond_band();
+    j["decided"] = decided();
   }
+  j["message"] = comparison_message(j);
+  j["short"] = comparison_short_message(j);
   return j;
 }
 
@@ -221,7 +264,8 @@ Comparison compare(std::string id, Measure a, Measure b, Quantity quantity, std:
     if (quantity != Quantity::Time)
       throw std::invalid_argument("compare " + c.id + ": paired rounds are for times only");
     c.paired = ratio_over_rounds(c.a.rounds, c.b.rounds);
-    c.verdict = verdict_of_ratio(*c.paired);
+    c.band = practical_band();
+    c.verdict = verdict_of_ratio(*c.paired, c.band);
     return c;
   }
   c.verdict = verdict_from(c.a.value, c.a.spread, c.b.value, c.b.spread, c.lower_is_better());
@@ -236,14 +280,13 @@ json comparisons_json(const std::vector<Comparison>& comparisons) {
 
 std::string verdict_of(const json& c) {
   if (is_paired(c)) {  // from the ratio's interval: {ratio, ci: [lo, hi], rounds}
-    const json* ci = c.contains("ci") ? &c["ci"] : nullptr;
-    if (!c["rounds"].is_number_integer() || !c.contains("ratio") || !c["ratio"].is_number() ||
-        !ci || !ci->is_array() || ci->size() != 2 || !(*ci)[0].is_number() || !(*ci)[1].is_number())
-      return "";
-    const PairedRatio r{c["ratio"].get<double>(), (*ci)[0].get<double>(), (*ci)[1].get<double>(),
-                        c["rounds"].get<int>()};
-    if (!(r.lo <= r.ratio && r.ratio <= r.hi)) return "";  // an interval that misses its estimate
-    return verdict_word(verdict_of_ratio(r));
+    const std::optional<PairedRatio> r = ratio_of(c);
+    if (!r) return "";
+    const json band_json = c.contains("band") ? c["band"] : json(kPracticalBand);
+    if (!band_json.is_number() || !(band_json.get<double>() > 0.0)) return "";
+    const double band = band_json.get<double>();
+    if (c.contains("beyond_band") && c["beyond_band"] != json(beyond_band(*r, band))) return "";
+    return verdict_word(verdict_of_ratio(*r, band));
   }
   const auto number = [&](const char* side, const char* key) -> const json* {
     if (!c.is_object() || !c.contains(side) || !c[side].is_object()) return nullptr;
@@ -263,6 +306,16 @@ const Comparison* find_comparison(const std::vector<Comparison>& all, std::strin
   for (const Comparison& c : all)
     if (c.id == id) return &c;
   return nullptr;
+}
+
+const Comparison& comparison(const std::vector<Comparison>& all, std::string_view id) {
+  if (const Comparison* c = find_comparison(all, id)) return *c;
+  throw std::logic_error("no comparison " + std::string(id));
+}
+
+std::vector<Comparison> paired_only(std::vector<Comparison> all) {
+  std::erase_if(all, [](const Comparison& c) { return !c.paired; });
+  return all;
 }
 
 }  // namespace looplab

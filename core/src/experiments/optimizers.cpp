@@ -394,7 +394,7 @@ class OptimizersRun final : public ChunkedRun {
     if (!timing_started_) {
       timing_started_ = true;
       timed_ = timed_pairs();
-      turns_ = AlternatingTurns(timed_.size());
+      turns_ = turns(timed_.size());
     }
     if (timed_.empty()) {
       timing_done_ = true;
@@ -550,7 +550,7 @@ class OptimizersRun final : public ChunkedRun {
   Problem problems_[2];
   std::vector<std::unique_ptr<Variant>> variants_;
   std::vector<Variant*> timed_;  // the timing rounds' sides (timed_pairs), once the runs are done
-  AlternatingTurns turns_{1};
+  RandomTurns turns_ = turns(1);
   bool timing_started_ = false, timing_done_ = false;
 };
 
@@ -799,6 +799,7 @@ Experiment make() {
                       integer("max_iterations", 200000, 1, 10'000'000),
                       choice("mode", "traced", {"eager", "traced", "compiled"}),
                       common::max_seconds(),
+                      common::band(),
                   });
   e.takes_csv = true;
   std::vector<std::string> names;

@@ -60,8 +60,8 @@ struct PairedPoint {
   std::vector<double> rounds_us[kOverheadModeCount];
   long long steps[kOverheadModeCount] = {};
   bool diverged[kOverheadModeCount] = {};
-  bool recorded = false;  // its points are in the series
-  AlternatingTurns turns{kOverheadModeCount};
+  bool recorded = false;                     // its points are in the series
+  RandomTurns turns{kOverheadModeCount, 1};  // replaced by the run's turns()
 };
 
 // js_per_call as the browser worker measured it (web/runtime/js-variants.js), per N: the median of
@@ -92,6 +92,7 @@ class OverheadRun final : public ChunkedRun {
     for (std::size_t i = 0; i < sizes_.size() * kOverheadModeCount; ++i) points_.push_back(nullptr);
     for (int e = 0; e < 2; ++e) {
       ends_[e] = std::make_unique<PairedPoint>();
+      ends_[e]->turns = turns(kOverheadModeCount);
       ends_[e]->index = e == 0 ? 0 : sizes_.size() - 1;
     }
   }
@@ -366,8 +367,8 @@ class OverheadRun final : public ChunkedRun {
     return paired_side(mode, p.rounds_us[m]);
   }
 
-  // [0] traced vs eager, [1] reference vs traced at the smallest N, [2], [3] the same at the
-  // largest; [4], [5] compiled vs traced at the smallest and the largest N.
+  // traced vs eager and reference vs traced, then compiled vs traced, each at the smallest and the
+  // largest N ("…_at_n_min", "…_at_n_max").
   std::vector<Comparison> comparisons() const {
     std::vector<Comparison> c;
     const auto unit = [&](bool largest) {
@@ -444,6 +445,9 @@ class OverheadRun final : public ChunkedRun {
       diverged = diverged || r["diverged"].get<bool>();
     }
     const std::vector<Comparison> cmp = comparisons();
+    const auto said = [&](std::string_view id) {
+      return comparison_message(comparison(cmp, id).to_json());
+    };
     s["a_fixed_us"] = a;
     s["b_ns_per_point"] = b;
     s["crossover_n"] = cross;
@@ -466,19 +470,20 @@ class OverheadRun final : public ChunkedRun {
           {{"label", msg("ov.h_label", {{"mode", m}})},
            {"value", msg("ov.h_value", {{"a", a[m].get<double>()}, {"b", b[m].get<double>()}})},
            {"note", msg("ov.h_note", {{"cross", cross_message(m)}})}});
-    json reading = msg("ov.reading", {{"ae", a["eager"].get<double>()},
-                                      {"at", a["traced"].get<double>()},
-                                      {"ac", a["compiled"].get<double>()},
-                                      {"ar", a["reference"].get<double>()},
-                                      {"be", b["eager"].get<double>()},
-                                      {"bt", b["traced"].get<double>()},
-                                      {"bc", b["compiled"].get<double>()},
-                                      {"br", b["reference"].get<double>()},
-                                      {"c0", comparison_message(cmp[0].to_json())},
-                                      {"c2", comparison_message(cmp[2].to_json())},
-                                      {"c4", comparison_message(cmp[4].to_json())},
-                                      {"c5", comparison_message(cmp[5].to_json())},
-                                      {"div", diverged ? msg("ov.r_diverged") : json("")}});
+    json reading =
+        msg("ov.reading", {{"ae", a["eager"].get<double>()},
+                           {"at", a["traced"].get<double>()},
+                           {"ac", a["compiled"].get<double>()},
+                           {"ar", a["reference"].get<double>()},
+                           {"be", b["eager"].get<double>()},
+                           {"bt", b["traced"].get<double>()},
+                           {"bc", b["compiled"].get<double>()},
+                           {"br", b["reference"].get<double>()},
+                           {"traced_vs_eager_at_n_min", said("traced_vs_eager_at_n_min")},
+                           {"traced_vs_eager_at_n_max", said("traced_vs_eager_at_n_max")},
+                           {"compiled_vs_traced_at_n_min", said("compiled_vs_traced_at_n_min")},
+                           {"compiled_vs_traced_at_n_max", said("compiled_vs_traced_at_n_max")},
+                           {"div", diverged ? msg("ov.r_diverged") : json("")}});
     if (js_)  // called from JavaScript, the N points copied in each call
       reading =
           msg("seq",
@@ -512,6 +517,8 @@ Experiment make_overhead_experiment() {
       common::chunk_ms(3.0),
       common::repeats(5),
       common::max_seconds(),
+      common::band(),
+      common::seed(),
   };
   e.plots = json::array(
       {line_plot("time", {"n", Scale::Log}, {"us_per_step", Scale::Log},

@@ -1,26 +1,50 @@
-// paired.cpp — the per-round ratio, its interval and the three-way verdict (paired.hpp).
+// paired.cpp — the per-round ratio, its interval at the run's looks, the four-way verdict and the
+// random order of turns (paired.hpp).
 #include "looplab/experiments/paired.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 namespace looplab {
-namespace {
 
-// The rank k of the distribution-free 95% interval [x(k), x(n+1-k)] for the median of n values:
-// the largest k with P(Binomial(n, 1/2) < k) <= 2.5%; 0 when even [x(1), x(n)] falls short of 95%
-// (n < 6).
-int interval_rank(int n) {
-  double below = 0.0, term = std::pow(0.5, n);  // P(B = j), starting at j = 0
+int look_rounds(int rounds) {
+  if (rounds < kMinDecidingRounds) return 0;
+  int look = kMinDecidingRounds;
+  while (look <= rounds / 2) look *= 2;
+  return look;
+}
+
+int look_index(int look_rounds) {
+  int j = 0;
+  for (int n = kMinDecidingRounds; n < look_rounds; n *= 2) ++j;
+  return j;
+}
+
+double look_level(int j) {
+  return kErrorRate / (static_cast<double>(j + 1) * static_cast<double>(j + 2));
+}
+
+int interval_rank(int n, double alpha) {
+  // P(B = j) in logs, from ln P(B = 0) = −n ln 2 upward; the sum below alpha/2 only ever adds
+  // terms smaller than alpha/2, so exp never overflows, and terms that underflow are negligible.
+  double log_term = -static_cast<double>(n) * std::log(2.0), below = 0.0;
   int k = 0;
   for (int j = 0; j < n; ++j) {
-    below += term;  // P(B <= j) = P(B < j + 1)
-    if (below > 0.025) break;
+    below += std::exp(log_term);  // P(B <= j) = P(B < j + 1)
+    if (below > alpha / 2.0) break;
     k = j + 1;
-    term *= static_cast<double>(n - j) / static_cast<double>(j + 1);
+    log_term += std::log(static_cast<double>(n - j) / static_cast<double>(j + 1));
   }
   return k;
+}
+
+namespace {
+
+double median_of_sorted(const std::vector<double>& v) {
+  const std::size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
 }
 
 }  // namespace
@@ -28,35 +52,73 @@ int interval_rank(int n) {
 PairedRatio paired_ratio(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size() || a.empty())
     throw std::invalid_argument("paired_ratio: one time of each side per round");
-  // Ratios in logs: a 2x and a 0.5x are equally far from 1, and the median commutes with exp.
-  std::vector<double> logs(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) logs[i] = std::log(a[i] / b[i]);
-  std::sort(logs.begin(), logs.end());
-  const int n = static_cast<int>(logs.size());
   PairedRatio r;
-  r.rounds = n;
-  const std::size_t mid = logs.size() / 2;
-  r.ratio = std::exp(n % 2 == 1 ? logs[mid] : 0.5 * (logs[mid - 1] + logs[mid]));
-  const int k = std::max(interval_rank(n), 1);
+  r.taken = static_cast<int>(a.size());
+  const int look = look_rounds(r.taken);
+  r.rounds = look > 0 ? look : r.taken;
+  // Ratios in logs: a 2x and a 0.5x are equally far from 1, and the median commutes with exp.
+  std::vector<double> logs(static_cast<std::size_t>(r.rounds));
+  for (std::size_t i = 0; i < logs.size(); ++i) logs[i] = std::log(a[i] / b[i]);
+  std::sort(logs.begin(), logs.end());
+  r.ratio = std::exp(median_of_sorted(logs));
+  int k = 1;  // before the first look: [smallest, largest], which decides nothing
+  if (look > 0) {
+    r.level = look_level(look_index(look));
+    k = std::max(interval_rank(look, r.level), 1);
+  }
   r.lo = std::exp(logs[static_cast<std::size_t>(k - 1)]);
-  r.hi = std::exp(logs[static_cast<std::size_t>(n - k)]);
+  r.hi = std::exp(logs[static_cast<std::size_t>(r.rounds - k)]);
   return r;
 }
 
 Interval median_interval(std::vector<double> v) {
   if (v.empty()) return {};
   std::sort(v.begin(), v.end());
-  const int n = static_cast<int>(v.size()), k = std::max(interval_rank(n), 1);
+  const int n = static_cast<int>(v.size()), k = std::max(interval_rank(n, kErrorRate), 1);
   return {v[static_cast<std::size_t>(k - 1)], v[static_cast<std::size_t>(n - k)]};
 }
 
 RatioVerdict ratio_verdict(const PairedRatio& r, double band) {
   const double low = 1.0 / (1.0 + band), high = 1.0 + band;
   if (r.rounds < kMinDecidingRounds) return RatioVerdict::Inconclusive;
-  if (r.lo >= low && r.hi <= high) return RatioVerdict::Same;     // any difference is < 5%
-  if (r.hi < 1.0 && r.ratio < low) return RatioVerdict::AFaster;  // a is faster, by > 5% likely
-  if (r.lo > 1.0 && r.ratio > high) return RatioVerdict::BFaster;
+  if (r.lo >= low && r.hi <= high) return RatioVerdict::Same;  // any difference is < band
+  if (r.hi < 1.0) return RatioVerdict::AFaster;                // a is faster: by how much, see
+  if (r.lo > 1.0) return RatioVerdict::BFaster;                // beyond_band()
   return RatioVerdict::Inconclusive;
+}
+
+bool beyond_band(const PairedRatio& r, double band) {
+  switch (ratio_verdict(r, band)) {
+    case RatioVerdict::AFaster:
+      return r.hi < 1.0 / (1.0 + band);
+    case RatioVerdict::BFaster:
+      return r.lo > 1.0 + band;
+    default:
+      return false;
+  }
+}
+
+bool decided(const PairedRatio& r, double band) {
+  return ratio_verdict(r, band) == RatioVerdict::Same || beyond_band(r, band);
+}
+
+RandomTurns::RandomTurns(std::size_t sides, std::uint64_t seed)
+    : order_(sides), first_counts_(sides, 0), rng_(seed) {
+  std::iota(order_.begin(), order_.end(), std::size_t{0});
+  draw();
+}
+
+void RandomTurns::new_round() {
+  ++round_;
+  draw();
+}
+
+void RandomTurns::draw() {  // Fisher–Yates with the run's own generator (reproducible anywhere)
+  for (std::size_t i = order_.size(); i > 1; --i) {
+    const auto j = static_cast<std::size_t>(rng_.next_u64() % i);
+    std::swap(order_[i - 1], order_[j]);
+  }
+  if (!order_.empty()) ++first_counts_[order_[0]];
 }
 
 }  // namespace looplab

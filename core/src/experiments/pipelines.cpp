@@ -275,9 +275,10 @@ class PipelinesRun final : public ChunkedRun {
   bool takes_turn(const VariantRun& r) const { return extra_ ? r.ds != nullptr : !r.finished; }
 
   std::vector<Comparison> timing_comparisons() const override {
-    std::vector<Comparison> all = comparisons();
-    all.resize(7);               // the times; the losses follow
-    all.erase(all.begin() + 5);  // repeat inside vs outside: not timed again
+    std::vector<Comparison> all = paired_only(comparisons());
+    std::erase_if(all, [](const Comparison& c) {  // not timed again
+      return c.id == "repeat_inside_vs_outside";
+    });
     return all;
   }
 
@@ -302,8 +303,8 @@ class PipelinesRun final : public ChunkedRun {
   LinearData data_;  // x and y ~ N(0, 1)
   Standardize standardize_;
   std::vector<std::unique_ptr<VariantRun>> runs_;
-  AlternatingTurns turns_{std::size(kVariants)};  // whose epoch is running
-  bool extra_ = false;                            // timing more rounds after the configured epochs
+  RandomTurns turns_ = turns(std::size(kVariants));  // whose epoch is running
+  bool extra_ = false;  // timing more rounds after the configured epochs
 };
 
 // One timing over the steady epochs (all but the first, which traces, compiles and fills the
@@ -388,16 +389,18 @@ json stage_verdict(const char* stage, const Comparison& c) {
 
 // Every branch takes the same arguments.
 json PipelinesRun::answer(const std::vector<Comparison>& c) const {
-  const Comparison& pipeline = c[1];
+  const Comparison& pipeline = comparison(c, "pipeline_prebatched_vs_slices");
   const json why = msg(pipeline.verdict == Verdict::A ? "pl.why_pipeline" : "pl.why_step",
                        {{"b", pipeline.b.value},
                         {"a", pipeline.a.value},
                         {"batch", batch_},
                         {"c", comparison_message(pipeline.to_json())}});
-  return msg("pl.answer", {{"why", why},
-                           {"cache", stage_verdict("pl.stage_cache", c[2])},
-                           {"prefetch", stage_verdict("pl.stage_prefetch", c[4])},
-                           {"transform", stage_verdict("pl.stage_transform", c[6])}});
+  return msg(
+      "pl.answer",
+      {{"why", why},
+       {"cache", stage_verdict("pl.stage_cache", comparison(c, "cache_on_slices"))},
+       {"prefetch", stage_verdict("pl.stage_prefetch", comparison(c, "prefetch_on_cached_slices"))},
+       {"transform", stage_verdict("pl.stage_transform", comparison(c, "transform_once_vs_map"))}});
 }
 
 json PipelinesRun::summary() const {
@@ -419,36 +422,46 @@ json PipelinesRun::summary() const {
   s["prefetch_overlap"] = kPrefetchOverlaps;
   s["final_loss_spread"] = spread;
   s["comparisons"] = comparisons_json(c);
-  const auto short_of = [&](int i) { return comparison_short_message(c[i].to_json()); };
-  const auto sentence = [&](int i) { return comparison_message(c[i].to_json()); };
+  const auto short_of = [&](std::string_view id) {
+    return comparison_short_message(comparison(c, id).to_json());
+  };
+  const auto sentence = [&](std::string_view id) {
+    return comparison_message(comparison(c, id).to_json());
+  };
   json h = json::array();
   h.push_back({{"label", msg("pl.h_prebatched")},
-               {"value", short_of(0)},
+               {"value", short_of("prebatched_vs_slices")},
                {"note", msg("pl.h_prebatched_note", {{"a", ms(0)}, {"b", ms(3)}})}});
   h.push_back({{"label", msg("pl.h_cache")},
-               {"value", msg("pl.h_cache_value", {{"s", short_of(2)}, {"p", short_of(3)}})},
+               {"value", msg("pl.h_cache_value", {{"s", short_of("cache_on_slices")},
+                                                  {"p", short_of("cache_on_prebatched")}})},
                {"note", msg("pl.h_cache_note")}});
-  h.push_back({{"label", msg("pl.h_prefetch")}, {"value", short_of(4)}, {"note", overlap}});
+  h.push_back({{"label", msg("pl.h_prefetch")},
+               {"value", short_of("prefetch_on_cached_slices")},
+               {"note", overlap}});
   h.push_back({{"label", msg("pl.h_repeat")},
-               {"value", short_of(5)},
+               {"value", short_of("repeat_inside_vs_outside")},
                {"note", msg("pl.h_repeat_note", {{"k", runs_[6]->steps_per_call}})}});
   h.push_back({{"label", msg("pl.h_transform")},
-               {"value", short_of(6)},
+               {"value", short_of("transform_once_vs_map")},
                {"note", msg("pl.h_transform_note")}});
-  const bool same_loss = c[7].verdict == Verdict::Same && c[8].verdict == Verdict::Same;
+  const bool same_loss =
+      comparison(c, "final_loss_prebatched_vs_slices").verdict == Verdict::Same &&
+      comparison(c, "final_loss_transform_once_vs_map").verdict == Verdict::Same;
   h.push_back(
       {{"label", msg("pl.h_loss")},
        {"value",
         msg("pl.h_loss_value", {{"raw", runs_[0]->last_loss}, {"std", runs_[7]->last_loss}})},
        {"note", msg(same_loss ? "pl.h_loss_same" : "pl.h_loss_differ", {{"gap", spread}})}});
-  const json reading = msg("pl.reading", {{"batches", batches_},
-                                          {"c0", sentence(0)},
-                                          {"c1", sentence(1)},
-                                          {"c2", sentence(2)},
-                                          {"overlap", overlap},
-                                          {"c4", sentence(4)},
-                                          {"c5", sentence(5)},
-                                          {"c6", sentence(6)}});
+  const json reading = msg(
+      "pl.reading", {{"batches", batches_},
+                     {"prebatched_vs_slices", sentence("prebatched_vs_slices")},
+                     {"pipeline_prebatched_vs_slices", sentence("pipeline_prebatched_vs_slices")},
+                     {"cache_on_slices", sentence("cache_on_slices")},
+                     {"overlap", overlap},
+                     {"prefetch_on_cached_slices", sentence("prefetch_on_cached_slices")},
+                     {"repeat_inside_vs_outside", sentence("repeat_inside_vs_outside")},
+                     {"transform_once_vs_map", sentence("transform_once_vs_map")}});
   summary_messages(s, h, reading, answer(c));
   return s;
 }
@@ -465,6 +478,7 @@ Experiment make_pipelines_experiment() {
       choice("mode", "traced", {"traced", "eager", "compiled"}),
       integer("unroll", 5, 1, 100),
       common::max_seconds(),
+      common::band(),
       common::seed(),
   };
   e.plots =

@@ -107,6 +107,8 @@ void check_comparisons(const json& list, Violations& out) {
           !member(m, "spread").is_number() || member(m, "spread").get<double>() < 0.0)
         out.push_back(at + "." + side + ": must be {label, value, spread ≥ 0}");
     }
+    for (const char* key : {"message", "short"})  // rendered once, by the core
+      if (!member(c, key).is_object()) out.push_back(at + "." + key + ": must be a message");
     const bool paired = c.is_object() && c.contains("rounds");
     const std::string computed = verdict_of(c);
     if (computed.empty())

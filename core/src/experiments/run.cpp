@@ -9,9 +9,11 @@ ChunkedRun::ChunkedRun(std::string experiment, const Params& params)
     : experiment_(std::move(experiment)),
       params_(params),
       cap_ms_(params.values().contains("max_seconds") ? params.number("max_seconds") * 1000.0
-                                                      : 0.0) {}
+                                                      : 0.0),
+      band_(params.values().contains("band") ? params.number("band") : kPracticalBand) {}
 
 bool ChunkedRun::advance(double budget_ms) {
+  const BandScope band(band_);
   budget_ = Stopwatch();
   budget_ms_ = budget_ms;
   if (done()) return true;
@@ -30,7 +32,7 @@ bool ChunkedRun::done() const { return finished() && !extending(); }
 std::vector<const Comparison*> ChunkedRun::undecided(const std::vector<Comparison>& all) const {
   std::vector<const Comparison*> open;
   for (const Comparison& c : all)
-    if (c.verdict == Verdict::Inconclusive) open.push_back(&c);
+    if (!c.decided()) open.push_back(&c);
   return open;
 }
 
@@ -40,15 +42,23 @@ bool ChunkedRun::extending() const {
 }
 
 bool ChunkedRun::extend(double seconds) {
+  const BandScope band(band_);
   if (!finished() || timing_comparisons().empty()) return false;
   cap_ms_ = age_.elapsed_ms() + std::max(0.0, seconds) * 1000.0;
   no_extra_rounds_ = false;
   return true;
 }
 
+RandomTurns ChunkedRun::turns(std::size_t sides) {
+  const auto seed =
+      static_cast<std::uint64_t>(params_.values().contains("seed") ? params_.integer("seed") : 1);
+  return RandomTurns(sides, seed * 0x9E3779B97F4A7C15ULL + ++turn_sets_);
+}
+
 std::string ChunkedRun::message() const { return english(progress_message()); }
 
 std::string ChunkedRun::progress_json() {
+  const BandScope band(band_);
   json new_points = json::object();
   for (auto& s : series_) new_points[s.name] = s.series->take_new();
   const bool complete = done();
@@ -74,6 +84,7 @@ std::string ChunkedRun::progress_json() {
 }
 
 std::string ChunkedRun::result_json() const {
+  const BandScope band(band_);
   json c = config();
   c["experiment"] = experiment_;
   json result = {{"experiment", experiment_},

@@ -70,7 +70,7 @@ class UnrollRun final : public ChunkedRun {
       u->k = k;
       ks_.push_back(std::move(u));
     }
-    turns_ = AlternatingTurns(ks_.size());
+    turns_ = turns(ks_.size());
   }
 
   bool finished() const override {
@@ -327,9 +327,8 @@ class UnrollRun final : public ChunkedRun {
                                            {"b", l_info["arena_bytes"]},
                                            {"ops", f_info["nodes_before_fusion"]},
                                            {"ins", f_info["nodes_after_fusion"]}})}}});
-    json said = json::array();  // every step comparison (all but the last: compile time)
-    for (std::size_t i = 0; i + 1 < cmp.size(); ++i)
-      said.push_back(comparison_message(cmp[i].to_json()));
+    json said = json::array();  // every step comparison (the paired ones: not compile time)
+    for (const Comparison& c : paired_only(cmp)) said.push_back(comparison_message(c.to_json()));
     for (const auto& u : ks_)
       if (one_call(*u))
         said.push_back(msg("unr.k_one_call", {{"k", u->k}, {"us", steady_us(*u)}}));
@@ -430,8 +429,8 @@ class UnrollRun final : public ChunkedRun {
   Mode mode_;        // traced or compiled
   LinearData data_;  // x and y ~ N(0, 1)
   std::vector<std::unique_ptr<Unrolled>> ks_;
-  AlternatingTurns turns_{1};  // whose turn it is (one side per k)
-  bool extra_ = false;         // timing more epochs after the configured ones (time_more)
+  RandomTurns turns_ = turns(1);  // whose turn it is (one side per k)
+  bool extra_ = false;            // timing more epochs after the configured ones (time_more)
   Series& compile_ = add_series("compile", {"k", "ms"});
   Series& step_ = add_series("step", {"k", "us", "us_spread"});
 };
@@ -449,6 +448,7 @@ Experiment make_unroll_experiment() {
       common::adam_lr(),
       choice("mode", "traced", {"traced", "compiled"}),
       common::max_seconds(),
+      common::band(),
       common::seed(),
   };
   e.plots = json::array({line_plot("compile", {"k", Scale::Log}, {"ms", Scale::Log}, {"compile"}),

@@ -87,7 +87,8 @@ TEST(Comparison, TheContractRefusesAVerdictItsNumbersDoNotGiveAndAnInvertedFacto
       << all;
 }
 
-// Times in paired rounds: the verdict follows the ratio's 95% interval, three ways (paired.hpp).
+// Times in paired rounds: the verdict follows the ratio's interval at the last look (8, 16, …
+// rounds), four ways (paired.hpp).
 Measure rounds_of(const char* label, std::vector<double> rounds) {
   return paired_side(label, std::move(rounds));
 }
@@ -100,11 +101,14 @@ TEST(Comparison, PairedTimesAreDecidedByTheirRatiosInterval) {
                                Quantity::Time, "µs per step");
   EXPECT_EQ(c.verdict, Verdict::A);
   ASSERT_TRUE(c.paired.has_value());
-  EXPECT_EQ(c.paired->rounds, 10);
+  EXPECT_EQ(c.paired->rounds, 8);  // the look at 8; rounds 9 and 10 wait for the look at 16
+  EXPECT_EQ(c.paired->taken, 10);
+  EXPECT_TRUE(c.beyond_band());
+  EXPECT_TRUE(c.decided());
   EXPECT_NEAR(c.factor(), 1.7, 1e-9);
   EXPECT_EQ(c.sentence(),
             "traced was 1.7× faster than eager (18.8 vs 32 µs per step; 95% interval 1.7–1.7× "
-            "over 10 rounds)");
+            "over 8 rounds)");
   EXPECT_EQ(c.short_text(), "traced 1.7× faster");
 
   // Ratios of 0.9 to 1.1 round to round: the interval reaches across the ±5% band.
@@ -120,7 +124,7 @@ TEST(Comparison, PairedTimesAreDecidedByTheirRatiosInterval) {
   EXPECT_EQ(u.short_text(), "not enough evidence yet");
 
   // Within 1% every round: the same, and said to be the same within the band.
-  const std::vector<double> x = {10.0, 10.1, 9.9, 10.0, 10.05, 9.95, 10.0}, y(7, 10.0);
+  const std::vector<double> x = {10.0, 10.1, 9.9, 10.0, 10.05, 9.95, 10.0, 10.02}, y(8, 10.0);
   const Comparison s = compare("s", rounds_of("x", x), rounds_of("y", y), Quantity::Time, "µs");
   EXPECT_EQ(s.verdict, Verdict::Same);
   EXPECT_EQ(s.short_text(), "the same, within ±5%");
@@ -128,7 +132,7 @@ TEST(Comparison, PairedTimesAreDecidedByTheirRatiosInterval) {
       s.sentence().rfind("x and y took the same time, within ±5% (10 vs 10 µs; time ratio", 0), 0u)
       << s.sentence();
 
-  // Five rounds decide nothing, however far apart.
+  // Before the first look nothing is decided, however far apart.
   const Comparison few = compare("f", rounds_of("a", {1, 1, 1, 1, 1}),
                                  rounds_of("b", {9, 9, 9, 9, 9}), Quantity::Time, "");
   EXPECT_EQ(few.verdict, Verdict::Inconclusive);
@@ -137,6 +141,29 @@ TEST(Comparison, PairedTimesAreDecidedByTheirRatiosInterval) {
       << few.sentence();
   EXPECT_THROW(compare("l", rounds_of("a", {1.0}), rounds_of("b", {1.0}), Quantity::Loss, ""),
                std::invalid_argument);
+
+  // Faster in every round, but by 2–4%: which side is faster is decided, whether by more than 5%
+  // is not; the run keeps it open (not decided) and says so.
+  const std::vector<double> p = {9.8, 9.7, 9.6, 9.8, 9.7, 9.6, 9.75, 9.65}, q(8, 10.0);
+  const Comparison lean = compare("p", rounds_of("p", p), rounds_of("q", q), Quantity::Time, "µs");
+  EXPECT_EQ(lean.verdict, Verdict::Same);  // inside ±5% already: the same within the band
+  const std::vector<double> r = {9.3, 9.6, 9.4, 9.7, 9.5, 9.45, 9.55, 9.35};
+  const Comparison open = compare("r", rounds_of("r", r), rounds_of("q", q), Quantity::Time, "µs");
+  EXPECT_EQ(open.verdict, Verdict::A);
+  EXPECT_FALSE(open.beyond_band());
+  EXPECT_FALSE(open.decided());
+  EXPECT_EQ(open.sentence().rfind("r was faster than q, by 1.06×, but whether by more than 5% is "
+                                  "not decided yet (",
+                                  0),
+            0u)
+      << open.sentence();
+  EXPECT_EQ(open.short_text(), "r faster; by more than 5%? not decided yet");
+  // The band is the run's setting: at ±2% the same rounds are faster beyond the band.
+  const BandScope two_percent(0.02);
+  const Comparison beyond = compare("r", rounds_of("r", r), rounds_of("q", q), Quantity::Time, "");
+  EXPECT_TRUE(beyond.beyond_band());
+  EXPECT_EQ(beyond.to_json()["band"], 0.02);
+  EXPECT_EQ(verdict_of(beyond.to_json()), "a");
 }
 
 TEST(Comparison, APairedRecordCarriesItsIntervalAndTheContractRecomputesItsVerdict) {
@@ -149,13 +176,18 @@ TEST(Comparison, APairedRecordCarriesItsIntervalAndTheContractRecomputesItsVerdi
   b.push_back(99.0);
   const json j = compare("x", rounds_of("a", a), rounds_of("b", b), Quantity::Time, "ms").to_json();
   EXPECT_EQ(j["verdict"], "a");
-  EXPECT_EQ(j["rounds"], 12);
+  EXPECT_EQ(j["rounds"], 8);  // the last look's
+  EXPECT_EQ(j["taken"], 12);
+  EXPECT_EQ(j["level"], 0.025);
+  EXPECT_EQ(j["decided"], true);
+  EXPECT_EQ(j["message"]["key"], "cmp.win.time");
   EXPECT_NEAR(j["ratio"].get<double>(), 1.0 / 1.5, 1e-12);
   EXPECT_EQ(j["ci"].size(), 2u);
   EXPECT_EQ(j["band"], kPracticalBand);
   EXPECT_EQ(verdict_of(j), "a");
   json wide = j;  // the same estimate with an interval that reaches 1: not decided
   wide["ci"] = {0.5, 1.01};
+  wide["beyond_band"] = false;
   EXPECT_EQ(verdict_of(wide), "inconclusive");
   wide["ci"] = {0.7, 0.9};  // an interval that misses its own estimate is malformed
   EXPECT_EQ(verdict_of(wide), "");

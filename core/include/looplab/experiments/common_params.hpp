@@ -33,6 +33,9 @@ ParamSpec seed();
 // max_seconds: after its configured work, a run with paired timings keeps timing rounds until
 // every timing verdict is decided, for at most this many seconds in all; 0 to 600 (run.hpp).
 ParamSpec max_seconds(double def = 10.0);
+// band: how far from 1 a time ratio must be to count as a difference, 0.005 to 0.5 (default
+// 0.05: ±5%; paired.hpp).
+ParamSpec band();
 // chunk_ms: the shortest timed chunk, 0.1 to 1000 ms on a log scale.
 ParamSpec chunk_ms(double def);
 // repeats: timed chunks per measurement, 1 to 101 (the median is kept).

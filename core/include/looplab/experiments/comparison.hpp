@@ -38,6 +38,20 @@ struct Measure {
   std::vector<double> rounds;
 };
 
+// The practical band (paired.hpp) of the comparisons being made: the current run's "band" setting
+// while it works (a BandScope), kPracticalBand elsewhere. compare() records it in the comparison.
+double practical_band();
+class BandScope {
+ public:
+  explicit BandScope(double band);
+  ~BandScope();
+  BandScope(const BandScope&) = delete;
+  BandScope& operator=(const BandScope&) = delete;
+
+ private:
+  double saved_;
+};
+
 // A side timed in paired rounds: its value is the median of its rounds, its spread their half-IQR.
 Measure paired_side(std::string label, std::vector<double> rounds);
 // median_interval(rounds) as [lo, hi], a run's whisker for its bar.
@@ -71,8 +85,14 @@ struct Comparison {
   // Set when both sides carry rounds: the ratio a/b over the rounds both have, with its interval;
   // the verdict then follows from it (ratio_verdict), not from the spreads.
   std::optional<PairedRatio> paired;
+  double band = kPracticalBand;  // the practical band the paired verdict was judged against
 
   bool lower_is_better() const { return quantity != Quantity::Rate; }
+  // Paired: A or B faster by more than the band (the whole interval beyond it; paired.hpp).
+  // Unpaired: every A or B.
+  bool beyond_band() const;
+  // Nothing more for rounds to decide: same, or faster beyond the band (always, unpaired).
+  bool decided() const;
   // The winner's advantage as a factor ≥ 1 (worse / better; from the paired ratio when there is
   // one); 1 when the verdict is Same or Inconclusive.
   double factor() const;
@@ -88,6 +108,10 @@ struct Comparison {
 
 // The comparison named `id`, or nullptr: summaries pick comparisons by name, never by position.
 const Comparison* find_comparison(const std::vector<Comparison>& all, std::string_view id);
+// The comparison named `id`, which the caller made: throws std::logic_error when it is missing.
+const Comparison& comparison(const std::vector<Comparison>& all, std::string_view id);
+// The comparisons timed in paired rounds (their sides carry rounds): a run's timing verdicts.
+std::vector<Comparison> paired_only(std::vector<Comparison> all);
 
 // The verdict from values and spreads: "same" when |a − b| ≤ a.spread + b.spread (no measurable
 // difference on this run) or the values agree to 1e-12 relative; otherwise the better side. When
@@ -98,7 +122,8 @@ Comparison compare(std::string id, Measure a, Measure b, Quantity quantity, std:
 json comparisons_json(const std::vector<Comparison>& comparisons);
 
 // A JSON comparison (to_json()'s record) as a message (base/i18n.hpp): the clause sentence()
-// renders in English, and the few words short_text() does. web/util/i18n.js mirrors these two.
+// renders in English, and the few words short_text() does. to_json() carries both, as "message"
+// and "short", so the page renders the core's sentence in the reader's language.
 json comparison_message(const json& comparison);
 json comparison_short_message(const json& comparison);
 

@@ -34,6 +34,7 @@ struct Estimate {
       0.0;  // peak heap the run needs (data, models, compiled programs), generously rounded up
   double steps = 0.0;   // training steps / iterations / calls the run performs in total
   std::string drivers;  // the parameters it depends on, named in the message: "n, batch and hidden"
+  double timing_ms = 0.0;  // the least wall time its timed chunks take (chunk_ms × chunks), if set
 };
 
 struct Experiment {

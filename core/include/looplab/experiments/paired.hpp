@@ -1,54 +1,82 @@
 // looplab/experiments/paired.hpp — the statistic behind a timing verdict on a busy machine: two
-// sides timed in alternating rounds (A B B A A B …), so a load that comes and goes slows both
-// alike, and the ratio A/B estimated per round, with a 95% confidence interval.
+// sides timed in rounds (each round both sides, in an order drawn at random), so a load that comes
+// and goes slows both alike, and the ratio A/B estimated per round, with a 95% interval that stays
+// valid however often a run looks at it.
 //
 //   std::vector<double> a_us, b_us;        // round i: a_us[i] and b_us[i], timed back to back
-//   const PairedRatio r = paired_ratio(a_us, b_us);          // {ratio, lo, hi, rounds}
+//   const PairedRatio r = paired_ratio(a_us, b_us);   // {ratio, lo, hi, rounds, taken, level}
 //   switch (ratio_verdict(r)) { case RatioVerdict::AFaster: ... }
+//   beyond_band(r)   // faster by more than the band, or only faster?
 //
 // The estimate is the median of the per-round ratios (a load spike in one round moves it by one
-// rank, not by its size). Its 95% interval is the distribution-free one for a median: the k-th
-// smallest and k-th largest per-round ratio, k the largest rank with P(Binomial(n, 1/2) < k) <=
-// 2.5% (Conover, Practical Nonparametric Statistics, 3.6). It assumes only that rounds are
-// independent, holds for any noise distribution and any n >= 6, and needs no random resampling,
-// so a verdict follows from the run's numbers alone.
-// A verdict is three-way and says which of "an effect" and "noise" the numbers show:
-// - Same: the whole interval lies inside the practical band [1/1.05, 1.05]: whatever the
-//   difference, it is under 5%;
-// - AFaster / BFaster: the whole interval lies on one side of 1 (the difference is real) and the
-//   estimate beyond the band (it is most likely more than 5%); the sentence shows the interval;
-// - Inconclusive: otherwise (the interval reaches across 1, or the difference is real but may be
-//   under 5%), or there are fewer than kMinDecidingRounds rounds: more rounds are needed.
-// As rounds accumulate the interval narrows around the true ratio, so every ratio but one exactly
-// on the band's edge is decided in the end; two identical sides are called different only when
-// the interval misses 1, in at most 5% of runs.
+// rank, not by its size). Its interval is the distribution-free one for a median: the k-th
+// smallest and k-th largest per-round ratio, k the largest rank with P(Binomial(n, 1/2) < k) <= α/2
+// (Conover, Practical Nonparametric Statistics, 3.6). It assumes rounds independent with a common
+// median (positive autocorrelation, a load episode spanning rounds, would narrow it: hence the
+// random order within rounds), and holds for any noise distribution.
+//
+// Repeated looks. A run decides as it goes: it takes rounds until its verdicts are decided or its
+// time cap passes, and "Run longer" takes more. Looking after every round at a fixed 5% would call
+// identical sides different far more often than 5% (optional stopping: 22% at log-ratio noise 0.2
+// in a 300-round run). So a verdict looks only at 8, 16, 32, … rounds (8·2^j), and look j spends
+// α_j = 0.05 / ((j + 1)(j + 2)) of the error rate: the α_j sum to 0.05, so by the union bound
+// every look's interval covers the true median at once with probability ≥ 95%, however many looks
+// a run takes and whenever it stops (a 95% confidence sequence; Howard, Ramdas et al., "Time-
+// uniform, nonparametric, nonasymptotic confidence sequences", Ann. Statist. 2021, give tighter
+// ones; this is the simplest that holds). Rounds past the last look wait for the next one. The
+// interval shown is the interval the verdict is decided on: the last look's, over its rounds.
+//
+// A verdict is four-way and says what the interval supports (band: ±5% by default, a setting):
+// - Same: the whole interval lies inside [1/(1 + band), 1 + band]: any difference is under 5%;
+// - AFaster / BFaster: the whole interval lies on one side of 1: that side is faster. Whether by
+//   more than the band is beyond_band(): the whole interval beyond the band's edge; otherwise the
+//   margin is not decided yet, and more rounds may decide it;
+// - Inconclusive: the interval reaches across 1 and out of the band, or no look yet (< 8 rounds).
+// decided(): Same, or faster beyond the band: a run stops timing once every verdict is decided.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
+
+#include "looplab/base/rng.hpp"
 
 namespace looplab {
 
-// How far from 1 a ratio must be to matter: 5% either way (a ratio in [1/1.05, 1.05] is "the
-// same" for a student comparing two ways to run a training loop). Declared once, here.
+// How far from 1 a ratio must be to matter: 5% either way by default (a ratio in [1/1.05, 1.05]
+// is "the same" for a student comparing two ways to run a training loop); a run's `band` setting.
 inline constexpr double kPracticalBand = 0.05;
+// The error rate spent over all the looks of a run.
+inline constexpr double kErrorRate = 0.05;
+// The first look: fewer rounds than this decide nothing. At look 0 (α_0 = 2.5%) 8 rounds give an
+// interval [smallest, largest] (2/2⁸ ≤ 2.5%); 7 would too, but the looks double from here.
+inline constexpr int kMinDecidingRounds = 8;
 
-// Fewer rounds than this decide nothing: with 5, even [smallest, largest] covers the median with
-// only 94% (1 − 2/2⁵), so no 95% interval exists.
-inline constexpr int kMinDecidingRounds = 6;
+// The rounds of the last look at or before `rounds` (0 below the first look), and that look's
+// index j and level α_j.
+int look_rounds(int rounds);
+int look_index(int look_rounds);
+double look_level(int look_index);
+
+// The rank k of the distribution-free (1 − alpha) interval [x(k), x(n+1−k)] for the median of n
+// values: the largest k with P(Binomial(n, 1/2) < k) <= alpha/2; 0 when even [x(1), x(n)] falls
+// short. Computed in logs: exact for any n (a product of halves underflows at n = 1,075).
+int interval_rank(int n, double alpha);
 
 struct PairedRatio {
-  double ratio = 1.0;         // median over rounds of a_i / b_i
-  double lo = 0.0, hi = 0.0;  // its 95% interval ([smallest, largest] below 6 rounds)
-  int rounds = 0;
+  double ratio = 1.0;         // median of a_i / b_i over the look's rounds
+  double lo = 0.0, hi = 0.0;  // its interval at the look's level ([smallest, largest] before one)
+  int rounds = 0;             // the rounds the look used (all of them before the first look)
+  int taken = 0;              // every round given (the ones after the look wait for the next)
+  double level = 0.0;         // α spent at this look; 0 before the first
 };
 
 // a[i] and b[i] were measured in the same round (both positive). Throws std::invalid_argument when
 // the sizes differ or no round is given.
 PairedRatio paired_ratio(const std::vector<double>& a, const std::vector<double>& b);
 
-// The same distribution-free 95% interval for the median of one side's rounds (its bar's
-// whisker): [lo, hi]; [smallest, largest] below 6 rounds, [0, 0] for none.
+// A distribution-free 95% interval for the median of one side's rounds (its bar's whisker, one
+// look): [lo, hi]; [smallest, largest] below 6 rounds, [0, 0] for none.
 struct Interval {
   double lo = 0.0, hi = 0.0;
 };
@@ -56,25 +84,30 @@ Interval median_interval(std::vector<double> values);
 
 enum class RatioVerdict { AFaster, BFaster, Same, Inconclusive };
 RatioVerdict ratio_verdict(const PairedRatio& r, double band = kPracticalBand);
+// A or B faster, and the whole interval beyond the band's edge: faster by more than the band.
+bool beyond_band(const PairedRatio& r, double band = kPracticalBand);
+// Nothing more to learn: Same, or faster beyond the band.
+bool decided(const PairedRatio& r, double band = kPracticalBand);
 
-// Whose turn it is when sides take turns in rounds, the order reversed every round (A B C, C B A,
-// A B C, …), so a load that drifts within a round does not always fall on the same sides.
+// Whose turn it is when sides take turns in rounds: every side once a round, in an order drawn
+// afresh each round from the run's seed, so a load that drifts within a round, or a side that
+// always follows another, falls on every side alike. The same seed gives the same orders.
 //
-//   AlternatingTurns turns(3);                              // side() == 0, round() == 0
-//   turns.next([&](std::size_t s) { return running(s); });  // the next side still running
-class AlternatingTurns {
+//   RandomTurns turns(3, seed);                                 // side() is round 0's first
+//   turns.next([&](std::size_t s) { return running(s); });      // the next side still running
+class RandomTurns {
  public:
-  explicit AlternatingTurns(std::size_t sides) : sides_(sides) {}
-  std::size_t side() const { return round_ % 2 ? sides_ - 1 - place_ : place_; }
+  RandomTurns(std::size_t sides, std::uint64_t seed);
+  std::size_t side() const { return order_[place_]; }
   std::size_t round() const { return round_; }
   // Moves to the next side that takes(side) in this round's order, else into the next round;
   // false (and side() unchanged) when no side takes a turn.
   template <class Takes>
   bool next(Takes&& takes) {
     for (int rounds = 0; rounds < 2; ++rounds) {
-      while (++place_ < sides_)
+      while (++place_ < order_.size())
         if (takes(side())) return true;
-      ++round_;
+      new_round();
       place_ = static_cast<std::size_t>(-1);  // ++ makes it 0
     }
     place_ = 0;
@@ -83,12 +116,20 @@ class AlternatingTurns {
   // The first side of a new round that takes a turn (extra rounds start afresh).
   template <class Takes>
   bool restart(Takes&& takes) {
+    new_round();
     place_ = static_cast<std::size_t>(-1);
     return next(takes);
   }
+  // How many rounds began with each side first (both orders occur: tests/core/experiments).
+  const std::vector<long long>& first_counts() const { return first_counts_; }
 
  private:
-  std::size_t sides_, round_ = 0, place_ = 0;
+  void new_round();  // the next round, in a freshly drawn order
+  void draw();
+  std::vector<std::size_t> order_;
+  std::vector<long long> first_counts_;
+  Rng rng_;
+  std::size_t round_ = 0, place_ = 0;
 };
 
 }  // namespace looplab

@@ -35,6 +35,7 @@
 //   };
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +44,7 @@
 #include "looplab/base/i18n.hpp"
 #include "looplab/base/json.hpp"
 #include "looplab/experiments/comparison.hpp"
+#include "looplab/experiments/paired.hpp"
 #include "looplab/experiments/params.hpp"
 #include "looplab/experiments/results.hpp"
 
@@ -135,6 +137,10 @@ class ChunkedRun : public ExperimentRun {
   Series& add_series(std::string name, std::vector<std::string> columns);
 
   const Params& params() const { return params_; }
+  // Turns for `sides` paired sides (paired.hpp): each round's order drawn at random from the run's
+  // "seed" parameter (every timed experiment has one, so the result's config records it); each new
+  // set of turns continues from the next number of that seed's sequence.
+  RandomTurns turns(std::size_t sides);
   // What is left of the current advance()'s budget in ms (negative once overspent).
   double budget_left_ms() const { return budget_ms_ - budget_.elapsed_ms(); }
 
@@ -153,7 +159,9 @@ class ChunkedRun : public ExperimentRun {
   double budget_ms_ = 0.0;
   Stopwatch age_;
   double cap_ms_ = 0.0;
+  double band_;  // the "band" setting: what the paired verdicts count as the same (paired.hpp)
   bool no_extra_rounds_ = false;  // time_more() said there is nothing to time
+  std::uint64_t turn_sets_ = 0;   // sets of turns made so far
 };
 
 }  // namespace looplab

@@ -1,0 +1,113 @@
+// aa.cpp — an A/A bench of the paired verdicts (not a pass/fail test): one real side paired with
+// itself, through the same pieces a run uses (RandomTurns for the order, compare() and decided()
+// after every round, a cap), many times over; how often are identical sides called different?
+//
+//   build/native/looplab_bench_aa [runs] [cap] [busy]    busy: one spinning thread per core
+//   node build/wasm/looplab_bench_aa.js [runs] [cap]     (no threads in this wasm build)
+//
+// A side is W1's traced step (seed 004 linear regression, N = 1000), a turn 200 µs of steps (the
+// steps found once, untimed); both sides are separate trainers of the same program. Prints the
+// outcome counts and the rounds each run took.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+#ifndef __EMSCRIPTEN__
+#include <thread>
+#endif
+
+#include "looplab/base/clock.hpp"
+#include "looplab/experiments/comparison.hpp"
+#include "looplab/experiments/paired.hpp"
+#include "looplab/train/linear.hpp"
+#include "looplab/train/linear_trainer.hpp"
+
+namespace looplab {
+namespace {
+
+// The steps one side needs for a turn of at least `us` (doubling, untimed work).
+int steps_for(LinearTrainer& t, double us) {
+  for (int k = 1;; k *= 2) {
+    const Stopwatch w;
+    for (int i = 0; i < k; ++i) t.step(1e-4f);
+    if (w.elapsed_ms() * 1000.0 >= us || k >= (1 << 20)) return k;
+  }
+}
+
+const char* outcome(const Comparison& c) {
+  switch (c.verdict) {
+    case Verdict::A:
+    case Verdict::B:
+      return c.beyond_band() ? "different, beyond the band" : "different, within the band";
+    case Verdict::Same:
+      return "the same";
+    case Verdict::Inconclusive:
+      return "not enough evidence";
+  }
+  return "?";
+}
+
+int run(int runs, int cap, bool busy) {
+#ifndef __EMSCRIPTEN__
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> load;
+  if (busy)
+    for (unsigned i = 0; i < std::max(1u, std::thread::hardware_concurrency()); ++i)
+      load.emplace_back([&] {
+        volatile double x = 1.0;
+        while (!stop.load(std::memory_order_relaxed)) x = x * 1.0000001 + 1e-9;
+      });
+#else
+  (void)busy;
+#endif
+  const LinearData d = sine_trend_data();
+  auto a = make_linear_trainer(Mode::Traced, d.x, d.y),
+       b = make_linear_trainer(Mode::Traced, d.x, d.y);
+  const int k = steps_for(*a, 200.0);
+  std::map<std::string, int> counts;
+  std::vector<int> rounds;
+  for (int r = 0; r < runs; ++r) {
+    RandomTurns turns(2, 1000 + static_cast<std::uint64_t>(r));
+    std::vector<double> us[2];
+    Comparison c;
+    do {
+      for (int turn = 0; turn < 2; ++turn) {
+        const std::size_t side = turns.side();
+        LinearTrainer& t = side == 0 ? *a : *b;
+        const Stopwatch w;
+        for (int i = 0; i < k; ++i) t.step(1e-4f);
+        us[side].push_back(w.elapsed_ms() * 1000.0 / k);
+        turns.next([](std::size_t) { return true; });
+      }
+      c = compare("a_vs_a", paired_side("a", us[0]), paired_side("a'", us[1]), Quantity::Time,
+                  "µs per step");
+    } while (!c.decided() && static_cast<int>(us[0].size()) < cap);
+    ++counts[outcome(c)];
+    rounds.push_back(static_cast<int>(us[0].size()));
+  }
+#ifndef __EMSCRIPTEN__
+  stop = true;
+  for (auto& t : load) t.join();
+#endif
+  std::sort(rounds.begin(), rounds.end());
+  std::printf("A/A: %d runs, cap %d rounds, %d steps a turn%s\n", runs, cap, k,
+              busy ? ", a busy thread per core" : "");
+  for (const auto& [name, n] : counts)
+    std::printf("  %-28s %4d  (%.1f%%)\n", name.c_str(), n, 100.0 * n / runs);
+  std::printf("  rounds per run: min %d, median %d, max %d\n", rounds.front(),
+              rounds[rounds.size() / 2], rounds.back());
+  return 0;
+}
+
+}  // namespace
+}  // namespace looplab
+
+int main(int argc, char** argv) {
+  const int runs = argc > 1 ? std::atoi(argv[1]) : 200;
+  const int cap = argc > 2 ? std::atoi(argv[2]) : 300;
+  const bool busy = argc > 3 && std::string(argv[3]) == "busy";
+  return looplab::run(runs, cap, busy);
+}
