@@ -20,6 +20,7 @@ bool ChunkedRun::advance(double budget_ms) {
   do {
     if (!finished()) {
       work_one();
+      if (finished()) extra_since_ = Stopwatch();  // the cap on extra rounds counts from here
     } else if (!time_more()) {
       no_extra_rounds_ = true;
     }
@@ -37,14 +38,14 @@ std::vector<const Comparison*> ChunkedRun::undecided(const std::vector<Compariso
 }
 
 bool ChunkedRun::extending() const {
-  if (no_extra_rounds_ || age_.elapsed_ms() >= cap_ms_) return false;
+  if (no_extra_rounds_ || extra_ms() >= cap_ms_) return false;
   return !undecided(timing_comparisons()).empty();
 }
 
 bool ChunkedRun::extend(double seconds) {
   const BandScope band(band_);
   if (!finished() || timing_comparisons().empty()) return false;
-  cap_ms_ = age_.elapsed_ms() + std::max(0.0, seconds) * 1000.0;
+  cap_ms_ = extra_ms() + std::max(0.0, seconds) * 1000.0;
   no_extra_rounds_ = false;
   return true;
 }
@@ -54,6 +55,8 @@ RandomTurns ChunkedRun::turns(std::size_t sides) {
       static_cast<std::uint64_t>(params_.values().contains("seed") ? params_.integer("seed") : 1);
   return RandomTurns(sides, seed * 0x9E3779B97F4A7C15ULL + ++turn_sets_);
 }
+
+double ChunkedRun::extra_ms() const { return extra_since_ ? extra_since_->elapsed_ms() : 0.0; }
 
 std::string ChunkedRun::message() const { return english(progress_message()); }
 
@@ -67,7 +70,7 @@ std::string ChunkedRun::progress_json() {
   if (!complete && finished()) {  // extra timing rounds: how many verdicts are open, the first one
     const std::vector<Comparison> all = timing_comparisons();
     const std::vector<const Comparison*> open = undecided(all);
-    const double age_s = age_.elapsed_ms() / 1000.0, cap_s = cap_ms_ / 1000.0;
+    const double age_s = extra_ms() / 1000.0, cap_s = cap_ms_ / 1000.0;
     m = msg("run.deciding",
             {{"n", static_cast<long long>(open.size())},
              {"c", open.empty() ? json("") : comparison_message(open[0]->to_json())},

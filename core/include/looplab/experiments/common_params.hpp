@@ -31,7 +31,8 @@ ParamSpec adam_lr();
 // seed: 0 to 2^32 − 1 (default 1).
 ParamSpec seed();
 // max_seconds: after its configured work, a run with paired timings keeps timing rounds until
-// every timing verdict is decided, for at most this many seconds in all; 0 to 600 (run.hpp).
+// every timing verdict is decided, for at most this many seconds more (counted from the end of
+// that work); 0 to 600 (run.hpp).
 ParamSpec max_seconds(double def = 10.0);
 // band: how far from 1 a time ratio must be to count as a difference, 0.005 to 0.5 (default
 // 0.05: ±5%; paired.hpp).

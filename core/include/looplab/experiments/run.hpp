@@ -37,6 +37,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -152,12 +153,16 @@ class ChunkedRun : public ExperimentRun {
   std::string experiment_;
   Params params_;
   std::vector<NamedSeries> series_;
-  // Extra timing rounds: wanted while the run is younger than cap_ms_ and a verdict is open.
+  // Extra timing rounds: wanted while a verdict is open and cap_ms_ has not passed since the
+  // configured work finished.
   bool extending() const;
   std::vector<const Comparison*> undecided(const std::vector<Comparison>& all) const;
   Stopwatch budget_;
   double budget_ms_ = 0.0;
-  Stopwatch age_;
+  // Since the configured work finished: max_seconds caps the extra rounds from there, so a run
+  // whose configured rounds took long (matrix's nine cells) still gets its extra rounds.
+  std::optional<Stopwatch> extra_since_;
+  double extra_ms() const;
   double cap_ms_ = 0.0;
   double band_;  // the "band" setting: what the paired verdicts count as the same (paired.hpp)
   bool no_extra_rounds_ = false;  // time_more() said there is nothing to time
