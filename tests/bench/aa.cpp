@@ -2,12 +2,13 @@
 // itself, through the same pieces a run uses (RandomTurns for the order, compare() and decided()
 // after every round, a cap), many times over; how often are identical sides called different?
 //
-//   build/native/looplab_bench_aa [runs] [cap] [busy]    busy: one spinning thread per core
-//   node build/wasm/looplab_bench_aa.js [runs] [cap]     (no threads in this wasm build)
+//   build/native/looplab_bench_aa [runs] [cap] [turn_us] [busy]   busy: a spinning thread per core
+//   node build/wasm/looplab_bench_aa.js [runs] [cap] [turn_us]    (no threads in this wasm build)
 //
-// A side is W1's traced step (seed 004 linear regression, N = 1000), a turn 200 µs of steps (the
-// steps found once, untimed); both sides are separate trainers of the same program. Prints the
-// outcome counts and the rounds each run took.
+// A side is W1's traced step (seed 004 linear regression, N = 1000), a turn turn_us µs of steps
+// (default 200, as optimizers' turns; shorter turns are noisier; the steps found once, untimed);
+// both sides are separate trainers of the same program. Prints the outcome counts and the rounds
+// each run took.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -30,6 +31,7 @@ namespace {
 
 // The steps one side needs for a turn of at least `us` (doubling, untimed work).
 int steps_for(LinearTrainer& t, double us) {
+  for (int i = 0; i < 2000; ++i) t.step(1e-4f);  // warm: a first call (and wasm's tier-up) is slow
   for (int k = 1;; k *= 2) {
     const Stopwatch w;
     for (int i = 0; i < k; ++i) t.step(1e-4f);
@@ -50,7 +52,7 @@ const char* outcome(const Comparison& c) {
   return "?";
 }
 
-int run(int runs, int cap, bool busy) {
+int run(int runs, int cap, double turn_us, bool busy) {
 #ifndef __EMSCRIPTEN__
   std::atomic<bool> stop{false};
   std::vector<std::thread> load;
@@ -66,7 +68,7 @@ int run(int runs, int cap, bool busy) {
   const LinearData d = sine_trend_data();
   auto a = make_linear_trainer(Mode::Traced, d.x, d.y),
        b = make_linear_trainer(Mode::Traced, d.x, d.y);
-  const int k = steps_for(*a, 200.0);
+  const int k = steps_for(*a, turn_us);
   std::map<std::string, int> counts;
   std::vector<int> rounds;
   for (int r = 0; r < runs; ++r) {
@@ -108,6 +110,7 @@ int run(int runs, int cap, bool busy) {
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 200;
   const int cap = argc > 2 ? std::atoi(argv[2]) : 300;
-  const bool busy = argc > 3 && std::string(argv[3]) == "busy";
-  return looplab::run(runs, cap, busy);
+  const double turn_us = argc > 3 ? std::atof(argv[3]) : 200.0;
+  const bool busy = argc > 4 && std::string(argv[4]) == "busy";
+  return looplab::run(runs, cap, turn_us, busy);
 }
