@@ -56,6 +56,15 @@ std::string cell(const json& v) {
   if (v.is_boolean()) return tr(v.get<bool>() ? "word.yes" : "word.no");
   if (v.is_number_integer()) return in_language(with_commas(v.get<long long>()), g_lang);
   if (v.is_number()) return in_language(format_sig(v.get<double>(), 4), g_lang);
+  // An interval [lo, hi]: each end as a number of this language ("; " where "," is the decimal
+  // mark).
+  if (v.is_array() && !v.empty() &&
+      std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_number(); })) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < v.size(); ++i)
+      out += (i ? (g_lang == "id" ? "; " : ", ") : "") + cell(v[i]);
+    return out + "]";
+  }
   return v.dump();
 }
 

@@ -93,7 +93,7 @@ test('call-granularity: js_fit and js_train_on_batch join the runs, comparisons,
   assert.deepEqual(s.headline.at(-1), { label: 'JS → wasm per batch vs js_fit, both traced', value: 'js_fit 2× faster',
     note: 'js_fit was 2× faster than js_train_on_batch (3 vs 6 µs per step; 95% interval 2–2× over 8 rounds); losses identical to fit' });
   assert.equal(s.reading, `${core.summary.reading} Driven from JavaScript with fit's traced step in both, js_fit was 2× faster `
-    + 'than js_train_on_batch (3 vs 6 µs per step; 95% interval 2–2× over 8 rounds): that is the JavaScript → WebAssembly call boundary and the copy into '
+    + 'than js_train_on_batch (3 vs 6 µs per step; 95% interval 2–2× over 8 rounds): this pair isolates the JavaScript → WebAssembly call boundary and the copy into '
     + 'the wasm heap, for losses identical to fit\'s.');
 });
 

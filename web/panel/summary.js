@@ -121,6 +121,9 @@ function cellText(key, v, lang) {
   if (typeof v === 'boolean') return t(v ? 'word.yes' : 'word.no', {}, lang);
   if (typeof v === 'number') return formatNumber(v, lang);
   if (typeof v === 'string' && lang !== 'en') return text(`label.${v}`, v, lang);
+  // An interval [lo, hi]: each end as a number of this language ("; " where "," is the decimal mark).
+  if (Array.isArray(v) && v.length && v.every((x) => typeof x === 'number'))
+    return `[${v.map((x) => formatNumber(x, lang)).join(lang === 'id' ? '; ' : ', ')}]`;
   return formatValue(v);
 }
 

@@ -433,6 +433,12 @@ class OptimizersRun final : public ChunkedRun {
     return true;
   }
 
+  bool mid_round() const override {
+    for (const Variant* v : timed_)
+      if (v->round_us.size() != timed_[0]->round_us.size()) return true;
+    return false;
+  }
+
   LinearWeights raw_units(const Variant& v) const {
     const LinearWeights w{{v.track.theta[0]}, v.track.theta[1]};
     return v.problem->scaler ? v.problem->scaler->to_raw(w) : w;

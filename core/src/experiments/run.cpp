@@ -38,7 +38,9 @@ std::vector<const Comparison*> ChunkedRun::undecided(const std::vector<Compariso
 }
 
 bool ChunkedRun::extending() const {
-  if (no_extra_rounds_ || extra_ms() >= cap_ms_) return false;
+  if (no_extra_rounds_) return false;
+  if (mid_round()) return true;
+  if (extra_ms() >= cap_ms_) return false;
   return !undecided(timing_comparisons()).empty();
 }
 

@@ -113,6 +113,9 @@ class ChunkedRun : public ExperimentRun {
   // rounds' work after finished(); false when there is nothing to time again.
   virtual std::vector<Comparison> timing_comparisons() const { return {}; }
   virtual bool time_more() { return false; }
+  // A round of extra turns is under way: it is finished (time_more() goes on) before the run
+  // stops, whether its verdicts are decided or its time is up, so every side has as many rounds.
+  virtual bool mid_round() const { return false; }
   // How much of the run is done, 0..1 (progress only; need not be exact).
   virtual double fraction() const = 0;
   // What the run is doing now as a message (base/i18n.hpp), e.g. {"key": "std.progress", "args":
