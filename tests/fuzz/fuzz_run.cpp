@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "looplab/api/api.hpp"
@@ -78,6 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const ParamSpec& spec : e.params)
     if (in.ConsumeBool()) config[spec.name] = pick(spec, in);
   const std::string text = config.dump();
+  if (std::getenv("LOOPLAB_FUZZ_PRINT")) std::fprintf(stderr, "config: %s\n", text.c_str());
 
   try {
     const looplab::Params p = looplab::validate_params(e.id, e.params, config);

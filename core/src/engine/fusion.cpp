@@ -159,8 +159,23 @@ struct Pass {
     const OpNode& sink = node(read_by[0]);
     return loop_role(sink).sink && role_of(sink).kind == FusionKind::Reduction;
   }
+  // A uniform value computed once, before its loop: every input comes from outside the loop or
+  // is itself computed once. In a loop of one element a member's output is [1 x 1] too, and reads
+  // as a scalar, but it exists only inside the loop (found by fuzzing: batch = 1, bce).
+  bool inputs_before_loop(int k) const {
+    const OpNode& n = node(k);
+    const LoopRole r = loop_role(n);
+    for (int i = 0; i < kMaxArity; ++i) {
+      const int p = n.in[static_cast<std::size_t>(i)];
+      if (p < 0 || r.operand[static_cast<std::size_t>(i)] == LoopOperand::ShapeOnly) continue;
+      if (group_of(p) == group_of(k) &&
+          plan.peephole[static_cast<std::size_t>(p)] != Peephole::Once)
+        return false;
+    }
+    return true;
+  }
   bool once_per_run(int k, const std::vector<int>& read_by) const {
-    if (!is_uniform(k) || read_by.empty()) return false;
+    if (!is_uniform(k) || read_by.empty() || !inputs_before_loop(k)) return false;
     for (int m : read_by) {
       const OpNode& mul = node(m);
       if (mul.op != OpKind::Mul || is_uniform(mul.in[0]) == is_uniform(mul.in[1])) return false;
