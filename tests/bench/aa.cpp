@@ -23,20 +23,18 @@
 #include "looplab/base/clock.hpp"
 #include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/paired.hpp"
+#include "looplab/experiments/timing.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/linear_trainer.hpp"
 
 namespace looplab {
 namespace {
 
-// The steps one side needs for a turn of at least `us` (doubling, untimed work).
+// The steps one side needs for a turn of at least `us` (timing.hpp's doubling, untimed work).
 int steps_for(LinearTrainer& t, double us) {
   for (int i = 0; i < 2000; ++i) t.step(1e-4f);  // warm: a first call (and wasm's tier-up) is slow
-  for (int k = 1;; k *= 2) {
-    const Stopwatch w;
-    for (int i = 0; i < k; ++i) t.step(1e-4f);
-    if (w.elapsed_ms() * 1000.0 >= us || k >= (1 << 20)) return k;
-  }
+  const ChunkTiming c = time_steps([&] { return t.step(1e-4f); }, us / 1000.0, 1);
+  return static_cast<int>(std::max<long long>(1, c.steps_per_chunk));
 }
 
 const char* outcome(const Comparison& c) {

@@ -115,12 +115,7 @@ class ExecutionModesRun final : public ChunkedRun {
   // After the configured steps, time_more() goes on with the rounds (extra_: nothing recorded).
   bool takes_turn(const ModeRun& r) const { return !r.diverged_at && (extra_ || !r.finished); }
 
-  std::vector<Comparison> timing_comparisons() const override {
-    std::vector<Comparison> all;
-    for (Comparison& c : comparisons())
-      if (c.paired) all.push_back(std::move(c));
-    return all;
-  }
+  std::vector<Comparison> timing_comparisons() const override { return paired_only(comparisons()); }
 
   bool time_more() override {
     if (!extra_) {

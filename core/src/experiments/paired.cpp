@@ -102,8 +102,7 @@ bool decided(const PairedRatio& r, double band) {
   return ratio_verdict(r, band) == RatioVerdict::Same || beyond_band(r, band);
 }
 
-RandomTurns::RandomTurns(std::size_t sides, std::uint64_t seed)
-    : order_(sides), first_counts_(sides, 0), rng_(seed) {
+RandomTurns::RandomTurns(std::size_t sides, std::uint64_t seed) : order_(sides), rng_(seed) {
   std::iota(order_.begin(), order_.end(), std::size_t{0});
   draw();
 }
@@ -118,7 +117,6 @@ void RandomTurns::draw() {  // Fisher–Yates with the run's own generator (repr
     const auto j = static_cast<std::size_t>(rng_.next_u64() % i);
     std::swap(order_[i - 1], order_[j]);
   }
-  if (!order_.empty()) ++first_counts_[order_[0]];
 }
 
 }  // namespace looplab

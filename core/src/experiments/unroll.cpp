@@ -142,12 +142,7 @@ class UnrollRun final : public ChunkedRun {
     return true;
   }
 
-  std::vector<Comparison> timing_comparisons() const override {
-    std::vector<Comparison> all;
-    for (Comparison& c : comparisons())
-      if (c.paired) all.push_back(std::move(c));
-    return all;
-  }
+  std::vector<Comparison> timing_comparisons() const override { return paired_only(comparisons()); }
 
   double fraction() const override {
     double done = 0.0;

@@ -120,14 +120,11 @@ class RandomTurns {
     place_ = static_cast<std::size_t>(-1);
     return next(takes);
   }
-  // How many rounds began with each side first (both orders occur: tests/core/experiments).
-  const std::vector<long long>& first_counts() const { return first_counts_; }
 
  private:
   void new_round();  // the next round, in a freshly drawn order
   void draw();
   std::vector<std::size_t> order_;
-  std::vector<long long> first_counts_;
   Rng rng_;
   std::size_t round_ = 0, place_ = 0;
 };
