@@ -1,14 +1,15 @@
 // aa.cpp — an A/A bench of the paired verdicts (not a pass/fail test): one real side paired with
-// itself, through the same pieces a run uses (RandomTurns for the order, compare() and decided()
-// after every round, a cap), many times over; how often are identical sides called different?
+// itself, through the same pieces a run uses (the paired-rounds scheduler, rounds.hpp, for the
+// order and the turns' length; compare() and decided() after every round; a cap), many times
+// over; how often are identical sides called different?
 //
 //   build/native/looplab_bench_aa [runs] [cap] [turn_us] [busy]   busy: a spinning thread per core
 //   node build/wasm/looplab_bench_aa.js [runs] [cap] [turn_us]    (no threads in this wasm build)
 //
-// A side is W1's traced step (seed 004 linear regression, N = 1000), a turn turn_us µs of steps
-// (default 200, as optimizers' turns; shorter turns are noisier; the steps found once, untimed);
-// both sides are separate trainers of the same program. Prints the outcome counts and the rounds
-// each run took.
+// A side is W1's traced step (seed 004 linear regression, N = 1000), a turn at least turn_us µs of
+// steps (default 200, as optimizers' turns; shorter turns are noisier; the scheduler calibrates
+// the steps, uncounted); both sides are separate trainers of the same program. Prints the outcome
+// counts and the rounds each run took.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -22,20 +23,12 @@
 
 #include "looplab/base/clock.hpp"
 #include "looplab/experiments/comparison.hpp"
-#include "looplab/experiments/paired.hpp"
-#include "looplab/experiments/timing.hpp"
+#include "looplab/experiments/rounds.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/linear_trainer.hpp"
 
 namespace looplab {
 namespace {
-
-// The steps one side needs for a turn of at least `us` (timing.hpp's doubling, untimed work).
-int steps_for(LinearTrainer& t, double us) {
-  for (int i = 0; i < 2000; ++i) t.step(1e-4f);  // warm: a first call (and wasm's tier-up) is slow
-  const ChunkTiming c = time_steps([&] { return t.step(1e-4f); }, us / 1000.0, 1);
-  return static_cast<int>(std::max<long long>(1, c.steps_per_chunk));
-}
 
 const char* outcome(const Comparison& c) {
   switch (c.verdict) {
@@ -66,34 +59,38 @@ int run(int runs, int cap, double turn_us, bool busy) {
   const LinearData d = sine_trend_data();
   auto a = make_linear_trainer(Mode::Traced, d.x, d.y),
        b = make_linear_trainer(Mode::Traced, d.x, d.y);
-  const int k = steps_for(*a, turn_us);
+  for (auto* t : {a.get(), b.get()})  // warm: a first call (and wasm's tier-up) is slow
+    for (int i = 0; i < 2000; ++i) t->step(1e-4f);
+  const auto side = [](const char* name, LinearTrainer& t) {
+    return TimedSide{name, [] { return true; },
+                     [&t](long long k) {
+                       for (long long i = 0; i < k; ++i) t.step(1e-4f);
+                       return k;
+                     }};
+  };
   std::map<std::string, int> counts;
   std::vector<int> rounds;
+  long long k = 0;
   for (int r = 0; r < runs; ++r) {
-    RandomTurns turns(2, 1000 + static_cast<std::uint64_t>(r));
-    std::vector<double> us[2];
+    PairedRounds turns({side("a", *a), side("a'", *b)}, 1000 + static_cast<std::uint64_t>(r),
+                       {turn_us / 1000.0, 1, true});
     Comparison c;
     do {
-      for (int turn = 0; turn < 2; ++turn) {
-        const std::size_t side = turns.side();
-        LinearTrainer& t = side == 0 ? *a : *b;
-        const Stopwatch w;
-        for (int i = 0; i < k; ++i) t.step(1e-4f);
-        us[side].push_back(w.elapsed_ms() * 1000.0 / k);
-        turns.next([](std::size_t) { return true; });
-      }
-      c = compare("a_vs_a", paired_side("a", us[0]), paired_side("a'", us[1]), Quantity::Time,
-                  "µs per step");
-    } while (!c.decided() && static_cast<int>(us[0].size()) < cap);
+      do turns.turn();
+      while (turns.mid_round());
+      c = compare("a_vs_a", paired_side("a", turns.rounds_us(0)),
+                  paired_side("a'", turns.rounds_us(1)), Quantity::Time, "µs per step");
+    } while (!c.decided() && static_cast<int>(turns.rounds()) < cap);
     ++counts[outcome(c)];
-    rounds.push_back(static_cast<int>(us[0].size()));
+    rounds.push_back(static_cast<int>(turns.rounds()));
+    k = turns.units(0);
   }
 #ifndef __EMSCRIPTEN__
   stop = true;
   for (auto& t : load) t.join();
 #endif
   std::sort(rounds.begin(), rounds.end());
-  std::printf("A/A: %d runs, cap %d rounds, %d steps a turn%s\n", runs, cap, k,
+  std::printf("A/A: %d runs, cap %d rounds, %lld steps a turn%s\n", runs, cap, k,
               busy ? ", a busy thread per core" : "");
   for (const auto& [name, n] : counts)
     std::printf("  %-28s %4d  (%.1f%%)\n", name.c_str(), n, 100.0 * n / runs);

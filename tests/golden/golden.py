@@ -41,7 +41,9 @@ def golden_configs(cli):
 TIMING_KEYS = {"clock_resolution_ns", "steps", "steps_per_chunk", "chunks", "rounds", "epochs_per_round", "fastest", "wins_every_cell",
                "wins_every_cell_eager_vs_traced", "cells_without_a_measurable_winner",
                # a paired verdict's look: how many rounds were taken, the look's level, its outcome
-               "taken", "level", "beyond_band", "decided"}
+               "taken", "level", "beyond_band", "decided",
+               # whether Run longer has an open verdict to decide
+               "run_longer"}
 # Leaves that follow the CPU the native build was compiled for (-march=native): "SSE2", "AVX2", ...
 # and the machine's compiled-code cache (a fresh machine builds the code, a warm one finds it built).
 CPU_KEYS = {"simd_kind", "code_cached"}

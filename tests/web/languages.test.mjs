@@ -42,7 +42,7 @@ async function setValues(page, values) {
 }
 
 const CJK = /[\u4e00-\u9fff]/;
-const SHOWN_APART = new Set(['headline', 'reading', 'answer', 'comparisons', 'beside_quoted', 'messages']);
+const SHOWN_APART = new Set(['headline', 'reading', 'answer', 'comparisons', 'beside_quoted', 'messages', 'run_longer']);
 const RESULT_KEYS = new Set(['experiment', 'config', 'environment', 'series', 'runs', 'summary']);
 
 /** The keys the page shows as headings: the runs' and extra tables' columns, the tables, the other summary values. */

@@ -76,14 +76,15 @@ test('1,000 consecutive runs of all nine experiments leave the wasm heap flat', 
 
 /**
  * A copy of a result without what is measured: keys naming times, the environment, the prose; and
- * code_cached (a program's first run builds its code, the second finds it built).
+ * code_cached (a program's first run builds its code, the second finds it built); run_longer (whether a
+ * timing verdict is still open).
  */
 function withoutTimings(value) {
   if (Array.isArray(value)) return value.map(withoutTimings);
   if (value === null || typeof value !== 'object') return value;
   const out = {};
   for (const [k, v] of Object.entries(value)) {
-    if (/(^|_)(ms|us|ns)(_|$)|^environment$|^headline$|^reading$|^answer$|^beside_quoted$|wall|speedup|^chunks$|^rounds$|^epochs_per_round$|_pct(_|$)|^code_cached$/.test(k)) continue;
+    if (/(^|_)(ms|us|ns)(_|$)|^environment$|^headline$|^reading$|^answer$|^beside_quoted$|wall|speedup|^chunks$|^rounds$|^epochs_per_round$|_pct(_|$)|^code_cached$|^run_longer$/.test(k)) continue;
     // A comparison of times or rates follows the clock (values, spreads, verdict); of losses and counts not.
     out[k] = k === 'comparisons' ? v.filter((c) => !['time', 'rate'].includes(c.quantity)) : withoutTimings(v);
   }

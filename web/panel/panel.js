@@ -397,10 +397,8 @@ export class ExperimentPanel extends EventTarget {
     this.state.result = result;
     const shown = localizeResult(result, this.lang);   // a heatmap's row and column names, in the reader's language
     for (const { plot } of this.charts) plot.finish(shown);
-    // Run longer while a timing verdict is open, for an experiment that takes extra paired rounds
-    // (those that declare max_seconds; matrix's rounds are its repeats).
-    const extendable = (this.state.describe?.parameters || []).some((p) => p.name === 'max_seconds');
-    ui.runLonger.hidden = !extendable || !(result.summary?.comparisons || []).some((c) => c.decided === false);
+    // Run longer while the run's paired rounds leave a timing verdict open (the core says so).
+    ui.runLonger.hidden = !result.summary?.run_longer;
     renderResult({ headline: ui.headline, reading: ui.reading, answer: ui.answer, comparisons: ui.comparisons,
       measuredOn: ui.measuredOn, runs: ui.runs, extra: ui.extra, quoted: this.layout.quoted ? ui.quoted : null }, result, this.colorOf,
     this.lang);

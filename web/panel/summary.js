@@ -127,8 +127,8 @@ function cellText(key, v, lang) {
   return formatValue(v);
 }
 
-/** Summary keys drawn in their own place, not in the "other numbers" list. */
-const SHOWN_APART = new Set(['headline', 'reading', 'answer', 'comparisons', 'beside_quoted', 'messages']);
+/** Summary keys drawn in their own place (run_longer: the Run longer button), not in the "other numbers" list. */
+const SHOWN_APART = new Set(['headline', 'reading', 'answer', 'comparisons', 'beside_quoted', 'messages', 'run_longer']);
 
 /** A run's generated code (compiled mode): shown as text under the table, not as a column. */
 const CODE_KEY = 'generated_code';

@@ -61,9 +61,8 @@ struct GranularityVariant {
   std::unique_ptr<TrainerSession> session;
   int epochs_done = 0;
   double first_epoch_ms = 0.0, total_ms = 0.0;
-  std::vector<double> rounds_us;  // µs per step, one per round (paired.hpp), the first epoch apart
-  double turn_ms = 0.0;           // of the round under way
-  long long turn_steps = 0;
+  const std::vector<double>* rounds = nullptr;  // the run's paired rounds, the first epoch apart
+  const std::vector<double>& rounds_us() const { return *rounds; }  // µs per step, a round each
   std::vector<float> losses;
   bool diverged = false;
   Series* series = nullptr;  // registered with the run as `name`
@@ -132,6 +131,14 @@ class CallGranularityRun final : public ChunkedRun {
       v->series = &add_series(k.name, {"step", "loss"});
       variants_.push_back(std::move(v));
     }
+    std::vector<TimedSide> sides;
+    for (const auto& v : variants_)
+      sides.push_back({v->name, [this, &v = *v] { return running(v); },
+                       [this, &v = *v](long long steps) { return run_epochs(v, steps); }});
+    // Turns of whole epochs, as many for every variant, lasting at least chunk_ms.
+    rounds_ = &add_rounds(std::move(sides), {chunk_ms_, batches_, true});
+    for (std::size_t i = 0; i < variants_.size(); ++i)
+      variants_[i]->rounds = &rounds_->rounds_us(i);
   }
 
   bool finished() const override {
@@ -167,8 +174,9 @@ class CallGranularityRun final : public ChunkedRun {
   }
 
   json progress_message() const override {
-    return msg("run.epoch_of",
-               {{"name", current().name}, {"e", current().epochs_done + 1}, {"n", epochs_}});
+    const GranularityVariant& v =
+        *variants_[set_up_ < variants_.size() ? set_up_ : rounds_->side()];
+    return msg("run.epoch_of", {{"name", v.name}, {"e", v.epochs_done + 1}, {"n", epochs_}});
   }
 
   json runs() const override {
@@ -249,55 +257,34 @@ class CallGranularityRun final : public ChunkedRun {
                                      {"end", msg(same ? "cg.r_js_same" : "cg.r_js_differ")}})})}});
   }
 
-  // The variants take turns in rounds: each runs round_epochs() epochs in its turn, the order
-  // reversed every round (fit, train_on_batch, …, then back), so a change in machine load (another
-  // process, a browser tab) hits all alike; round i of two variants is a pair. Round 0 is every
-  // variant's first epoch (it includes the trace), reported apart; round 1 is one epoch each, and
-  // sets how many epochs a round needs to last chunk_ms.
-  // After the configured epochs, time_more() goes on with the rounds (extra_: losses not recorded).
+  // First every variant's first epoch (it includes the trace), reported apart. Then the paired
+  // rounds (rounds.hpp): each variant runs as many whole epochs in its turn, lasting at least
+  // chunk_ms, the order drawn afresh every round, so a change in machine load (another process, a
+  // browser tab) hits all alike; round i of two variants is a pair. After the configured epochs
+  // the extra rounds go on, their losses not recorded.
   bool running(const GranularityVariant& v) const {
-    return !v.diverged && (extra_ || v.epochs_done < epochs_);
+    return !v.diverged && (finished() || v.epochs_done < epochs_);
   }
-
-  std::vector<Comparison> timing_comparisons() const override { return paired_only(comparisons()); }
-
-  bool time_more() override {
-    extra_ = true;
-    work_one();
-    return true;
-  }
-
-  GranularityVariant& current() const { return *variants_[turns_.side()]; }
 
   void work_one() override {
-    GranularityVariant& v = current();
-    run_epoch(v);
-    if (++epochs_in_turn_ < round_epochs() && running(v)) return;
-    if (turns_.round() > 0 && v.turn_steps > 0)
-      v.rounds_us.push_back(v.turn_ms * 1000.0 / static_cast<double>(v.turn_steps));
-    v.turn_ms = 0.0;
-    v.turn_steps = 0;
-    epochs_in_turn_ = 0;
-    turns_.next([&](std::size_t i) { return running(*variants_[i]); });
-    if (turns_.round() == 2 && epochs_per_round_ == 0) set_round_epochs();
+    if (set_up_ < variants_.size())
+      run_epoch(*variants_[set_up_++], false);
+    else
+      rounds_->turn();
   }
 
-  // A round lasts at least chunk_ms for the fastest variant (browser clocks tick in 5-100 µs).
-  void set_round_epochs() {
-    double fastest_ms = INFINITY;
-    for (const auto& v : variants_)
-      if (!v->rounds_us.empty())
-        fastest_ms = std::min(fastest_ms, v->rounds_us.back() * batches_ / 1000.0);
-    epochs_per_round_ =
-        std::isfinite(fastest_ms) && fastest_ms > 0.0
-            ? static_cast<int>(std::clamp(std::ceil(chunk_ms_ / fastest_ms), 1.0, 1000.0))
-            : 1;
+  // Whole epochs, `steps` steps of them (fewer at the end of the configured ones); the steps run.
+  long long run_epochs(GranularityVariant& v, long long steps) {
+    const bool extra = finished();
+    long long ran = 0;
+    for (; ran < steps && !v.diverged && (extra || v.epochs_done < epochs_); ran += batches_)
+      run_epoch(v, extra);
+    return ran;
   }
-
-  int round_epochs() const { return turns_.round() < 2 ? 1 : epochs_per_round_; }
 
   // One epoch of the variant, timed; the first epoch (it includes the trace) is reported apart.
-  void run_epoch(GranularityVariant& v) {
+  // After the configured epochs (extra) its losses are not recorded.
+  void run_epoch(GranularityVariant& v, bool extra) {
     if (!v.session)
       v.session = std::make_unique<TrainerSession>(session_config(params().values(), v.mode));
     const int n = static_cast<int>(params().integer("n")),
@@ -315,13 +302,8 @@ class CallGranularityRun final : public ChunkedRun {
     }
     const double ms = w.elapsed_ms();
     v.total_ms += ms;
-    if (v.epochs_done == 0) {
-      v.first_epoch_ms = ms;
-    } else {
-      v.turn_ms += ms;
-      v.turn_steps += batches_;
-    }
-    if (!extra_) record(v, losses);
+    if (v.epochs_done == 0) v.first_epoch_ms = ms;
+    if (!extra) record(v, losses);
     ++v.epochs_done;
   }
 
@@ -336,7 +318,7 @@ class CallGranularityRun final : public ChunkedRun {
     }
   }
 
-  static Measure step_of(const GranularityVariant& v) { return paired_side(v.name, v.rounds_us); }
+  static Measure step_of(const GranularityVariant& v) { return paired_side(v.name, v.rounds_us()); }
   static Measure loss_of(const GranularityVariant& v) {
     const double l = v.losses.empty() ? 0.0 : static_cast<double>(v.losses.back());
     return loss_measure(v.name, l);
@@ -350,7 +332,7 @@ class CallGranularityRun final : public ChunkedRun {
   // [0] the headline: eager per call against traced fit; [1] the execution mode alone (both per
   // call); [2] the call boundary + copy alone (both traced); [3] compiled against traced, both per
   // call; then the final losses against fit's.
-  std::vector<Comparison> comparisons() const {
+  std::vector<Comparison> comparisons() const override {
     std::vector<Comparison> c = {compare("train_on_batch_vs_fit", step_of(eager_calls()),
                                          step_of(fit()), Quantity::Time, "µs per step"),
                                  compare("eager_vs_traced_per_call", step_of(eager_calls()),
@@ -396,18 +378,18 @@ class CallGranularityRun final : public ChunkedRun {
   }
 
   json run_json(const GranularityVariant& v) const {
-    const double us = median(v.rounds_us);
+    const double us = median(v.rounds_us());
     return {{"variant", v.name},
             {"mode", mode_name(v.mode)},
             {"measured_in", v.where},
             {"batch_copied_per_call", v.per_call},
             {"steps", static_cast<long long>(v.losses.size())},
             {"us_per_step", us},
-            {"overhead_us_per_call", us - median(fit().rounds_us)},
-            {"spread_us", half_iqr(v.rounds_us)},
-            {"ci_us", interval_json(v.rounds_us)},
-            {"rounds", static_cast<long long>(v.rounds_us.size())},
-            {"epochs_per_round", std::max(epochs_per_round_, 1)},
+            {"overhead_us_per_call", us - median(fit().rounds_us())},
+            {"spread_us", half_iqr(v.rounds_us())},
+            {"ci_us", interval_json(v.rounds_us())},
+            {"rounds", static_cast<long long>(v.rounds_us().size())},
+            {"epochs_per_round", rounds_->units(0) / batches_},
             {"first_epoch_ms", v.first_epoch_ms},
             {"total_ms", v.total_ms},
             {"final_loss", v.diverged || v.losses.empty() ? json(nullptr) : json(v.losses.back())},
@@ -471,9 +453,9 @@ class CallGranularityRun final : public ChunkedRun {
                                          {"gap", gap},
                                          {"tol", kLossTolerance}})}});
     // Fewer rounds than a 95% interval needs decide nothing: say how to get them.
-    std::size_t fewest = fit().rounds_us.size();
+    std::size_t fewest = fit().rounds_us().size();
     for (const GranularityVariant* v : {&eager_calls(), &traced_calls(), &compiled_calls()})
-      fewest = std::min(fewest, v->rounds_us.size());
+      fewest = std::min(fewest, v->rounds_us().size());
     const json few_chunks =
         msg(static_cast<int>(fewest) < kMinDecidingRounds ? "cg.few" : "cg.few_none",
             {{"chunks", plural("cmp.rounds", static_cast<long long>(fewest))},
@@ -505,10 +487,8 @@ class CallGranularityRun final : public ChunkedRun {
   int epochs_, batches_;
   double chunk_ms_;
   std::vector<std::unique_ptr<GranularityVariant>> variants_;
-  RandomTurns turns_ = turns(4);  // whose epochs are running (the four variants)
-  int epochs_in_turn_ = 0;
-  int epochs_per_round_ = 0;           // from round 2 on (set_round_epochs)
-  bool extra_ = false;                 // rounds after the configured epochs (time_more)
+  std::size_t set_up_ = 0;             // variants that ran their first epoch
+  PairedRounds* rounds_ = nullptr;     // the steady steps' paired rounds (a side per variant)
   std::optional<BrowserVariants> js_;  // set by add_measurements (the browser worker)
 };
 

@@ -4,9 +4,9 @@
 // The seed-000 model, Dense(20, tanh) → Dense(1) with Adam and mse on N(0, 1) data, trained from
 // the same initial weights by every mode over the same pre-batched data. Per mode: the first call
 // (trace + compile + first step), the steady per-step time, the total, and the loss curve — which
-// must coincide, since every mode computes the same numbers. The modes take turns in rounds of
-// the same number of steps, the order reversed every round, so round i of two modes is a pair and
-// every steady-step verdict comes from the per-round ratio's 95% interval (paired.hpp).
+// must coincide, since every mode computes the same numbers. After every mode's first call the
+// modes take turns in paired rounds of the same number of steps (rounds.hpp), so every steady-step
+// verdict comes from the per-round ratio's 95% interval (paired.hpp).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -29,6 +29,9 @@ namespace looplab {
 namespace {
 
 const char* const kModes[] = {"eager", "traced", "unrolled", "compiled", "reference"};
+// The modes whose first calls are compared (as in tf.function, where the trace is the first
+// call's), in paired rounds of their own.
+const char* const kFirstCallModes[] = {"eager", "traced", "compiled"};
 constexpr double kModeCount = sizeof(kModes) / sizeof(kModes[0]);
 
 // The rules between sizes, for the n of the parameters or of the user's CSV.
@@ -63,8 +66,11 @@ struct ModeRun {
   std::optional<long long> diverged_at;  // the first step whose loss was NaN or Inf
   bool finished = false;
   double setup_ms = 0.0, first_call_ms = 0.0, total_ms = 0.0;
-  std::vector<double> chunk_us_per_step;  // one per round (paired.hpp), the first call apart
-  long long extra_steps = 0;              // timed after the configured steps (time_more)
+  long long extra_steps = 0;                    // timed after the configured steps (extra rounds)
+  const std::vector<double>* rounds = nullptr;  // µs per step, a paired round each
+  // First calls again, in paired rounds: fresh models built before each turn, untimed; the turn
+  // builds the trainer (trace, compile) and calls it once.
+  std::vector<std::pair<std::unique_ptr<Mlp>, std::unique_ptr<Adam>>> fresh;
   float last_loss = 0.0f;
   double epoch_loss_sum = 0.0;  // of the epoch under way
   Series* series = nullptr;     // registered with the run as `name`: {epoch, loss} (epoch mean)
@@ -92,6 +98,25 @@ class ExecutionModesRun final : public ChunkedRun {
       runs_.back()->name = m;
       runs_.back()->series = &add_series(m, {"epoch", "loss"});
     }
+    std::vector<TimedSide> sides;
+    for (const auto& r : runs_)
+      sides.push_back({r->name, [this, &r = *r] { return takes_turn(r); },
+                       [this, &r = *r](long long steps) { return run_steps(r, steps); }});
+    // Turns of whole unrolled calls, at least 1 ms (browser clocks tick in 5-100 µs).
+    rounds_ = &add_rounds(std::move(sides), {1.0, p.integer("unroll"), true},
+                          [](std::string_view id) { return !id.starts_with("first_call_"); });
+    for (std::size_t i = 0; i < runs_.size(); ++i) runs_[i]->rounds = &rounds_->rounds_us(i);
+    std::vector<TimedSide> firsts;
+    for (const char* m : kFirstCallModes) {
+      ModeRun& r =
+          **std::find_if(runs_.begin(), runs_.end(), [&](auto& x) { return x->name == m; });
+      firsts.push_back({m, [] { return true; },
+                        [this, &r](long long calls) { return first_calls(r, calls); },
+                        [this, &r](long long calls) { fresh_models(r, calls); }});
+    }
+    // Each side its own number of first calls a turn (eager's is ~100x cheaper than compiled's).
+    first_calls_ = &add_rounds(std::move(firsts), {1.0, 1, false},
+                               [](std::string_view id) { return id.starts_with("first_call_"); });
   }
 
   bool finished() const override {
@@ -100,56 +125,52 @@ class ExecutionModesRun final : public ChunkedRun {
   }
 
  private:
-  // Round 0: every mode's setup and first call. Then rounds of steps_per_round_ steps per mode.
+  // First every mode's setup and first call, with the rest of its first unrolled call's steps
+  // (so every mode starts the rounds at the same step); then the first calls again, in paired
+  // rounds (kMinDecidingRounds of them); then the steady steps' paired rounds.
   void work_one() override {
-    ModeRun& r = current();
-    if (!r.model) {
+    if (set_up_ < runs_.size()) {
+      ModeRun& r = *runs_[set_up_++];
       setup(r);
       run_first_call(r);
+    } else if (first_calls_->rounds() < kMinDecidingRounds || first_calls_->mid_round()) {
+      first_calls_->turn();
     } else {
-      run_turn(r);
+      rounds_->turn();
     }
-    next_turn();
   }
 
-  // After the configured steps, time_more() goes on with the rounds (extra_: nothing recorded).
-  bool takes_turn(const ModeRun& r) const { return !r.diverged_at && (extra_ || !r.finished); }
+  // The run's model (the same seed, the same initial weights for every mode).
+  std::unique_ptr<Mlp> new_model() const {
+    Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
+    return std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params().integer("hidden"))},
+                                 1, parse_activation(params().choice("activation")), init);
+  }
 
-  std::vector<Comparison> timing_comparisons() const override { return paired_only(comparisons()); }
-
-  bool time_more() override {
-    if (!extra_) {
-      extra_ = true;
-      turns_.restart([&](std::size_t i) { return takes_turn(*runs_[i]); });
+  void fresh_models(ModeRun& r, long long calls) {
+    r.fresh.clear();
+    for (long long i = 0; i < calls; ++i) {
+      auto model = new_model();
+      auto adam = std::make_unique<Adam>(params().number("lr"), model->parameters());
+      r.fresh.emplace_back(std::move(model), std::move(adam));
     }
-    ModeRun& r = current();
-    if (!takes_turn(r)) return false;
-    run_turn(r);
-    next_turn();
-    return true;
   }
 
-  // A round lasts at least kRoundMs for the fastest mode: steps_per_round_ is set from round 1 (a
-  // few steps each), a multiple of the unrolled mode's steps per call.
-  void next_turn() {
-    const std::size_t round = turns_.round();
-    turns_.next([&](std::size_t i) { return takes_turn(*runs_[i]); });
-    if (round == 1 && turns_.round() == 2) set_round_steps();
+  // A first call of each fresh model: the trainer built (trace, compile), one step on batch 0.
+  long long first_calls(ModeRun& r, long long calls) {
+    const float* x = data_.x.data();
+    const float* y = data_.y.data();
+    float loss = 0.0f;
+    for (auto& [model, adam] : r.fresh)
+      GraphTrainer(parse_mode(r.name), *model, *adam, Shape{batch_, 1}, Shape{batch_, 1}, 1, true,
+                   loss_)
+          .run(&x, &y, &loss);
+    r.fresh.clear();
+    return calls;
   }
 
-  void set_round_steps() {
-    constexpr double kRoundMs = 1.0;  // browser clocks tick in 5-100 µs
-    double fastest_us = INFINITY;
-    for (const auto& r : runs_)
-      if (!r->chunk_us_per_step.empty())
-        fastest_us = std::min(fastest_us, r->chunk_us_per_step.back());
-    const long long k = run("unrolled").steps_per_call;
-    if (std::isfinite(fastest_us) && fastest_us > 0.0)
-      steps_per_round_ =
-          k *
-          std::clamp<long long>(
-              static_cast<long long>(std::ceil(kRoundMs * 1000.0 / fastest_us / k)), 1, 1 << 20);
-  }
+  // After the configured steps the extra rounds go on (nothing recorded).
+  bool takes_turn(const ModeRun& r) const { return !r.diverged_at && (finished() || !r.finished); }
 
   double fraction() const override {
     long long done_steps = 0;
@@ -158,8 +179,8 @@ class ExecutionModesRun final : public ChunkedRun {
   }
 
   json progress_message() const override {
-    return msg("em.progress",
-               {{"name", current().name}, {"s", current().steps}, {"n", total_steps_}});
+    const ModeRun& r = set_up_ < runs_.size() ? *runs_[set_up_] : *runs_[rounds_->side()];
+    return msg("em.progress", {{"name", r.name}, {"s", r.steps}, {"n", total_steps_}});
   }
 
   json config() const override {
@@ -174,15 +195,10 @@ class ExecutionModesRun final : public ChunkedRun {
     return runs;
   }
 
-  ModeRun& current() const { return *runs_[turns_.side()]; }
-
   // Same seed, same initial weights for every mode; the first call is timed from here.
   void setup(ModeRun& r) {
     const Stopwatch watch;
-    Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
-    r.model =
-        std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params().integer("hidden"))}, 1,
-                              parse_activation(params().choice("activation")), init);
+    r.model = new_model();
     const double lr = params().number("lr");
     if (r.name == "reference") {
       r.reference = std::make_unique<ReferenceMlp>(*r.model, batch_, lr, loss_);
@@ -234,7 +250,8 @@ class ExecutionModesRun final : public ChunkedRun {
     if (r.steps >= total_steps_) r.finished = true;
   }
 
-  // The first call, apart: it includes tracing and compiling.
+  // The first call, apart: it includes tracing and compiling. The rest of the steps of an unrolled
+  // call follow, timed into the total: every mode then has run one unrolled call's steps.
   void run_first_call(ModeRun& r) {
     float losses[1024];
     const Stopwatch w;
@@ -242,37 +259,41 @@ class ExecutionModesRun final : public ChunkedRun {
     r.first_call_ms = r.setup_ms + w.elapsed_ms();
     r.total_ms += r.first_call_ms;
     record(r, losses);
+    const Stopwatch rest;
+    while (r.steps % params().integer("unroll") != 0 && !r.finished) {
+      call(r, losses);
+      record(r, losses);
+    }
+    r.total_ms += rest.elapsed_ms();
   }
 
-  // The mode's turn in a round: steps_per_round_ steps (fewer at the end of the configured ones),
-  // one timing; after the configured steps (extra_) the steps are timed and not recorded.
-  void run_turn(ModeRun& r) {
+  // A mode's turn in the rounds: up to `want` steps (fewer at the end of the configured ones);
+  // after the configured steps they are timed and not recorded.
+  long long run_steps(ModeRun& r, long long want) {
     float losses[1024];
-    const long long want =
-        turns_.round() < 2 ? run("unrolled").steps_per_call * 8 : steps_per_round_;
+    const bool extra = finished();
     const Stopwatch w;
     long long steps = 0;
-    while (steps < want && (extra_ || !r.finished)) {
+    while (steps < want && (extra || !r.finished)) {
       call(r, losses);
-      if (extra_)
+      if (extra)
         r.extra_steps += r.steps_per_call;
       else
         record(r, losses);
       steps += r.steps_per_call;
     }
-    const double ms = w.elapsed_ms();
-    if (!extra_) r.total_ms += ms;
-    if (steps > 0) r.chunk_us_per_step.push_back(ms * 1000.0 / static_cast<double>(steps));
+    if (!extra) r.total_ms += w.elapsed_ms();
+    return steps;
   }
 
   json run_json(const ModeRun& r) const {
     json j = {{"mode", r.name},
               {"steps_per_call", r.steps_per_call},
               {"first_call_ms", r.first_call_ms},
-              {"steady_step_us", median(r.chunk_us_per_step)},
-              {"steady_step_spread_us", half_iqr(r.chunk_us_per_step)},
-              {"rounds", static_cast<long long>(r.chunk_us_per_step.size())},
-              {"steady_step_ci_us", interval_json(r.chunk_us_per_step)},
+              {"steady_step_us", median(*r.rounds)},
+              {"steady_step_spread_us", half_iqr(*r.rounds)},
+              {"rounds", static_cast<long long>(r.rounds->size())},
+              {"steady_step_ci_us", interval_json(*r.rounds)},
               {"total_ms", r.total_ms},
               {"steps", r.steps},
               {"final_loss", r.diverged_at ? json(nullptr) : json(r.last_loss)},
@@ -287,8 +308,8 @@ class ExecutionModesRun final : public ChunkedRun {
   }
 
   // A mode's steady step: its rounds.
-  static Measure step_of(const ModeRun& r, std::string label) {
-    return paired_side(std::move(label), r.chunk_us_per_step);
+  Measure step_of(const ModeRun& r, std::string label) const {
+    return paired_side(std::move(label), *r.rounds);
   }
   static Measure loss_of(const ModeRun& r) { return loss_measure(r.name, r.last_loss); }
 
@@ -298,7 +319,16 @@ class ExecutionModesRun final : public ChunkedRun {
     throw std::logic_error("execution-modes: no mode " + name);
   }
 
-  std::vector<Comparison> comparisons() const {
+  // A mode's first calls in the paired rounds, in ms.
+  Measure first_call_of(const std::string& name) const {
+    const auto m = std::find(std::begin(kFirstCallModes), std::end(kFirstCallModes), name);
+    std::vector<double> ms =
+        first_calls_->rounds_us(static_cast<std::size_t>(m - std::begin(kFirstCallModes)));
+    for (double& v : ms) v /= 1000.0;
+    return paired_side(name, std::move(ms));
+  }
+
+  std::vector<Comparison> comparisons() const override {
     const ModeRun &eager = run("eager"), &traced = run("traced"), &unrolled = run("unrolled"),
                   &compiled = run("compiled"), &ref = run("reference");
     const std::string unrolled_label = "unrolled(" + std::to_string(unrolled.steps_per_call) + ")";
@@ -309,14 +339,14 @@ class ExecutionModesRun final : public ChunkedRun {
                 Quantity::Time, "µs per step"),
         compare("traced_vs_reference", step_of(traced, "traced"),
                 step_of(ref, "the hand-written loop"), Quantity::Time, "µs per step"),
-        compare("first_call_traced_vs_eager", {"traced", traced.first_call_ms, 0.0},
-                {"eager", eager.first_call_ms, 0.0}, Quantity::Time, "ms on the first call"),
+        compare("first_call_traced_vs_eager", first_call_of("traced"), first_call_of("eager"),
+                Quantity::Time, "ms on the first call"),
         compare("compiled_vs_traced", step_of(compiled, "compiled"), step_of(traced, "traced"),
                 Quantity::Time, "µs per step"),
         compare("compiled_vs_reference", step_of(compiled, "compiled"),
                 step_of(ref, "the hand-written loop"), Quantity::Time, "µs per step"),
-        compare("first_call_compiled_vs_traced", {"compiled", compiled.first_call_ms, 0.0},
-                {"traced", traced.first_call_ms, 0.0}, Quantity::Time, "ms on the first call")};
+        compare("first_call_compiled_vs_traced", first_call_of("compiled"), first_call_of("traced"),
+                Quantity::Time, "ms on the first call")};
     for (const auto& r : runs_)
       if (r.get() != &ref && !r->diverged_at && !ref.diverged_at)
         c.push_back(compare("final_loss_" + r->name + "_vs_reference", loss_of(*r), loss_of(ref),
@@ -324,19 +354,22 @@ class ExecutionModesRun final : public ChunkedRun {
     return c;
   }
 
-  // The question, answered from this run: does tracing pay, and after how many steps? Every branch
-  // takes the same arguments, so the result's structure never depends on a timing.
-  json answer(const Comparison& step, const ModeRun& eager, const ModeRun& traced) const {
-    const double once = traced.first_call_ms - eager.first_call_ms;  // what tracing costs extra
-    const double saved_us = step.b.value - step.a.value;             // per step, eager − traced
+  // The question, answered from this run: does tracing pay, and after how many steps? From the
+  // paired verdicts of the step and of the first call. Every branch takes the same arguments, so
+  // the result's structure never depends on a timing.
+  json answer(const Comparison& step, const Comparison& first, const ModeRun& traced) const {
+    const double once = first.a.value - first.b.value;    // what tracing costs extra, ms
+    const double saved_us = step.b.value - step.a.value;  // per step, eager − traced
     const double steps = saved_us > 0.0 ? once * 1000.0 / saved_us : 0.0;
     const long long total = traced.steps,
                     k = static_cast<long long>(std::ceil(std::max(steps, 0.0)));
-    const char* key = step.verdict == Verdict::Inconclusive ? "em.a_unsure"
-                      : step.verdict != Verdict::A          ? "em.a_no_gain"
-                      : once <= 0.0                         ? "em.a_free"
-                                                            : "em.a_paid";
-    return msg(key, {{"first_ms", traced.first_call_ms},
+    const char* key = step.verdict == Verdict::Inconclusive    ? "em.a_unsure"
+                      : step.verdict != Verdict::A             ? "em.a_no_gain"
+                      : first.verdict == Verdict::Inconclusive ? "em.a_unsure_first"
+                      : first.verdict != Verdict::B            ? "em.a_free"
+                                                               : "em.a_paid";
+    return msg(key, {{"first_ms", first.a.value},
+                     {"eager_ms", first.b.value},
                      {"saved", saved_us},
                      {"once", once},
                      {"after", msg(k <= 1 ? "em.after_first" : "em.after_k", {{"k", k}})},
@@ -369,9 +402,9 @@ class ExecutionModesRun final : public ChunkedRun {
   json summary() const override {
     const ModeRun &eager = run("eager"), &traced = run("traced"), &unrolled = run("unrolled"),
                   &compiled = run("compiled"), &ref = run("reference");
-    const double e = median(eager.chunk_us_per_step), t = median(traced.chunk_us_per_step),
-                 u = median(unrolled.chunk_us_per_step), c = median(compiled.chunk_us_per_step),
-                 f = median(ref.chunk_us_per_step);
+    const double e = median(*eager.rounds), t = median(*traced.rounds),
+                 u = median(*unrolled.rounds), c = median(*compiled.rounds),
+                 f = median(*ref.rounds);
     const std::vector<Comparison> cmp = comparisons();
     const auto said = [&](std::string_view id) { return comparison(cmp, id).to_json(); };
     double max_gap = 0.0;  // how far the final losses are apart, relative
@@ -432,7 +465,9 @@ class ExecutionModesRun final : public ChunkedRun {
                                                          {"k", unrolled.steps_per_call}})},
                       {"why", msg("em.q_why", {{"u", unrolled.first_call_ms}})}}});
     summary_messages(s, headline, reading,
-                     answer(comparison(cmp, "traced_vs_eager"), eager, traced), quoted);
+                     answer(comparison(cmp, "traced_vs_eager"),
+                            comparison(cmp, "first_call_traced_vs_eager"), traced),
+                     quoted);
     return s;
   }
 
@@ -443,9 +478,9 @@ class ExecutionModesRun final : public ChunkedRun {
   Loss loss_;
   LinearData data_;  // x and y ~ N(0, 1)
   std::vector<std::unique_ptr<ModeRun>> runs_;
-  RandomTurns turns_ = turns(std::size(kModes));  // whose turn it is
-  long long steps_per_round_ = 1;                 // from round 2 on (set_round_steps)
-  bool extra_ = false;                            // timing more rounds after the configured steps
+  std::size_t set_up_ = 0;               // modes set up, with their first call
+  PairedRounds* rounds_ = nullptr;       // the steady steps' paired rounds
+  PairedRounds* first_calls_ = nullptr;  // the first calls' paired rounds
 };
 
 }  // namespace

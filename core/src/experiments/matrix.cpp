@@ -8,13 +8,14 @@
 // Data size is the rows per step (seed 001 grew the data per batch, not the batch count): one
 // batch of rows_small / rows_medium / rows_large rows of N(0, 1) inputs and targets, reused every
 // step as the seed's benchmark reused one batch. In each cell the four modes (eager, traced,
-// compiled, reference) take turns in `repeats` paired rounds, one chunk of steps each (at least
-// chunk_ms long, found first, untimed), the order reversed every round: round i of two modes is a
-// pair and each verdict comes from the per-round ratio's 95% interval (paired.hpp). The seed-001
+// compiled, reference) take turns in `repeats` paired rounds (rounds.hpp), one chunk of steps each
+// (at least chunk_ms long, after calibration rounds that are not counted): round i of two modes is
+// a pair and each verdict comes from the per-round ratio's 95% interval (paired.hpp). The seed-001
 // percentages compare the modes' medians per cell. After every cell's rounds, a cell with an open
-// verdict (traced vs eager, compiled vs traced) is built again (its chunk lengths found again,
-// untimed) and takes more rounds, the open cells in turn, `repeats` rounds a visit, until every
-// verdict is decided or the run is max_seconds old: one cell's trainers are alive at a time.
+// verdict (traced vs eager, compiled vs traced) is built again (untimed, before its turns) and
+// takes more rounds, the open cells in turn, `repeats` rounds a visit, until every verdict is
+// decided or max_seconds have passed since the configured rounds: one cell's trainers are alive
+// at a time.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -66,9 +67,11 @@ json model_label(const ModelSize& m) {
 struct Cell {
   int model = 0, data = 0;
   long long rows = 0;
-  double us[kMatrixModeCount] = {};              // median over the rounds
-  std::vector<double> rounds[kMatrixModeCount];  // µs per step, one per paired round
-  long long steps_per_chunk[kMatrixModeCount] = {};
+  double us[kMatrixModeCount] = {};  // median over the rounds
+  PairedRounds* rounds = nullptr;    // a side per mode
+  const std::vector<double>& rounds_us(int mode) const {
+    return rounds->rounds_us(static_cast<std::size_t>(mode));
+  }
   bool diverged = false;
 };
 
@@ -86,13 +89,29 @@ class MatrixRun final : public ChunkedRun {
         c.rows = rows[d];
         cells_.push_back(c);
       }
+    for (Cell& c : cells_) {
+      std::vector<TimedSide> sides;
+      for (int mode = 0; mode < kMatrixModeCount; ++mode)
+        sides.push_back({kMatrixModes[mode], [] { return true; },
+                         [this, &c, mode](long long steps) { return run_steps(c, mode, steps); },
+                         [this, &c, mode](long long) { set_up(c, mode); },
+                         [&c, mode](bool) { c.us[mode] = median(c.rounds_us(mode)); }});
+      const std::string suffix =
+          std::string("_") + kModels[c.model].name + "_model_" + kDataNames[c.data] + "_data";
+      c.rounds = &add_rounds(
+          std::move(sides), {p.number("chunk_ms"), 1, false},
+          [suffix](std::string_view id) { return id.ends_with(suffix); },
+          static_cast<std::size_t>(p.integer("repeats")));
+    }
   }
 
   bool finished() const override { return next_ >= cells_.size(); }
 
  private:
   double fraction() const override {
-    return (static_cast<double>(next_) + static_cast<double>(turns_.round()) / rounds_per_cell()) /
+    const double rounds =
+        next_ < cells_.size() ? static_cast<double>(cells_[next_].rounds->rounds()) : 0.0;
+    return (static_cast<double>(next_) + std::min(rounds / rounds_per_cell(), 1.0)) /
            static_cast<double>(cells_.size());
   }
 
@@ -100,7 +119,7 @@ class MatrixRun final : public ChunkedRun {
 
   json progress_message() const override {
     const Cell& c = cells_[std::min(next_, cells_.size() - 1)];
-    return msg("mx.progress", {{"mode", kMatrixModes[turns_.side()]},
+    return msg("mx.progress", {{"mode", kMatrixModes[c.rounds->side()]},
                                {"model", size_message(kModels[c.model].name)},
                                {"data", size_message(kDataNames[c.data])}});
   }
@@ -111,114 +130,64 @@ class MatrixRun final : public ChunkedRun {
     return runs;
   }
 
-  // One mode's turn in the current cell's round. A cell starts with its data, shared by the four
-  // modes, and a session per mode (the model from the seed, the batch staged once: every step
-  // reads it in place) whose chunk length is found before any round (untimed), one mode a unit:
-  // at chunk_ms = 1000 finding one takes about two seconds, and advance() keeps its budget.
+  // One mode's turn in the current cell's paired rounds; after `repeats` counted rounds the next
+  // cell.
   void work_one() override {
     Cell& c = cells_[next_];
-    if (set_up_next_mode(c)) return;
-    take_turn(c);
-    if (static_cast<int>(turns_.round()) >= rounds_per_cell()) end_cell(c);
+    c.rounds->turn();
+    if (static_cast<int>(c.rounds->rounds()) >= rounds_per_cell() && !c.rounds->mid_round()) {
+      for (auto& session : sessions_) session.reset();
+      session_cell_ = nullptr;
+      ++next_;
+    }
   }
 
-  void take_turn(Cell& c) {
-    const int mode = static_cast<int>(turns_.side());
+  long long run_steps(Cell& c, int mode, long long steps) {
     TrainerSession& session = *sessions_[static_cast<std::size_t>(mode)];
-    const long long k = c.steps_per_chunk[mode];
-    const Stopwatch w;
-    for (long long i = 0; i < k; ++i)
+    for (long long i = 0; i < steps; ++i)
       if (!std::isfinite(session.train_staged())) c.diverged = true;
-    c.rounds[mode].push_back(w.elapsed_ms() * 1000.0 / static_cast<double>(k));
-    turns_.next([](std::size_t) { return true; });
+    return steps;
   }
 
-  std::vector<Comparison> timing_comparisons() const override {
+  // The traced vs eager and compiled vs traced comparisons of every cell: what the rounds decide.
+  std::vector<Comparison> comparisons() const override {
     std::vector<Comparison> all = comparisons(kTraced, kEager),
                             more = comparisons(kCompiled, kTraced);
     all.insert(all.end(), more.begin(), more.end());
     return all;
   }
 
-  static bool open(const Cell& c) {
-    for (const auto& [a, b] : {std::pair{kTraced, kEager}, std::pair{kCompiled, kTraced}})
-      if (compare("", measure(c, a), measure(c, b), Quantity::Time, "").verdict ==
-          Verdict::Inconclusive)
-        return true;
-    return false;
-  }
-
-  // One mode's turn of an extra round. The open cells take turns, `repeats` rounds a visit (one
-  // cell that stays open does not take the whole cap), each built again when its visit starts;
-  // false when every cell is decided.
-  bool time_more() override {
-    if (!extra_) {
-      const std::size_t n = cells_.size();
-      std::size_t i = 0;
-      while (i < n && !open(cells_[(next_extra_ + i) % n])) ++i;
-      if (i == n) return false;
-      extra_ = (next_extra_ + i) % n;
-      next_extra_ = *extra_ + 1;
-      visit_rounds_ = 0;
-      turns_ = turns(kMatrixModeCount);
-    }
-    Cell& c = cells_[*extra_];
-    if (set_up_next_mode(c)) return true;
-    take_turn(c);
-    for (const auto& r : c.rounds)
-      if (r.size() != c.rounds[kEager].size()) return true;  // the round goes on
-    for (int mode = 0; mode < kMatrixModeCount; ++mode) c.us[mode] = median(c.rounds[mode]);
-    if (!open(c) || ++visit_rounds_ >= rounds_per_cell()) {
+  // Before a mode's turn, untimed: its session for this cell (the model from the seed, the batch
+  // staged once: every step reads it in place). One cell's sessions are alive at a time: another
+  // cell's are freed, and the cell's data made, first.
+  void set_up(Cell& c, int mode) {
+    if (session_cell_ != &c) {
       for (auto& session : sessions_) session.reset();
-      extra_.reset();
-    }
-    return true;
-  }
-
-  // Sets up the cell's next mode without a session (the data first, with the first); false when
-  // all four are set up.
-  bool set_up_next_mode(Cell& c) {
-    const auto missing = std::find(std::begin(sessions_), std::end(sessions_), nullptr);
-    if (missing == std::end(sessions_)) return false;
-    const int mode = static_cast<int>(missing - std::begin(sessions_));
-    const ModelSize& m = kModels[c.model];
-    const auto seed = static_cast<std::uint64_t>(params().integer("seed"));
-    if (mode == 0) {
-      Rng rng(seed);
+      session_cell_ = &c;
+      const ModelSize& m = kModels[c.model];
+      Rng rng(static_cast<std::uint64_t>(params().integer("seed")));
       x_ = Tensor({static_cast<int>(c.rows), m.inputs});
       y_ = Tensor({static_cast<int>(c.rows), 1});
       for (std::size_t i = 0; i < x_.size(); ++i) x_[i] = static_cast<float>(rng.normal());
       for (std::size_t i = 0; i < y_.size(); ++i) y_[i] = static_cast<float>(rng.normal());
     }
+    auto& session = sessions_[static_cast<std::size_t>(mode)];
+    if (session) return;
+    const ModelSize& m = kModels[c.model];
     SessionConfig sc;
     sc.mode = parse_mode(kMatrixModes[mode]);
     sc.inputs = m.inputs;
     sc.hidden = m.hidden;
     sc.batch = static_cast<int>(c.rows);
     sc.lr = params().number("lr");
-    sc.seed = seed;
-    auto& session = sessions_[static_cast<std::size_t>(mode)];
+    sc.seed = static_cast<std::uint64_t>(params().integer("seed"));
     session = std::make_unique<TrainerSession>(sc);
     std::copy(x_.data(), x_.data() + x_.size(), session->staged_x());
     std::copy(y_.data(), y_.data() + y_.size(), session->staged_y());
-    // The steps per chunk double (from 1) until a chunk lasts chunk_ms (browser clocks tick in
-    // 5-100 µs); these steps are not timed as rounds.
-    const ChunkTiming t =
-        time_steps([&] { return session->train_staged(); }, params().number("chunk_ms"), 1);
-    c.steps_per_chunk[mode] = std::max<long long>(1, t.steps_per_chunk);
-    c.diverged = c.diverged || t.diverged;
-    return true;
-  }
-
-  void end_cell(Cell& c) {
-    for (int mode = 0; mode < kMatrixModeCount; ++mode) c.us[mode] = median(c.rounds[mode]);
-    for (auto& session : sessions_) session.reset();
-    turns_ = turns(kMatrixModeCount);
-    ++next_;
   }
 
   static Measure measure(const Cell& c, int mode) {
-    return paired_side(kMatrixModes[mode], c.rounds[mode]);
+    return paired_side(kMatrixModes[mode], c.rounds_us(mode));
   }
 
   // The cell's fastest mode when it is decided faster than each other (paired rounds); -1 when
@@ -251,11 +220,11 @@ class MatrixRun final : public ChunkedRun {
             {"traced_us", c.us[kTraced]},
             {"compiled_us", c.us[kCompiled]},
             {"reference_us", c.us[kReference]},
-            {"eager_spread_us", half_iqr(c.rounds[kEager])},
-            {"traced_spread_us", half_iqr(c.rounds[kTraced])},
-            {"compiled_spread_us", half_iqr(c.rounds[kCompiled])},
-            {"reference_spread_us", half_iqr(c.rounds[kReference])},
-            {"rounds", static_cast<long long>(c.rounds[kEager].size())},
+            {"eager_spread_us", half_iqr(c.rounds_us(kEager))},
+            {"traced_spread_us", half_iqr(c.rounds_us(kTraced))},
+            {"compiled_spread_us", half_iqr(c.rounds_us(kCompiled))},
+            {"reference_spread_us", half_iqr(c.rounds_us(kReference))},
+            {"rounds", static_cast<long long>(c.rounds_us(kEager).size())},
             {"fastest", best < 0 ? json(nullptr) : json(kMatrixModes[best])},
             {"traced_vs_eager_pct", percent_faster(c.us[kTraced], c.us[kEager])},
             {"compiled_vs_traced_pct", percent_faster(c.us[kCompiled], c.us[kTraced])},
@@ -286,7 +255,7 @@ class MatrixRun final : public ChunkedRun {
       out.push_back(compare(
           std::string(kMatrixModes[a]) + "_vs_" + kMatrixModes[b] + "_" + kModels[c.model].name +
               "_model_" + kDataNames[c.data] + "_data",
-          paired_side(std::string(kMatrixModes[a]) + " (" + cell_name(c) + ")", c.rounds[a]),
+          paired_side(std::string(kMatrixModes[a]) + " (" + cell_name(c) + ")", c.rounds_us(a)),
           measure(c, b), Quantity::Time, "µs per step"));
     return out;
   }
@@ -401,10 +370,7 @@ class MatrixRun final : public ChunkedRun {
   std::vector<Cell> cells_;
   std::size_t next_ = 0;  // the cell whose rounds are running
   std::unique_ptr<TrainerSession> sessions_[kMatrixModeCount];
-  RandomTurns turns_ = turns(kMatrixModeCount);
-  std::optional<std::size_t> extra_;  // the cell taking extra rounds (time_more)
-  std::size_t next_extra_ = 0;        // where the search for the next open cell starts
-  int visit_rounds_ = 0;              // the extra rounds of this visit
+  const Cell* session_cell_ = nullptr;  // whose sessions (and data) are alive
   Tensor x_, y_;
 };
 

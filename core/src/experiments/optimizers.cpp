@@ -133,12 +133,10 @@ struct Variant {
   std::vector<Trial> trials;  // adam: the grid, as far as it has been run
   std::optional<Track> trial;
   double wall_ms = 0.0, tuning_ms = 0.0;  // wall_ms: the recorded run's, scaling included
-  // The timing rounds: each replays the run to its hit (scaling x again, for standardized x),
-  // nothing recorded; round_us[i] is round i's time per replay, µs.
-  std::vector<double> round_us;
-  Track replay;
-  double replay_us = 0.0;  // this turn's replays so far, and how many
-  long long replays = 0;
+  // The timing rounds: each turn replays the run to its hit (scaling x again, for standardized
+  // x), nothing recorded, on trainers built before the turn; µs per replay, a round each.
+  const std::vector<double>* round_us = nullptr;
+  std::vector<Track> replays;
   SeriesSampler sampler;
   Series* series = nullptr;
   bool tuned() const { return optimizer != "adam" || trials.size() == std::size(kAdamGrid); }
@@ -382,61 +380,54 @@ class OptimizersRun final : public ChunkedRun {
     return sides;
   }
 
-  std::size_t rounds_done() const {
-    std::size_t n = timed_.empty() ? 0 : timed_[0]->round_us.size();
-    for (const Variant* v : timed_) n = std::min(n, v->round_us.size());
-    return n;
-  }
+  std::size_t rounds_done() const { return rounds_ ? rounds_->rounds() : 0; }
 
-  // One chunk of the current side's replay: a fresh trainer (built untimed: the compiled code is
-  // cached), x scaled again when standardized, then its steps and gap checks to its hit.
-  void time_turn() {
-    if (!timing_started_) {
-      timing_started_ = true;
-      timed_ = timed_pairs();
-      turns_ = turns(timed_.size());
-    }
+  // The timing rounds start once every run is done: a side per timed run (timed_pairs), a turn
+  // of whole replays lasting at least kMinTurnUs.
+  void start_timing() {
+    timing_started_ = true;
+    timed_ = timed_pairs();
     if (timed_.empty()) {
       timing_done_ = true;
       return;
     }
-    Variant& v = *timed_[turns_.side()];
-    if (!v.replay.trainer) {
-      start_track(v, v.replay, v.lr, *v.track.hit);
+    std::vector<TimedSide> sides;
+    for (Variant* v : timed_)
+      sides.push_back({v->label, [] { return true; },
+                       [this, v](long long replays) { return replay(*v, replays); },
+                       [this, v](long long replays) { build_replays(*v, replays); }});
+    rounds_ = &add_rounds(std::move(sides), {kMinTurnUs / 1000.0, 1, false});
+    for (std::size_t i = 0; i < timed_.size(); ++i) timed_[i]->round_us = &rounds_->rounds_us(i);
+  }
+
+  // Fresh trainers for a turn's replays, built outside the stopwatch (the compiled code is
+  // cached).
+  void build_replays(Variant& v, long long replays) {
+    v.replays.resize(static_cast<std::size_t>(replays));
+    for (Track& t : v.replays) {
+      t = Track{};
+      start_track(v, t, v.lr, *v.track.hit);
+    }
+  }
+
+  // The turn: each replay scales x again (standardized x) and runs to its hit.
+  long long replay(Variant& v, long long replays) {
+    for (Track& t : v.replays) {
       if (v.problem->scaler) {
-        const Stopwatch w;
         const Scaler scaler = Scaler::fit(data_.x, ScalingKind::Standardize);
         const Tensor x = scaler.transform(data_.x);
-        v.replay_us += w.elapsed_ms() * 1000.0;
         (void)x;
       }
+      while (!t.finished) run_chunk(v, t, kChunk, false);
     }
-    const Stopwatch w;
-    run_chunk(v, v.replay, kChunk, false);
-    v.replay_us += w.elapsed_ms() * 1000.0;
-    if (!v.replay.finished) return;
-    v.replay = Track{};
-    ++v.replays;
-    if (v.replay_us < kMinTurnUs) return;  // replayed again in this turn
-    v.round_us.push_back(v.replay_us / static_cast<double>(v.replays));
-    v.replay_us = 0.0;
-    v.replays = 0;
-    turns_.next([](std::size_t) { return true; });
-    if (rounds_done() >= kTimingRounds) timing_done_ = true;
+    v.replays.clear();
+    return replays;
   }
 
-  std::vector<Comparison> timing_comparisons() const override { return wall_comparisons(); }
-
-  bool time_more() override {
-    if (timed_.empty()) return false;
-    time_turn();
-    return true;
-  }
-
-  bool mid_round() const override {
-    for (const Variant* v : timed_)
-      if (v->round_us.size() != timed_[0]->round_us.size()) return true;
-    return false;
+  void time_turn() {
+    if (!timing_started_) return start_timing();
+    rounds_->turn();
+    if (rounds_done() >= kTimingRounds && !rounds_->mid_round()) timing_done_ = true;
   }
 
   LinearWeights raw_units(const Variant& v) const {
@@ -465,7 +456,7 @@ class OptimizersRun final : public ChunkedRun {
 
   json progress_message() const override {
     if (timing_started_ && !timed_.empty())
-      return msg("opt.progress_timing", {{"name", timed_[turns_.side()]->label},
+      return msg("opt.progress_timing", {{"name", timed_[rounds_->side()]->label},
                                          {"k", static_cast<long long>(rounds_done() + 1)},
                                          {"n", static_cast<long long>(kTimingRounds)}});
     const Variant& v = current();
@@ -504,8 +495,8 @@ class OptimizersRun final : public ChunkedRun {
                 {"iterations_run", t.iteration},
                 {"diverged_at", optional_json(t.diverged_at)},
                 {"wall_ms", time_ms(v)},
-                {"rounds", static_cast<long long>(v.round_us.size())},
-                {"ci_ms", v.round_us.empty() ? json(nullptr) : interval_json(ms_rounds(v))},
+                {"rounds", static_cast<long long>(timed(v) ? v.round_us->size() : 0)},
+                {"ci_ms", !timed(v) ? json(nullptr) : interval_json(ms_rounds(v))},
                 {"us_per_iteration", (time_ms(v) - v.problem->scaling_ms) * 1000.0 / steps},
                 {"W", w.w.at(0)},
                 {"b", w.b},
@@ -527,8 +518,10 @@ class OptimizersRun final : public ChunkedRun {
     return nullptr;
   }
 
+  // Timed in the rounds: a partner reached the tolerance too, and a round is counted.
+  static bool timed(const Variant& v) { return v.round_us && !v.round_us->empty(); }
   static std::vector<double> ms_rounds(const Variant& v) {
-    std::vector<double> ms = v.round_us;
+    std::vector<double> ms = *v.round_us;
     for (double& t : ms) t /= 1000.0;
     return ms;
   }
@@ -536,11 +529,11 @@ class OptimizersRun final : public ChunkedRun {
   // A run's wall time to the tolerance: the median of its timing rounds, or the recorded run's
   // when it was not timed again (it has no partner that reached the tolerance).
   static double time_ms(const Variant& v) {
-    return v.round_us.empty() ? v.wall_ms : median(v.round_us) / 1000.0;
+    return !timed(v) ? v.wall_ms : median(*v.round_us) / 1000.0;
   }
 
   std::vector<Comparison> wall_comparisons() const;
-  std::vector<Comparison> comparisons() const;
+  std::vector<Comparison> comparisons() const override;
   json answer(const std::vector<Comparison>& cmp) const;
   json headline() const;
   json reading(const std::vector<Comparison>& cmp) const;
@@ -556,7 +549,7 @@ class OptimizersRun final : public ChunkedRun {
   Problem problems_[2];
   std::vector<std::unique_ptr<Variant>> variants_;
   std::vector<Variant*> timed_;  // the timing rounds' sides (timed_pairs), once the runs are done
-  RandomTurns turns_ = turns(1);
+  PairedRounds* rounds_ = nullptr;  // the timing rounds, once the runs are done
   bool timing_started_ = false, timing_done_ = false;
 };
 
@@ -604,13 +597,8 @@ std::vector<Comparison> OptimizersRun::wall_comparisons() const {
   std::vector<Comparison> c;
   for (std::size_t i = 0; i + 1 < timed_.size(); i += 2) {
     const Variant &scaled = *timed_[i], &raw = *timed_[i + 1];
-    const std::size_t n = std::min(scaled.round_us.size(), raw.round_us.size());
-    if (n == 0) continue;
-    auto side = [n](const Variant& v) {
-      std::vector<double> ms = ms_rounds(v);
-      ms.resize(n);  // a round both sides have
-      return paired_side(v.label, std::move(ms));
-    };
+    if (!timed(scaled) || !timed(raw)) continue;
+    auto side = [](const Variant& v) { return paired_side(v.label, ms_rounds(v)); };
     c.push_back(compare(scaled.optimizer + "_wall_time", side(scaled), side(raw), Quantity::Time,
                         "ms to the tolerance"));
   }

@@ -8,10 +8,9 @@
 // overhead. The page adds js_per_call, measured in the browser worker: JavaScript copies the N
 // points into the wasm heap and calls one reference step per call, as seed 004 fed its data per
 // Session.run. The comparisons are made at the smallest and the largest N: there the four modes
-// keep a trainer each and take turns in rounds, each turn a chunk of at least chunk_ms, the order
-// reversed every round, so each verdict comes from the per-round ratio's 95% interval
-// (paired.hpp); after the configured rounds they time more, until every verdict is decided or
-// max_seconds.
+// keep a trainer each and take turns in paired rounds (rounds.hpp), each turn a chunk of at least
+// chunk_ms, so each verdict comes from the per-round ratio's 95% interval (paired.hpp); after the
+// configured rounds they time more, until every verdict is decided or max_seconds.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -56,12 +55,9 @@ struct PairedPoint {
   std::size_t index = 0;  // into the run's sizes
   LinearData data;
   std::unique_ptr<LinearTrainer> trainers[kOverheadModeCount];
-  long long chunk_steps[kOverheadModeCount] = {};  // round 0: steps for one chunk of chunk_ms
-  std::vector<double> rounds_us[kOverheadModeCount];
-  long long steps[kOverheadModeCount] = {};
   bool diverged[kOverheadModeCount] = {};
-  bool recorded = false;                     // its points are in the series
-  RandomTurns turns{kOverheadModeCount, 1};  // replaced by the run's turns()
+  bool recorded = false;           // its points are in the series
+  PairedRounds* rounds = nullptr;  // a side per mode, each turn at least chunk_ms
 };
 
 // js_per_call as the browser worker measured it (web/runtime/js-variants.js), per N: the median of
@@ -92,8 +88,10 @@ class OverheadRun final : public ChunkedRun {
     for (std::size_t i = 0; i < sizes_.size() * kOverheadModeCount; ++i) points_.push_back(nullptr);
     for (int e = 0; e < 2; ++e) {
       ends_[e] = std::make_unique<PairedPoint>();
-      ends_[e]->turns = turns(kOverheadModeCount);
       ends_[e]->index = e == 0 ? 0 : sizes_.size() - 1;
+      ends_[e]->rounds = &add_rounds(
+          paired_sides(*ends_[e]), {p.number("chunk_ms"), 1, false},
+          [at = e == 0 ? "n_min" : "n_max"](std::string_view id) { return id.ends_with(at); });
     }
   }
 
@@ -109,7 +107,7 @@ class OverheadRun final : public ChunkedRun {
     const std::size_t i = std::min(next_ / kOverheadModeCount, sizes_.size() - 1);
     const PairedPoint* p = paired_at(i);
     return msg("ov.progress",
-               {{"mode", kOverheadModes[p ? p->turns.side() : next_ % kOverheadModeCount]},
+               {{"mode", kOverheadModes[p ? p->rounds->side() : next_ % kOverheadModeCount]},
                 {"n", sizes_[i]}});
   }
 
@@ -213,9 +211,23 @@ class OverheadRun final : public ChunkedRun {
     }
   }
 
-  // A turn at a paired point: its setup (data and the four trainers), then in round 0 each mode
-  // finds the steps for a chunk of chunk_ms (doubling from 1), from round 1 on each runs a chunk
-  // of them, one timing per round; `repeats` rounds (at least 9), then the next size.
+  // A paired point's sides: the four modes' trainers taking chunks of steps. Once its configured
+  // rounds are stored, every extra round stores it again.
+  std::vector<TimedSide> paired_sides(PairedPoint& p) {
+    std::vector<TimedSide> sides;
+    for (std::size_t m = 0; m < kOverheadModeCount; ++m)
+      sides.push_back({kOverheadModes[m],
+                       [&p, m] { return !p.diverged[m]; },
+                       [this, &p, m](long long steps) { return run_steps(p, m, steps); },
+                       {},
+                       [this, &p](bool) {
+                         if (p.recorded && !p.rounds->mid_round()) store(p);
+                       }});
+    return sides;
+  }
+
+  // A unit at a paired point: its setup (data and the four trainers), then one mode's turn of the
+  // paired rounds; after `repeats` rounds (at least 9) the next size.
   void paired_turn(PairedPoint& p) {
     if (!p.trainers[0]) {
       p.data = overhead_data(static_cast<int>(sizes_[p.index]));
@@ -223,44 +235,23 @@ class OverheadRun final : public ChunkedRun {
         p.trainers[m] = make_linear_trainer(parse_mode(kOverheadModes[m]), p.data.x, p.data.y);
       return;
     }
-    const std::size_t m = p.turns.side();
-    if (p.turns.round() == 0) {
-      // time_steps' doubling: it starts over when the chunk that ended the doubling was slow by
-      // accident (a cold first call), so a chunk never reads a few clock ticks or 0 later.
-      const float lr = static_cast<float>(params().number("lr"));
-      const ChunkTiming t =
-          time_steps([&] { return p.trainers[m]->step(lr); }, params().number("chunk_ms"), 1);
-      p.steps[m] += t.steps;
-      p.diverged[m] = p.diverged[m] || t.diverged;
-      p.chunk_steps[m] = std::max<long long>(1, t.steps_per_chunk);
-    } else {
-      timed_turn(p, m);
-    }
-    const bool more = p.turns.next([&](std::size_t i) { return !p.diverged[i]; });
+    const bool more = p.rounds->turn();
     // At least 9 rounds: the fewest whose 95% interval leaves out the most extreme round each way
     // (paired.hpp), so one round slowed by a load spike does not hold a verdict open; fewer would
     // leave it to extra rounds, which a slow or busy machine may not reach within max_seconds.
     constexpr long long kEndRounds = 9;
-    const long long rounds = std::max(params().integer("repeats"), kEndRounds);
-    if (!more || static_cast<long long>(p.turns.round()) > rounds) {
+    const auto rounds = static_cast<std::size_t>(std::max(params().integer("repeats"), kEndRounds));
+    if (!more || (p.rounds->rounds() >= rounds && !p.rounds->mid_round())) {
       store(p);
       next_ += kOverheadModeCount;
     }
   }
 
-  double run_steps(PairedPoint& p, std::size_t m, long long k) {
+  long long run_steps(PairedPoint& p, std::size_t m, long long k) {
     const float lr = static_cast<float>(params().number("lr"));
-    const Stopwatch w;
     for (long long s = 0; s < k; ++s)
       if (!std::isfinite(p.trainers[m]->step(lr))) p.diverged[m] = true;
-    p.steps[m] += k;
-    return w.elapsed_ms();
-  }
-
-  void timed_turn(PairedPoint& p, std::size_t m) {
-    const double ms = run_steps(p, m, p.chunk_steps[m]);
-    if (!p.diverged[m])
-      p.rounds_us[m].push_back(ms * 1000.0 / static_cast<double>(p.chunk_steps[m]));
+    return k;
   }
 
   // The point's medians into the fits and the points table (again after every extra round); into
@@ -268,7 +259,7 @@ class OverheadRun final : public ChunkedRun {
   void store(PairedPoint& p) {
     const long long n = sizes_[p.index];
     for (int m = 0; m < kOverheadModeCount; ++m) {
-      const std::vector<double>& r = p.rounds_us[m];
+      const std::vector<double>& r = p.rounds->rounds_us(m);
       const double us = median(r), spread = half_iqr(r);
       ModeFit& f = fits_[kOverheadModes[m]];
       f.us[p.index] = us;
@@ -279,43 +270,12 @@ class OverheadRun final : public ChunkedRun {
                                                    {"mode", kOverheadModes[m]},
                                                    {"us_per_step", us},
                                                    {"spread_us", spread},
-                                                   {"steps_per_chunk", p.chunk_steps[m]},
+                                                   {"steps_per_chunk", p.rounds->units(m)},
                                                    {"rounds", static_cast<long long>(r.size())},
-                                                   {"steps", p.steps[m]},
+                                                   {"steps", p.rounds->timed_units(m)},
                                                    {"diverged", p.diverged[m]}};
     }
     p.recorded = true;
-  }
-
-  std::vector<Comparison> timing_comparisons() const override { return comparisons(); }
-
-  // One more turn at a paired point: the one whose round is under way, else the one with an open
-  // verdict (the smallest N first), so a round's turns stay back to back.
-  bool time_more() override {
-    PairedPoint* p = nullptr;
-    for (const auto& e : ends_)
-      if (mid_round(*e)) p = e.get();
-    for (const Comparison& c : comparisons())
-      if (!p && c.verdict == Verdict::Inconclusive)
-        p = ends_[c.id.ends_with("n_max") ? 1 : 0].get();
-    if (!p) return false;
-    const std::size_t m = p->turns.side();
-    if (p->diverged[m] || p->chunk_steps[m] == 0) return false;
-    timed_turn(*p, m);
-    p->turns.next([&](std::size_t i) { return !p->diverged[i]; });
-    store(*p);
-    return true;
-  }
-
-  // Some mode that still runs has timed fewer rounds than another.
-  static bool mid_round(const PairedPoint& p) {
-    std::size_t lo = SIZE_MAX, hi = 0;
-    for (int m = 0; m < kOverheadModeCount; ++m)
-      if (!p.diverged[m]) {
-        lo = std::min(lo, p.rounds_us[m].size());
-        hi = std::max(hi, p.rounds_us[m].size());
-      }
-    return lo < hi;
   }
 
   // One (N, mode) point between the ends: a fresh trainer on the seed-004 curve sampled N times,
@@ -364,12 +324,12 @@ class OverheadRun final : public ChunkedRun {
     const auto m = std::find_if(std::begin(kOverheadModes), std::end(kOverheadModes),
                                 [&](const char* name) { return std::string_view(name) == mode; }) -
                    std::begin(kOverheadModes);
-    return paired_side(mode, p.rounds_us[m]);
+    return paired_side(mode, p.rounds->rounds_us(static_cast<std::size_t>(m)));
   }
 
   // traced vs eager and reference vs traced, then compiled vs traced, each at the smallest and the
   // largest N ("…_at_n_min", "…_at_n_max").
-  std::vector<Comparison> comparisons() const {
+  std::vector<Comparison> comparisons() const override {
     std::vector<Comparison> c;
     const auto unit = [&](bool largest) {
       return "µs per step at N = " + with_commas(sizes_[largest ? sizes_.size() - 1 : 0]);
@@ -543,7 +503,14 @@ Experiment make_overhead_experiment() {
   // Steps are adaptive (each timed chunk lasts chunk_ms), so the run is bounded by time, not steps:
   // points x 4 modes x (repeats + warm-up) chunks.
   e.estimate = [](const Params& p) {
-    return Estimate{kBytesPerPoint * static_cast<double>(p.integer("n_max")) + 2e6, 0.0, "n_max"};
+    Estimate est{kBytesPerPoint * static_cast<double>(p.integer("n_max")) + 2e6, 0.0, "n_max"};
+    // The least its timings take: each point between the ends times `repeats` chunks per mode
+    // after about two of doubling; each end's rounds (at least 9) after a calibration round.
+    const double chunk = p.number("chunk_ms"), repeats = static_cast<double>(p.integer("repeats"));
+    est.timing_ms = kOverheadModeCount * chunk *
+                    ((static_cast<double>(p.integer("points")) - 2.0) * (repeats + 2.0) +
+                     2.0 * (std::max(repeats, 9.0) + 1.0));
+    return est;
   };
   e.small_config = {"n_max=1000", "points=3", "repeats=1", "chunk_ms=0.2", "max_seconds=0"};
   e.golden_configs = {{"n_max=10000", "points=4", "repeats=2", "chunk_ms=1"},

@@ -102,21 +102,4 @@ bool decided(const PairedRatio& r, double band) {
   return ratio_verdict(r, band) == RatioVerdict::Same || beyond_band(r, band);
 }
 
-RandomTurns::RandomTurns(std::size_t sides, std::uint64_t seed) : order_(sides), rng_(seed) {
-  std::iota(order_.begin(), order_.end(), std::size_t{0});
-  draw();
-}
-
-void RandomTurns::new_round() {
-  ++round_;
-  draw();
-}
-
-void RandomTurns::draw() {  // Fisher–Yates with the run's own generator (reproducible anywhere)
-  for (std::size_t i = order_.size(); i > 1; --i) {
-    const auto j = static_cast<std::size_t>(rng_.next_u64() % i);
-    std::swap(order_[i - 1], order_[j]);
-  }
-}
-
 }  // namespace looplab

@@ -6,13 +6,13 @@
 // (dataset.hpp). Every call is split by the clock into the time spent pulling its batches from
 // the pipeline and the time spent in the training step, so the pipeline's share is measured, not
 // inferred. Since the batches are the same, the losses must be too: a check on every variant.
-// NOTE: the variants take turns, one epoch each, rather than running one after another, the order
-// reversed every round (A B … then … B A): whatever changes during a run (a WebAssembly engine
-// optimizing hot code, another process taking the CPU) then falls on all variants alike, and the
-// engine's warm-up lands in the first epochs, which the steady medians leave out. Epoch i of two
-// variants is a pair: every timing verdict comes from the per-epoch ratio's interval (paired.hpp).
-// After the configured epochs, time_more() times more epochs (losses not recorded) until the
-// verdicts are decided or max_seconds have passed.
+// NOTE: after every variant's first epoch (it traces and fills the cache) the variants take turns
+// in paired rounds of whole epochs (rounds.hpp), the order drawn afresh every round, rather than
+// running one after another: whatever changes during a run (a WebAssembly engine optimizing hot
+// code, another process taking the CPU) then falls on all variants alike. Round i of two variants
+// is a pair: every timing verdict comes from the per-round ratio's interval (paired.hpp). After
+// the configured epochs the extra rounds time more epochs (losses not recorded) until the verdicts
+// are decided or max_seconds have passed.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -95,9 +95,13 @@ struct VariantRun {
   bool finished = false, diverged = false;
   float last_loss = 0.0f;
   EpochTimes current;
-  std::vector<EpochTimes> epochs;  // the trained epochs, then any extra timed ones (time_more)
+  std::vector<EpochTimes> epochs;  // the trained epochs, then any extra timed ones
   std::size_t trained_epochs = 0;
-  Series* series = nullptr;  // registered with the run as the variant's id
+  Series* series = nullptr;                        // registered with the run as the variant's id
+  const std::vector<double>* rounds_us = nullptr;  // µs per epoch, a paired round each
+  std::vector<double> pipeline_rounds_us;          // µs per batch in the pipeline, the same rounds
+  double turn_pipeline_ms = 0.0;                   // of the turn under way
+  long long turn_batches = 0;
 };
 
 // x → (x − mean) / std with mean and std of the whole x, in float so that mapping per batch and
@@ -131,6 +135,18 @@ class PipelinesRun final : public ChunkedRun {
       runs_.back()->spec = &spec;
       runs_.back()->series = &add_series(spec.id, {"epoch", "loss", "ms"});
     }
+    std::vector<TimedSide> sides;
+    for (const auto& r : runs_)
+      sides.push_back({r->spec->id,
+                       [this, &r = *r] { return takes_turn(r); },
+                       [this, &r = *r](long long epochs) { return run_epochs(r, epochs); },
+                       {},
+                       [&r = *r](bool counted) { close_turn(r, counted); }});
+    // Turns of whole epochs, as many for every variant, lasting at least 1 ms. repeat_inside's one
+    // stream ends with its epochs: no extra rounds decide it against its twin.
+    rounds_ = &add_rounds(std::move(sides), {1.0, 1, true},
+                          [](std::string_view id) { return id != "repeat_inside_vs_outside"; });
+    for (std::size_t i = 0; i < runs_.size(); ++i) runs_[i]->rounds_us = &rounds_->rounds_us(i);
   }
 
   bool finished() const override {
@@ -138,11 +154,37 @@ class PipelinesRun final : public ChunkedRun {
   }
 
  private:
-  // One call of the variant whose turn it is (its first call sets it up).
+  // First every variant's setup and first epoch (it traces, compiles and fills the cache); then
+  // the paired rounds.
   void work_one() override {
-    VariantRun& r = current();
-    if (!r.trainer) setup(r);
-    call(r);
+    if (set_up_ < runs_.size()) {
+      VariantRun& r = *runs_[set_up_++];
+      setup(r);
+      for (const int epoch = r.epoch; r.epoch == epoch && !r.finished;) call(r);
+      r.turn_pipeline_ms = 0.0;
+      r.turn_batches = 0;
+    } else {
+      rounds_->turn();
+    }
+  }
+
+  // Whole epochs; the epochs run. After the configured epochs (extra_) losses are not recorded.
+  long long run_epochs(VariantRun& r, long long epochs) {
+    extra_ = finished();
+    const auto runs = [&] { return extra_ ? r.ds != nullptr : !r.finished; };
+    long long ran = 0;
+    for (; ran < epochs && runs(); ++ran)
+      for (const int epoch = r.epoch; r.epoch == epoch && runs();) call(r);
+    return ran;
+  }
+
+  // A counted turn's time in the pipeline per batch joins the variant's rounds.
+  static void close_turn(VariantRun& r, bool counted) {
+    if (counted)
+      r.pipeline_rounds_us.push_back(r.turn_pipeline_ms * 1000.0 /
+                                     static_cast<double>(std::max<long long>(1, r.turn_batches)));
+    r.turn_pipeline_ms = 0.0;
+    r.turn_batches = 0;
   }
 
   double fraction() const override {
@@ -153,8 +195,8 @@ class PipelinesRun final : public ChunkedRun {
   }
 
   json progress_message() const override {
-    return msg("run.epoch_of",
-               {{"name", current().spec->id}, {"e", current().epoch + 1}, {"n", epochs_}});
+    const VariantRun& r = *runs_[set_up_ < runs_.size() ? set_up_ : rounds_->side()];
+    return msg("run.epoch_of", {{"name", r.spec->id}, {"e", r.epoch + 1}, {"n", epochs_}});
   }
 
   json runs() const override {
@@ -162,8 +204,6 @@ class PipelinesRun final : public ChunkedRun {
     for (const auto& r : runs_) runs.push_back(run_json(*r));
     return runs;
   }
-
-  VariantRun& current() const { return *runs_[turns_.side()]; }
 
   // The pipeline of one variant over data_ (or over its own standardized copy of x).
   DatasetPtr build_pipeline(VariantRun& r) const {
@@ -234,6 +274,7 @@ class PipelinesRun final : public ChunkedRun {
     const bool got = pull(r, xs, ys);
     const Clock::time_point t1 = Clock::now();
     r.current.pipeline_ms += ms_between(t0, t1);
+    r.turn_pipeline_ms += ms_between(t0, t1);
     r.current.wall_ms += ms_between(t0, t1);
     if (!got) return end_epoch(r);
     r.trainer->run(xs, ys, losses);
@@ -246,6 +287,7 @@ class PipelinesRun final : public ChunkedRun {
       r.last_loss = losses[j];
     }
     r.current.batches += r.steps_per_call;
+    r.turn_batches += r.steps_per_call;
     // The repeated stream has no end per epoch: its epochs end by count (batches_ % k == 0).
     if (r.spec->repeat_inside && r.current.batches == batches_) end_epoch(r);
   }
@@ -265,36 +307,16 @@ class PipelinesRun final : public ChunkedRun {
       r.ds.reset();  // stops a prefetch thread for good
     } else {
       r.finished = r.epoch >= epochs_;
-      if (!r.spec->repeat_inside) r.ds->reset();  // kept after the last epoch for time_more
+      if (!r.spec->repeat_inside) r.ds->reset();  // kept after the last epoch for extra rounds
     }
-    turns_.next([&](std::size_t i) { return takes_turn(*runs_[i]); });
   }
 
-  // Whether the variant runs in this round: its configured epochs, then (time_more) every
+  // Whether the variant runs in this round: its configured epochs, then (extra rounds) every
   // variant but repeat_inside, whose one stream ends with its epochs.
-  bool takes_turn(const VariantRun& r) const { return extra_ ? r.ds != nullptr : !r.finished; }
-
-  std::vector<Comparison> timing_comparisons() const override {
-    std::vector<Comparison> all = paired_only(comparisons());
-    std::erase_if(all, [](const Comparison& c) {  // not timed again
-      return c.id == "repeat_inside_vs_outside";
-    });
-    return all;
-  }
-
-  bool time_more() override {
-    if (!extra_) {
-      extra_ = true;
-      turns_.restart([&](std::size_t i) { return takes_turn(*runs_[i]); });
-    }
-    VariantRun& r = current();
-    if (!takes_turn(r)) return false;
-    call(r);
-    return true;
-  }
+  bool takes_turn(const VariantRun& r) const { return finished() ? r.ds != nullptr : !r.finished; }
 
   json run_json(const VariantRun& r) const;
-  std::vector<Comparison> comparisons() const;
+  std::vector<Comparison> comparisons() const override;
   json answer(const std::vector<Comparison>& c) const;
   json summary() const override;
 
@@ -303,8 +325,9 @@ class PipelinesRun final : public ChunkedRun {
   LinearData data_;  // x and y ~ N(0, 1)
   Standardize standardize_;
   std::vector<std::unique_ptr<VariantRun>> runs_;
-  RandomTurns turns_ = turns(std::size(kVariants));  // whose epoch is running
-  bool extra_ = false;  // timing more rounds after the configured epochs
+  std::size_t set_up_ = 0;          // variants set up, with their first epoch
+  PairedRounds* rounds_ = nullptr;  // the steady epochs' paired rounds (a side per variant)
+  bool extra_ = false;              // the turn under way is after the configured epochs
 };
 
 // One timing over the steady epochs (all but the first, which traces, compiles and fills the
@@ -325,10 +348,11 @@ double steady_median(const VariantRun& r, double EpochTimes::*field, bool per_ba
   return median(steady_values(r, field, per_batch));
 }
 
-// ...and, for a comparison, every steady epoch: epoch i of two variants was timed in round i.
-Measure steady_measure(const VariantRun& r, double EpochTimes::*field, bool per_batch,
-                       std::string label) {
-  return paired_side(std::move(label), steady_values(r, field, per_batch));
+// A variant's paired rounds in ms per epoch.
+std::vector<double> ms_per_epoch(const VariantRun& r) {
+  std::vector<double> ms = *r.rounds_us;
+  for (double& v : ms) v /= 1000.0;
+  return ms;
 }
 
 json PipelinesRun::run_json(const VariantRun& r) const {
@@ -338,12 +362,12 @@ json PipelinesRun::run_json(const VariantRun& r) const {
           {"pipeline", msg(std::string("pl.pipeline_") + r.spec->id)},
           {"steps_per_call", r.steps_per_call},
           {"epochs", r.trained_epochs},
-          {"rounds", r.epochs.size() > 1 ? r.epochs.size() - 1 : r.epochs.size()},
+          {"rounds", r.rounds_us->size()},
           {"batches_per_epoch", counts},
           {"first_epoch_ms", r.epochs.empty() ? 0.0 : r.epochs.front().wall_ms},
-          {"ms_per_epoch", steady_median(r, &EpochTimes::wall_ms, false)},
-          {"spread_ms_per_epoch", half_iqr(steady_values(r, &EpochTimes::wall_ms, false))},
-          {"ci_ms_per_epoch", interval_json(steady_values(r, &EpochTimes::wall_ms, false))},
+          {"ms_per_epoch", median(ms_per_epoch(r))},
+          {"spread_ms_per_epoch", half_iqr(ms_per_epoch(r))},
+          {"ci_ms_per_epoch", interval_json(ms_per_epoch(r))},
           {"pipeline_us_per_batch", steady_median(r, &EpochTimes::pipeline_ms, true)},
           {"step_us_per_batch", steady_median(r, &EpochTimes::step_ms, true)},
           {"final_loss", r.diverged ? json(nullptr) : json(r.last_loss)},
@@ -355,11 +379,11 @@ json PipelinesRun::run_json(const VariantRun& r) const {
 std::vector<Comparison> PipelinesRun::comparisons() const {
   const auto epoch = [&](int i) {
     const VariantRun& r = *runs_[static_cast<std::size_t>(i)];
-    return steady_measure(r, &EpochTimes::wall_ms, false, r.spec->id);
+    return paired_side(r.spec->id, ms_per_epoch(r));
   };
   const auto pipe = [&](int i) {
     const VariantRun& r = *runs_[static_cast<std::size_t>(i)];
-    return steady_measure(r, &EpochTimes::pipeline_ms, true, r.spec->id);
+    return paired_side(r.spec->id, r.pipeline_rounds_us);
   };
   const auto loss = [&](int i) {
     const VariantRun& r = *runs_[static_cast<std::size_t>(i)];
@@ -404,9 +428,7 @@ json PipelinesRun::answer(const std::vector<Comparison>& c) const {
 }
 
 json PipelinesRun::summary() const {
-  auto ms = [&](int i) {
-    return steady_median(*runs_[static_cast<std::size_t>(i)], &EpochTimes::wall_ms, false);
-  };
+  auto ms = [&](int i) { return median(ms_per_epoch(*runs_[static_cast<std::size_t>(i)])); };
   double spread = 0.0;  // variants 0..6 see the same batches, 7 and 8 the same standardized ones
   for (int i = 1; i < 9; ++i) {
     const double ref = runs_[i < 7 ? 0 : 7]->last_loss;

@@ -46,8 +46,13 @@ double measure_clock_resolution_ns() {
 
 }  // namespace
 
-json environment() {
+double clock_resolution_ms() {
   static const double resolution = measure_clock_resolution_ns();
+  return resolution * 1e-6;
+}
+
+json environment() {
+  const double resolution = clock_resolution_ms() * 1e6;
 #if defined(__EMSCRIPTEN__)
   const char* build = "wasm";
 #else

@@ -12,8 +12,10 @@
 // a few ticks of a browser clock (5 µs), so replays are never timed one by one: consecutive
 // replays are timed together in chunks of at least chunk_ms (a chunk ends early where the next
 // call would trace), and each chunk gives one time per replay. A replay with no replayed neighbour
-// is run but not timed. The comparison of a trace with a replay uses the medians and half the IQR
-// of these (comparison.hpp); the hints name only fixes that are off and whose cause was seen.
+// is run but not timed. After the script a trace and replays take turns in paired rounds
+// (rounds.hpp): a trace on a fresh cache against replays of the full batch on a cache of their
+// own, so the verdict "a trace costs N× a replay" has its interval
+// (paired.hpp); the hints name only fixes that are off and whose cause was seen.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -47,16 +49,25 @@ class RetracingRun final : public ChunkedRun {
     model_ = std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(p.integer("hidden"))}, 1,
                                    Activation::Tanh, init);
     adam_ = std::make_unique<Adam>(p.number("lr"), model_->parameters());
-    cache_ = std::make_unique<TraceCache>(
-        *model_, *adam_,
-        TraceCacheOptions{1, p.flag("relaxed_batch"), std::max(batch_, second_), mode_});
+    options_ = TraceCacheOptions{1, p.flag("relaxed_batch"), std::max(batch_, second_), mode_};
+    cache_ = std::make_unique<TraceCache>(*model_, *adam_, options_);
     for (long long e = 0; e < p.integer("epochs"); ++e) plan_epoch(batch_);
     if (second_ != batch_) plan_epoch(second_);
     if (p.flag("evaluate")) plan_.push_back({0, std::min(batch_, n_), false, false});
     ms_.assign(plan_.size(), std::nullopt);
+    const auto running = [this] { return !diverged_at_; };
+    rounds_ =
+        &add_rounds({{"a replay", running, [this](long long n) { return replays(n); },
+                      [this](long long) { replay_cache(); }},
+                     {"a training trace", running, [this](long long n) { return traces(n); }}},
+                    {chunk_ms_, 1, false});
   }
 
-  bool finished() const override { return next_ >= plan_.size() || diverged_at_; }
+  // The script, then kMinDecidingRounds paired rounds of a trace against replays.
+  bool finished() const override {
+    return diverged_at_ || (next_ >= plan_.size() && !rounds_->mid_round() &&
+                            rounds_->rounds() >= static_cast<std::size_t>(kMinDecidingRounds));
+  }
 
  private:
   struct Call {
@@ -90,8 +101,13 @@ class RetracingRun final : public ChunkedRun {
     return false;
   }
 
-  // A call that traces, timed alone; or a chunk of consecutive replays.
+  // A call that traces, timed alone; or a chunk of consecutive replays; after the script, a turn
+  // of the paired rounds.
   void work_one() override {
+    if (next_ >= plan_.size()) {
+      rounds_->turn();
+      return;
+    }
     const std::size_t first = next_;
     if (next_traces()) {
       const Stopwatch w;
@@ -120,6 +136,28 @@ class RetracingRun final : public ChunkedRun {
       ms_[i] = chunks_.back().ms_per_replay();
       replayed_.add({static_cast<double>(i), *ms_[i]});  // each replay at its chunk's time
     }
+  }
+
+  // The paired rounds' sides: replays of the full training batch on a cache of their own (traced
+  // once, before the first turn, untimed; the script's cache keeps the script's calls alone), and
+  // traces of it on fresh caches, one per trace (made and dropped in the turn: a cache is two
+  // references until it traces, and one at a time bounds the memory), each trace then running its
+  // step. The model trains on: these steps' losses are not recorded.
+  void replay_cache() {
+    if (replaying_) return;
+    replaying_ = std::make_unique<TraceCache>(*model_, *adam_, options_);
+    replays(1);
+  }
+  long long replays(long long n) {
+    const int rows = std::min(batch_, n_);
+    for (long long i = 0; i < n; ++i) replaying_->call(data_.x.data(), data_.y.data(), rows, true);
+    return n;
+  }
+  long long traces(long long n) {
+    const int rows = std::min(batch_, n_);
+    for (long long i = 0; i < n; ++i)
+      TraceCache(*model_, *adam_, options_).call(data_.x.data(), data_.y.data(), rows, true);
+    return n;
   }
 
   // Consecutive replays from call i on, counted up to 2 (no trace can happen among replays, so
@@ -245,17 +283,20 @@ class RetracingRun final : public ChunkedRun {
     return v;
   }
 
-  // A replay (a training step) against the cheapest training step that traced; unset when no
-  // replay was timed. NOTE: the traces do different work (the first call also warms the caches),
-  // so their scatter is not a measurement spread; the cheapest, a lower bound on what a trace
-  // costs, is one timing, uncertain by the clock's resolution.
+  // A replay of the full training batch against a trace of it, from the paired rounds (ms per
+  // call); unset when the script diverged before any round.
   std::optional<Comparison> trace_vs_replay() const {
-    const std::vector<double> t = traced_ms(true), r = replay_ms();
-    if (t.empty() || r.empty()) return std::nullopt;
-    const double tick_ms = environment()["clock_resolution_ns"].get<double>() * 1e-6;
-    return compare("trace_vs_replay", {"a replay", median(r), half_iqr(r)},
-                   {"the cheapest training trace", *std::min_element(t.begin(), t.end()), tick_ms},
-                   Quantity::Time, "ms per call");
+    if (rounds_->rounds() == 0) return std::nullopt;
+    const auto ms = [&](std::size_t side) {
+      std::vector<double> v = rounds_->rounds_us(side);
+      for (double& x : v) x /= 1000.0;
+      return paired_side(rounds_->name(side), std::move(v));
+    };
+    return compare("trace_vs_replay", ms(0), ms(1), Quantity::Time, "ms per call");
+  }
+  std::vector<Comparison> comparisons() const override {
+    std::optional<Comparison> c = trace_vs_replay();
+    return c ? std::vector<Comparison>{*c} : std::vector<Comparison>{};
   }
 
   // What traced is counted (the same on every run of a config); what it cost is measured. Every
@@ -391,7 +432,10 @@ class RetracingRun final : public ChunkedRun {
   LinearData data_;  // x and y ~ N(0, 1)
   std::unique_ptr<Mlp> model_;
   std::unique_ptr<Adam> adam_;
+  TraceCacheOptions options_;
   std::unique_ptr<TraceCache> cache_;
+  std::unique_ptr<TraceCache> replaying_;  // the replays' own
+  PairedRounds* rounds_ = nullptr;         // a trace against replays, after the script
   std::vector<Call> plan_;
   // Per call: a trace timed alone, a replay its chunk's ms per replay, unset for a lone replay.
   std::vector<std::optional<double>> ms_;
@@ -422,6 +466,8 @@ Experiment make_retracing_experiment() {
       common::hidden(),
       common::adam_lr(),
       common::chunk_ms(0.2),
+      common::max_seconds(),
+      common::band(),
       common::seed(),
   };
   e.plots = json::array(
@@ -448,8 +494,12 @@ Experiment make_retracing_experiment() {
     // step's buffers for the largest batch; one event per call.
     const double step_bytes =
         std::max(batch, second) * (hidden + 1.0) * 4.0 * 8.0 + hidden * 4.0 * 64.0 + 64e3;
-    return Estimate{2e6 + n * 4.0 * 3.0 + 4.0 * step_bytes + calls * 256.0, calls,
-                    "n, batch, second_batch, hidden and epochs"};
+    // Then kMinDecidingRounds paired rounds of a trace against replays, two caches more (the
+    // replays' and the trace's), each turn at least chunk_ms.
+    Estimate est{2e6 + n * 4.0 * 3.0 + 6.0 * step_bytes + calls * 256.0, calls,
+                 "n, batch, second_batch, hidden and epochs"};
+    est.timing_ms = 2.0 * kMinDecidingRounds * p.number("chunk_ms");
+    return est;
   };
   e.small_config = {"n=300"};
   e.golden_configs = {{}, {"n=1000", "batch=64"}, {"n=300", "batch=100", "drop_remainder=true"}};

@@ -3,14 +3,30 @@
 
 #include <algorithm>
 
+#include "looplab/experiments/experiment.hpp"
+
 namespace looplab {
+namespace {
+
+// What the experiment's estimate says its timing rounds take at least (Estimate::timing_ms); 0 for
+// a run of no registered experiment (a test's).
+double expected_timing_ms(const std::string& id, const Params& params) {
+  for (const Experiment& e : experiments())
+    if (e.id == id && e.estimate) return e.estimate(params).timing_ms;
+  return 0.0;
+}
+
+constexpr double kSayExpectedMs = 2000.0;  // from this long on, progress says how long
+
+}  // namespace
 
 ChunkedRun::ChunkedRun(std::string experiment, const Params& params)
     : experiment_(std::move(experiment)),
       params_(params),
       cap_ms_(params.values().contains("max_seconds") ? params.number("max_seconds") * 1000.0
                                                       : 0.0),
-      band_(params.values().contains("band") ? params.number("band") : kPracticalBand) {}
+      band_(params.values().contains("band") ? params.number("band") : kPracticalBand),
+      expected_ms_(expected_timing_ms(experiment_, params_)) {}
 
 bool ChunkedRun::advance(double budget_ms) {
   const BandScope band(band_);
@@ -28,34 +44,75 @@ bool ChunkedRun::advance(double budget_ms) {
   return done();
 }
 
-bool ChunkedRun::done() const { return finished() && !extending(); }
+bool ChunkedRun::done() const {
+  const BandScope band(band_);  // the verdicts it asks about are judged against the run's band
+  return finished() && !extending();
+}
+
+bool ChunkedRun::open(const TimedRounds& r, const std::vector<Comparison>& all) const {
+  if (r.exhausted) return false;
+  return std::any_of(all.begin(), all.end(), [&](const Comparison& c) {
+    return c.paired && (!r.decides || r.decides(c.id)) && !c.decided();
+  });
+}
 
 std::vector<const Comparison*> ChunkedRun::undecided(const std::vector<Comparison>& all) const {
-  std::vector<const Comparison*> open;
+  std::vector<const Comparison*> out;
   for (const Comparison& c : all)
-    if (!c.decided()) open.push_back(&c);
-  return open;
+    if (c.paired && !c.decided() &&
+        std::any_of(rounds_.begin(), rounds_.end(),
+                    [&](const TimedRounds& r) { return !r.decides || r.decides(c.id); }))
+      out.push_back(&c);
+  return out;
+}
+
+bool ChunkedRun::time_more() {
+  for (TimedRounds& r : rounds_)  // a round's turns stay back to back
+    if (r.rounds->mid_round()) return r.rounds->turn() || !(r.exhausted = true);
+  const std::vector<Comparison> all = comparisons();
+  for (std::size_t i = 0; i <= rounds_.size(); ++i) {
+    // i = 0: the visited rounds, while their visit lasts; then the others in turn
+    const std::size_t at = (visiting_ + i) % std::max<std::size_t>(rounds_.size(), 1);
+    if (at >= rounds_.size()) return false;
+    TimedRounds& r = rounds_[at];
+    if (i == 0 && r.rounds->rounds() >= visit_from_ + r.visit) continue;
+    if (!open(r, all)) continue;
+    if (i > 0) {
+      visiting_ = at;
+      visit_from_ = r.rounds->rounds();
+    }
+    if (r.rounds->turn()) return true;
+    r.exhausted = true;
+  }
+  return false;
 }
 
 bool ChunkedRun::extending() const {
   if (no_extra_rounds_) return false;
-  if (mid_round()) return true;
+  for (const TimedRounds& r : rounds_)
+    if (r.rounds->mid_round() && !r.exhausted) return true;
   if (extra_ms() >= cap_ms_) return false;
-  return !undecided(timing_comparisons()).empty();
+  const std::vector<Comparison> all = comparisons();
+  return std::any_of(rounds_.begin(), rounds_.end(),
+                     [&](const TimedRounds& r) { return open(r, all); });
 }
 
 bool ChunkedRun::extend(double seconds) {
   const BandScope band(band_);
-  if (!finished() || timing_comparisons().empty()) return false;
+  if (!finished() || rounds_.empty()) return false;
   cap_ms_ = extra_ms() + std::max(0.0, seconds) * 1000.0;
   no_extra_rounds_ = false;
   return true;
 }
 
-RandomTurns ChunkedRun::turns(std::size_t sides) {
+PairedRounds& ChunkedRun::add_rounds(std::vector<TimedSide> sides, TurnRule rule, Decides decides,
+                                     std::size_t visit) {
   const auto seed =
       static_cast<std::uint64_t>(params_.values().contains("seed") ? params_.integer("seed") : 1);
-  return RandomTurns(sides, seed * 0x9E3779B97F4A7C15ULL + ++turn_sets_);
+  rounds_.push_back({std::make_unique<PairedRounds>(
+                         std::move(sides), seed * 0x9E3779B97F4A7C15ULL + rounds_.size(), rule),
+                     std::move(decides), std::max<std::size_t>(visit, 1)});
+  return *rounds_.back().rounds;
 }
 
 double ChunkedRun::extra_ms() const { return extra_since_ ? extra_since_->elapsed_ms() : 0.0; }
@@ -69,8 +126,10 @@ std::string ChunkedRun::progress_json() {
   const bool complete = done();
   json m = complete ? msg("run.done") : progress_message();
   double f = complete ? 1.0 : std::clamp(fraction(), 0.0, 0.99);
+  if (!complete && !finished() && expected_ms_ >= kSayExpectedMs)
+    m = msg("run.expect", {{"m", m}, {"s", expected_ms_ / 1000.0}, {"cap", cap_ms_ / 1000.0}});
   if (!complete && finished()) {  // extra timing rounds: how many verdicts are open, the first one
-    const std::vector<Comparison> all = timing_comparisons();
+    const std::vector<Comparison> all = comparisons();
     const std::vector<const Comparison*> open = undecided(all);
     const double age_s = extra_ms() / 1000.0, cap_s = cap_ms_ / 1000.0;
     m = msg("run.deciding",
@@ -100,6 +159,8 @@ std::string ChunkedRun::result_json() const {
   const json extra = tables();
   for (const auto& [key, table] : extra.items()) result[key] = table;
   result["summary"] = summary();
+  // "Run longer" has something to offer: paired rounds with a verdict still open.
+  result["summary"]["run_longer"] = !undecided(comparisons()).empty();
   text_messages(result);
   return result.dump();
 }

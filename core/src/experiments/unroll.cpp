@@ -4,8 +4,9 @@
 // the batches of an epoch (the seed's fully unrolled Python list). Per k: what tracing and
 // compiling cost, how big the program is, and the steady time per step. mode = compiled generates
 // each program as code (C natively, WebAssembly in the browser): k steps of code to build. Every k
-// is set up first; then the k's take turns, one whole epoch each, the order reversed every round,
-// so every step verdict comes from the per-round ratio's 95% interval (paired.hpp).
+// is set up first (with its first call and the rest of its first epoch); then the k's take turns
+// in paired rounds of whole epochs (rounds.hpp), so every step verdict comes from the per-round
+// ratio's 95% interval (paired.hpp).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -50,8 +51,9 @@ struct Unrolled {
   float last_finite_loss = 0.0f;
   double setup_ms = 0.0, first_call_ms = 0.0, total_ms = 0.0;
   std::optional<double> rest_us;  // µs per step over the rest of the first epoch (not paired)
-  std::vector<double> rounds_us;  // µs per step of each whole epoch after the first (paired.hpp)
-  bool recorded = false;          // its compile and step points are in the series
+  const std::vector<double>* rounds = nullptr;  // the run's paired rounds of whole epochs
+  const std::vector<double>& rounds_us() const { return *rounds; }  // µs per step, a round each
+  bool recorded = false;  // its compile and step points are in the series
 };
 
 class UnrollRun final : public ChunkedRun {
@@ -70,7 +72,13 @@ class UnrollRun final : public ChunkedRun {
       u->k = k;
       ks_.push_back(std::move(u));
     }
-    turns_ = turns(ks_.size());
+    std::vector<TimedSide> sides;
+    for (const auto& u : ks_)
+      sides.push_back({"k = " + std::to_string(u->k), [this, &u = *u] { return takes_turn(u); },
+                       [this, &u = *u](long long steps) { return run_epochs(u, steps); }});
+    // Turns of whole epochs, the same for every k (the configured epochs end together).
+    rounds_ = &add_rounds(std::move(sides), {1.0, batches_, true});
+    for (std::size_t i = 0; i < ks_.size(); ++i) ks_[i]->rounds = &rounds_->rounds_us(i);
   }
 
   bool finished() const override {
@@ -78,71 +86,50 @@ class UnrollRun final : public ChunkedRun {
   }
 
  private:
-  // The k's take turns, the order reversed every round (paired.hpp). Round 0: each k's setup
-  // (trace + compile) and first call: not a steady step, it pays one-time costs (in the browser a
-  // new WebAssembly function is compiled when it is first called). Round 1: the rest of the first
-  // epoch (k = all has none), timed but not paired: its length differs per k. Round 2 on: one whole
-  // epoch per k, the same work for every k (each k divides the batches per epoch), so round i of
-  // two k's is a pair. After the configured epochs, time_more() goes on with whole epochs.
+  // First each k's setup (trace + compile) and first call: not a steady step, it pays one-time
+  // costs (in the browser a new WebAssembly function is compiled when it is first called); then the
+  // rest of its first epoch (k = all has none), timed but not paired: its length differs per k.
+  // Then the paired rounds, one or more whole epochs per k a turn: the same work for every k (each
+  // k divides the batches per epoch), so round i of two k's is a pair. After the configured epochs
+  // the extra rounds go on with whole epochs, their losses not recorded.
   bool configured(const Unrolled& u) const { return !u.diverged_at && u.done_steps < steps_; }
   bool takes_turn(const Unrolled& u) const {
-    return !u.diverged_at && (extra_ || u.done_steps < steps_);
+    return !u.diverged_at && (finished() || u.done_steps < steps_);
   }
 
   void work_one() override {
-    Unrolled& u = current();
-    if (!u.trainer) {
+    if (set_up_ < ks_.size()) {
+      Unrolled& u = *ks_[set_up_++];
       start(u);
       const Stopwatch first;
-      call(u);
+      call(u, false);
       u.first_call_ms = first.elapsed_ms();
       u.total_ms += u.first_call_ms;
+      const Stopwatch rest;
+      while (u.done_steps % batches_ != 0 && configured(u)) call(u, false);
+      if (u.done_steps > u.k) u.rest_us = rest.elapsed_ms() * 1000.0 / (u.done_steps - u.k);
+      u.total_ms += rest.elapsed_ms();
     } else {
-      run_epoch(u);
+      rounds_->turn();
     }
-    next_turn();
-  }
-
-  void next_turn() {
-    turns_.next([&](std::size_t i) { return takes_turn(*ks_[i]); });
     if (finished()) record_series();
   }
 
-  // Up to the end of the current epoch (the rest of the first one in round 1), timed as one;
-  // after the configured epochs (extra_) one whole epoch, its losses not recorded.
-  void run_epoch(Unrolled& u) {
-    // Round r ends at epoch r for every k, so the rounds stay aligned.
-    const long long from = extra_ ? u.extra_steps : u.done_steps;
-    const long long end = extra_
-                              ? from + batches_
-                              : std::min(steps_, static_cast<long long>(turns_.round()) * batches_);
-    if (from >= end) return;  // k = all in round 1: its first call was the whole first epoch
-    const bool whole = from % batches_ == 0;
+  // Whole epochs, `steps` steps of them (fewer at the end of the configured ones); returns the
+  // steps run. After the configured epochs their losses are not recorded.
+  long long run_epochs(Unrolled& u, long long steps) {
+    const bool extra = finished();
+    long long& at = extra ? u.extra_steps : u.done_steps;
+    const long long from = at;
     const Stopwatch w;
-    while ((extra_ ? u.extra_steps : u.done_steps) < end && !u.diverged_at) call(u);
-    const double ms = w.elapsed_ms();
-    const long long steps = (extra_ ? u.extra_steps : u.done_steps) - from;
-    const double per_step_us = ms * 1000.0 / static_cast<double>(steps);
-    if (!extra_) u.total_ms += ms;
-    if (whole && !u.diverged_at)
-      u.rounds_us.push_back(per_step_us);
-    else if (!u.rest_us)  // the rest of the first epoch, or an epoch cut short: no round
-      u.rest_us = per_step_us;
-  }
-
-  bool time_more() override {
-    if (!extra_) {
-      extra_ = true;
-      turns_.restart([&](std::size_t i) { return takes_turn(*ks_[i]); });
+    const auto runs = [&] { return !u.diverged_at && (extra || u.done_steps < steps_); };
+    for (long long e = 0; e < steps / batches_ && runs(); ++e) {
+      const long long end = at + batches_;
+      while (at < end && !u.diverged_at) call(u, extra);
     }
-    Unrolled& u = current();
-    if (!takes_turn(u)) return false;
-    run_epoch(u);
-    turns_.next([&](std::size_t i) { return takes_turn(*ks_[i]); });
-    return true;
+    if (!extra) u.total_ms += w.elapsed_ms();
+    return at - from;
   }
-
-  std::vector<Comparison> timing_comparisons() const override { return paired_only(comparisons()); }
 
   double fraction() const override {
     double done = 0.0;
@@ -150,7 +137,9 @@ class UnrollRun final : public ChunkedRun {
     return done / (static_cast<double>(ks_.size()) * static_cast<double>(steps_));
   }
 
-  json progress_message() const override { return msg("unr.progress", {{"k", current().k}}); }
+  json progress_message() const override {
+    return msg("unr.progress", {{"k", ks_[set_up_ < ks_.size() ? set_up_ : rounds_->side()]->k}});
+  }
 
   json runs() const override {
     json runs = json::array();
@@ -161,14 +150,14 @@ class UnrollRun final : public ChunkedRun {
   // A k's steady step: its paired rounds; without any (one epoch, or a divergence before the
   // second), the rest of its first epoch, else its first call, one-time costs included.
   static double steady_us(const Unrolled& u) {
-    if (!u.rounds_us.empty()) return median(u.rounds_us);
+    if (!u.rounds_us().empty()) return median(u.rounds_us());
     if (u.rest_us) return *u.rest_us;
     return u.first_call_ms * 1000.0 / static_cast<double>(u.k);
   }
   static Measure step_of(const Unrolled& u) {
-    return paired_side("k = " + std::to_string(u.k), u.rounds_us);
+    return paired_side("k = " + std::to_string(u.k), u.rounds_us());
   }
-  static bool paired(const Unrolled& u) { return !u.rounds_us.empty(); }
+  static bool paired(const Unrolled& u) { return !u.rounds_us().empty(); }
   // A k whose only timing is its first call (k = all over one epoch, or a divergence in the first
   // call): that call, one-time costs included.
   static bool one_call(const Unrolled& u) { return !paired(u) && !u.rest_us; }
@@ -182,7 +171,7 @@ class UnrollRun final : public ChunkedRun {
 
   // Each k > 1 with paired rounds against k = 1 (per step), and the compile of the largest k
   // against k = 1's.
-  std::vector<Comparison> comparisons() const {
+  std::vector<Comparison> comparisons() const override {
     std::vector<Comparison> c;
     if (ks_.size() < 2) return c;  // one batch per epoch: k = 1 is already k = all
     for (std::size_t i = 1; i < ks_.size(); ++i)
@@ -206,7 +195,8 @@ class UnrollRun final : public ChunkedRun {
   Enough enough_k() const {
     const Unrolled* best = nullptr;
     for (const auto& u : ks_)
-      if (paired(*u) && (!best || median(u->rounds_us) < median(best->rounds_us))) best = u.get();
+      if (paired(*u) && (!best || median(u->rounds_us()) < median(best->rounds_us())))
+        best = u.get();
     if (!best) return {};
     for (const auto& u : ks_) {
       if (!paired(*u)) continue;
@@ -350,8 +340,6 @@ class UnrollRun final : public ChunkedRun {
     return s;
   }
 
-  Unrolled& current() const { return *ks_[turns_.side()]; }
-
   void start(Unrolled& u) {
     Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
     u.model =
@@ -368,9 +356,9 @@ class UnrollRun final : public ChunkedRun {
   }
 
   // One call of k steps; while configured, its losses are checked (a NaN stops this k at its
-  // first bad step); after them (extra_) only timed.
-  void call(Unrolled& u) {
-    long long& at = extra_ ? u.extra_steps : u.done_steps;
+  // first bad step); after them (extra) only timed.
+  void call(Unrolled& u, bool extra) {
+    long long& at = extra ? u.extra_steps : u.done_steps;
     const long long from = u.done_steps + u.extra_steps;
     for (int j = 0; j < u.k; ++j) {
       const long long b = (from + j) % batches_;
@@ -378,7 +366,7 @@ class UnrollRun final : public ChunkedRun {
       u.ys[static_cast<std::size_t>(j)] = data_.y.data() + b * batch_;
     }
     u.trainer->run(u.xs.data(), u.ys.data(), u.losses.data());
-    if (!extra_)
+    if (!extra)
       for (int j = 0; j < u.k; ++j) {
         const float loss = u.losses[static_cast<std::size_t>(j)];
         if (!std::isfinite(loss)) {
@@ -396,7 +384,7 @@ class UnrollRun final : public ChunkedRun {
       if (u->recorded) continue;
       u->recorded = true;
       compile_.add({static_cast<double>(u->k), u->setup_ms});
-      step_.add({static_cast<double>(u->k), steady_us(*u), half_iqr(u->rounds_us)});
+      step_.add({static_cast<double>(u->k), steady_us(*u), half_iqr(u->rounds_us())});
     }
   }
 
@@ -405,9 +393,9 @@ class UnrollRun final : public ChunkedRun {
               {"setup_ms", u.setup_ms},
               {"first_call_ms", u.first_call_ms},
               {"steady_step_us", steady_us(u)},
-              {"steady_step_spread_us", half_iqr(u.rounds_us)},
+              {"steady_step_spread_us", half_iqr(u.rounds_us())},
               {"steady_from_first_call", one_call(u)},
-              {"rounds", static_cast<long long>(u.rounds_us.size())},
+              {"rounds", static_cast<long long>(u.rounds_us().size())},
               {"total_ms", u.total_ms + u.setup_ms},
               {"final_loss", u.diverged_at ? json(nullptr) : json(u.last_finite_loss)},
               {"diverged_at", u.diverged_at ? json(*u.diverged_at) : json(nullptr)},
@@ -424,8 +412,8 @@ class UnrollRun final : public ChunkedRun {
   Mode mode_;        // traced or compiled
   LinearData data_;  // x and y ~ N(0, 1)
   std::vector<std::unique_ptr<Unrolled>> ks_;
-  RandomTurns turns_ = turns(1);  // whose turn it is (one side per k)
-  bool extra_ = false;            // timing more epochs after the configured ones (time_more)
+  std::size_t set_up_ = 0;          // k's set up, with their first epoch
+  PairedRounds* rounds_ = nullptr;  // the steady steps' paired rounds (a side per k)
   Series& compile_ = add_series("compile", {"k", "ms"});
   Series& step_ = add_series("step", {"k", "us", "us_spread"});
 };

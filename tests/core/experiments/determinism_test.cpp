@@ -27,6 +27,7 @@ bool follows_clock(const std::string& key) {
       "|^(fastest|cells_won|wins_every_cell.*)$"               // which mode was fastest
       "|_pct(_|$)|speedup$|^crossover_n$"                      // ratios of times, fits
       "|^(steps_per_chunk|chunks|rounds|epochs_per_round)$"    // how much a timed chunk took
+      "|^run_longer$"     // whether a timing verdict is still open
       "|^code_cached$");  // the first run of a program builds its code, a second finds it built
   return std::regex_search(key, clock);
 }

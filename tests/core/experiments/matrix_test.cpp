@@ -103,5 +103,23 @@ TEST(Matrix, RefusesUnorderedOrOversizedData) {
   }
 }
 
+// A long run says how long its timing takes before it has taken it: the estimate counts the
+// rounds (9 cells x 4 modes x (repeats + 2) x chunk_ms), the cap the extra rounds.
+TEST(Matrix, ALongRunSaysHowLongItsTimingTakes) {
+  auto run =
+      start_run(R"({"experiment": "matrix", "repeats": 3, "chunk_ms": 100, "max_seconds": 30})");
+  run->advance(0.0);
+  const json p = json::parse(run->progress_json());
+  EXPECT_NE(p["message"].get<std::string>().find("its timing takes at least 18 s, and up to 30 s "
+                                                 "more while a verdict stays open"),
+            std::string::npos)
+      << p["message"];
+  // A short one says nothing of it.
+  auto small = start_run(R"({"experiment": "matrix", "repeats": 1, "chunk_ms": 1})");
+  small->advance(0.0);
+  EXPECT_EQ(json::parse(small->progress_json())["message"].get<std::string>().find("at least"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace looplab

@@ -1,8 +1,7 @@
 // paired_test.cpp — the paired ratio, its interval at the run's looks and its verdict (paired.hpp):
 // exact ratios, the looks and their levels, intervals for any number of rounds, the four outcomes,
 // the adaptive rule replayed exactly as runs apply it (identical sides are called different in at
-// most 5% of runs however long a run looks, Run longer included; a real 1.3x effect is found), and
-// the random order of turns.
+// most 5% of runs however long a run looks, Run longer included; a real 1.3x effect is found).
 #include "looplab/experiments/paired.hpp"
 
 #include <gtest/gtest.h>
@@ -16,6 +15,7 @@
 
 #include "looplab/base/rng.hpp"
 #include "looplab/experiments/comparison.hpp"
+#include "looplab/experiments/rounds.hpp"
 
 namespace looplab {
 namespace paired_test {  // named: the unity build joins every test file's anonymous namespace
@@ -149,29 +149,43 @@ TEST(PairedRatio, FourOutcomesEachWhatItsIntervalSupports) {
 }
 
 // ---- the adaptive rule, replayed as a run applies it -------------------------------------------
-// After every round the run asks each timing comparison (compare() of the two sides' rounds)
-// whether it is decided() (run.cpp: undecided()), and stops at the first round where it is, or at
-// its cap; Run longer then raises the cap and the same sequence of rounds goes on.
+// Two sides take their turns through the scheduler a run uses (rounds.hpp, on a fake clock: side b
+// takes 1 ms a turn, side a `effect` times that with log-normal noise); after every round the run
+// asks each timing comparison (compare() of the two sides' rounds) whether it is decided()
+// (run.cpp: undecided()), and stops at the first round where it is, or at its cap; Run longer then
+// raises the cap and the same sequence of rounds goes on.
 
 using LogRatio = std::function<double(Rng&)>;
 
-// The round at which the run stops and its verdict, for caps 30, 100 and 300 and two Run longer
-// continuations of 100 rounds each after the 300 (caps 400 and 500), from one sequence of rounds.
+// The verdict at which the run stops, for caps 30, 100 and 300 and two Run longer continuations of
+// 100 rounds each after the 300 (caps 400 and 500), from one sequence of rounds.
 struct Replay {
   Verdict at_cap[5];
 };
 constexpr int kCaps[5] = {30, 100, 300, 400, 500};
 
-Replay replay(Rng& rng, const LogRatio& noise, double effect) {
-  std::vector<double> a, b;
+Replay replay(Rng& rng, const LogRatio& noise, double effect, std::uint64_t seed) {
+  double now_ms = 0.0;
+  const auto always = [] { return true; };
+  PairedRounds rounds({{"a", always,
+                        [&](long long n) {
+                          now_ms += static_cast<double>(n) * effect * std::exp(noise(rng));
+                          return n;
+                        }},
+                       {"b", always,
+                        [&](long long n) {
+                          now_ms += static_cast<double>(n);
+                          return n;
+                        }}},
+                      seed, {1.0, 1, false}, [&] { return now_ms; });
   Replay out{};
   int next_cap = 0;
   while (next_cap < 5) {
-    b.push_back(1.0);
-    a.push_back(effect * std::exp(noise(rng)));
-    const Comparison c =
-        compare("a_vs_b", paired_side("a", a), paired_side("b", b), Quantity::Time, "µs");
-    const int n = static_cast<int>(a.size());
+    do rounds.turn();
+    while (rounds.mid_round());
+    const Comparison c = compare("a_vs_b", paired_side("a", rounds.rounds_us(0)),
+                                 paired_side("b", rounds.rounds_us(1)), Quantity::Time, "µs");
+    const int n = static_cast<int>(rounds.rounds());
     if (c.decided()) {  // the run stops here, under every cap not yet reached
       for (; next_cap < 5; ++next_cap) out.at_cap[next_cap] = c.verdict;
       break;
@@ -188,7 +202,7 @@ Counts count(int trials, const LogRatio& noise, double effect, std::uint64_t see
   Counts c;
   for (int t = 0; t < trials; ++t) {
     Rng rng(seed + static_cast<std::uint64_t>(t));
-    const Replay r = replay(rng, noise, effect);
+    const Replay r = replay(rng, noise, effect, seed + static_cast<std::uint64_t>(t));
     for (int i = 0; i < 5; ++i) {
       c.a[i] += r.at_cap[i] == Verdict::A;
       c.b[i] += r.at_cap[i] == Verdict::B;
@@ -233,41 +247,6 @@ TEST(AdaptiveRule, ATrueThirtyPercentIsFoundAndNeverReversed) {
               kTrials);
   EXPECT_GE(c.b[2], kTrials * 90 / 100);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(c.a[i], 0);
-}
-
-// ---- the order of turns -------------------------------------------------------------------------
-
-std::vector<std::size_t> orders(std::size_t sides, std::uint64_t seed, int rounds) {
-  RandomTurns turns(sides, seed);
-  std::vector<std::size_t> out;
-  for (int i = 0; i < rounds * static_cast<int>(sides); ++i) {
-    out.push_back(turns.side());
-    turns.next([](std::size_t) { return true; });
-  }
-  return out;
-}
-
-TEST(RandomTurns, EverySideOnceARoundInOrdersDrawnFromTheSeed) {
-  const std::vector<std::size_t> seq = orders(2, 5, 200);
-  int a_first = 0;
-  for (std::size_t r = 0; r < 200; ++r) {
-    const std::set<std::size_t> round = {seq[2 * r], seq[2 * r + 1]};
-    EXPECT_EQ(round.size(), 2u);  // both sides, once each
-    a_first += seq[2 * r] == 0;
-  }
-  EXPECT_GT(a_first, 60);  // both orders occur, about half each
-  EXPECT_LT(a_first, 140);
-  EXPECT_EQ(orders(2, 5, 200), seq);  // reproducible from the seed
-  EXPECT_NE(orders(2, 6, 200), seq);
-  const std::vector<std::size_t> three = orders(3, 1, 100);
-  std::vector<int> first(3, 0);
-  for (std::size_t r = 0; r < 100; ++r) ++first[three[3 * r]];
-  for (int n : first) EXPECT_GT(n, 15);  // each of three sides leads some of 100 rounds
-  // A side that no longer takes turns is skipped; none left: next() says so.
-  RandomTurns two(2, 3);
-  EXPECT_TRUE(two.next([](std::size_t s) { return s == 1; }));
-  EXPECT_EQ(two.side(), 1u);
-  EXPECT_FALSE(two.next([](std::size_t) { return false; }));
 }
 
 }  // namespace paired_test

@@ -157,16 +157,21 @@ TEST(Retracing, HintsFollowTheConfigAndTheReasonsSeen) {
       << quiet["summary"]["answer"];
 }
 
-TEST(Retracing, ATraceAgainstAReplayIsAComparisonOfMeasuredSides) {
+TEST(Retracing, ATraceAgainstAReplayIsDecidedFromPairedRounds) {
   const json r = run_retracing("");
   const json& cmp = r["summary"]["comparisons"];
   ASSERT_EQ(cmp.size(), 1u);
   EXPECT_EQ(cmp[0]["id"], "trace_vs_replay");
-  EXPECT_EQ(cmp[0]["b"]["label"], "the cheapest training trace");
-  EXPECT_EQ(cmp[0]["b"]["spread"], r["environment"]["clock_resolution_ns"].get<double>() * 1e-6)
-      << "one timing: uncertain by a clock tick";
+  EXPECT_EQ(cmp[0]["a"]["label"], "a replay");
+  EXPECT_EQ(cmp[0]["b"]["label"], "a training trace");
+  // After the script, at least the rounds of a first look: the verdict has its 95% interval.
+  EXPECT_GE(cmp[0]["rounds"].get<int>(), kMinDecidingRounds);
+  EXPECT_LE(cmp[0]["ci"][0].get<double>(), cmp[0]["ratio"].get<double>());
+  EXPECT_GE(cmp[0]["ci"][1].get<double>(), cmp[0]["ratio"].get<double>());
   EXPECT_GT(cmp[0]["a"]["value"].get<double>(), 0.0);
-  EXPECT_GE(cmp[0]["a"]["spread"].get<double>(), 0.0);
+  // The rounds' replays and traces are not the script's calls: the counts stay the script's.
+  EXPECT_EQ(r["summary"]["calls"], 40);
+  EXPECT_EQ(r["summary"]["traces"], 5);
 }
 }  // namespace
 }  // namespace looplab

@@ -39,8 +39,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "looplab/base/rng.hpp"
-
 namespace looplab {
 
 // How far from 1 a ratio must be to matter: 5% either way by default (a ratio in [1/1.05, 1.05]
@@ -88,45 +86,5 @@ RatioVerdict ratio_verdict(const PairedRatio& r, double band = kPracticalBand);
 bool beyond_band(const PairedRatio& r, double band = kPracticalBand);
 // Nothing more to learn: Same, or faster beyond the band.
 bool decided(const PairedRatio& r, double band = kPracticalBand);
-
-// Whose turn it is when sides take turns in rounds: every side once a round, in an order drawn
-// afresh each round from the run's seed, so a load that drifts within a round, or a side that
-// always follows another, falls on every side alike. The same seed gives the same orders.
-//
-//   RandomTurns turns(3, seed);                                 // side() is round 0's first
-//   turns.next([&](std::size_t s) { return running(s); });      // the next side still running
-class RandomTurns {
- public:
-  RandomTurns(std::size_t sides, std::uint64_t seed);
-  std::size_t side() const { return order_[place_]; }
-  std::size_t round() const { return round_; }
-  // Moves to the next side that takes(side) in this round's order, else into the next round;
-  // false (and side() unchanged) when no side takes a turn.
-  template <class Takes>
-  bool next(Takes&& takes) {
-    for (int rounds = 0; rounds < 2; ++rounds) {
-      while (++place_ < order_.size())
-        if (takes(side())) return true;
-      new_round();
-      place_ = static_cast<std::size_t>(-1);  // ++ makes it 0
-    }
-    place_ = 0;
-    return false;
-  }
-  // The first side of a new round that takes a turn (extra rounds start afresh).
-  template <class Takes>
-  bool restart(Takes&& takes) {
-    new_round();
-    place_ = static_cast<std::size_t>(-1);
-    return next(takes);
-  }
-
- private:
-  void new_round();  // the next round, in a freshly drawn order
-  void draw();
-  std::vector<std::size_t> order_;
-  Rng rng_;
-  std::size_t round_ = 0, place_ = 0;
-};
 
 }  // namespace looplab

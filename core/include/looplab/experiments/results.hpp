@@ -54,6 +54,8 @@ double median(std::vector<double> v);
 
 // {"build", "simd", "compiler", "eigen", "clock_resolution_ns"}; the clock is measured once.
 json environment();
+// The clock's tick in ms, as environment() reports it in ns.
+double clock_resolution_ms();
 
 // A summary's sentences given as messages (base/i18n.hpp): writes "headline" ([{label, value,
 // note}]), "reading", "answer" and "beside_quoted" ([{label, quoted, measured, why}], when not

@@ -36,9 +36,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "looplab/base/clock.hpp"
@@ -48,6 +50,7 @@
 #include "looplab/experiments/paired.hpp"
 #include "looplab/experiments/params.hpp"
 #include "looplab/experiments/results.hpp"
+#include "looplab/experiments/rounds.hpp"
 
 namespace looplab {
 
@@ -109,13 +112,6 @@ class ChunkedRun : public ExperimentRun {
   virtual bool finished() const = 0;
   // One unit of work; called only while !finished().
   virtual void work_one() = 0;
-  // The comparisons whose sides carry paired rounds (none by default), and one more unit of their
-  // rounds' work after finished(); false when there is nothing to time again.
-  virtual std::vector<Comparison> timing_comparisons() const { return {}; }
-  virtual bool time_more() { return false; }
-  // A round of extra turns is under way: it is finished (time_more() goes on) before the run
-  // stops, whether its verdicts are decided or its time is up, so every side has as many rounds.
-  virtual bool mid_round() const { return false; }
   // How much of the run is done, 0..1 (progress only; need not be exact).
   virtual double fraction() const = 0;
   // What the run is doing now as a message (base/i18n.hpp), e.g. {"key": "std.progress", "args":
@@ -141,10 +137,21 @@ class ChunkedRun : public ExperimentRun {
   Series& add_series(std::string name, std::vector<std::string> columns);
 
   const Params& params() const { return params_; }
-  // Turns for `sides` paired sides (paired.hpp): each round's order drawn at random from the run's
-  // "seed" parameter (every timed experiment has one, so the result's config records it); each new
-  // set of turns continues from the next number of that seed's sequence.
-  RandomTurns turns(std::size_t sides);
+
+  // Every comparison the run states (comparison.hpp), as its summary makes them: the base finds
+  // among them the paired ones that its rounds decide. None by default.
+  virtual std::vector<Comparison> comparisons() const { return {}; }
+  // Which comparisons a set of paired rounds decides, by id.
+  using Decides = std::function<bool(std::string_view id)>;
+  // New paired rounds (rounds.hpp) whose order is drawn from the run's "seed" parameter (every
+  // timed experiment has one, so the result's config records it). The run's own work takes their
+  // turns (PairedRounds::turn) until finished(); then the run takes more of them while a paired
+  // comparison they decide is open, within max_seconds, and "Run longer" takes more again: taking
+  // paired rounds is what makes a run extendable. `visit`: counted rounds in a row before the
+  // extra rounds move on to other open rounds (matrix's cells free their sessions between visits).
+  // The reference stays valid for the life of the run.
+  PairedRounds& add_rounds(std::vector<TimedSide> sides, TurnRule rule, Decides decides = {},
+                           std::size_t visit = 1);
   // What is left of the current advance()'s budget in ms (negative once overspent).
   double budget_left_ms() const { return budget_ms_ - budget_.elapsed_ms(); }
 
@@ -156,9 +163,22 @@ class ChunkedRun : public ExperimentRun {
   std::string experiment_;
   Params params_;
   std::vector<NamedSeries> series_;
+  struct TimedRounds {
+    std::unique_ptr<PairedRounds> rounds;
+    Decides decides;
+    std::size_t visit = 1;
+    bool exhausted = false;  // no side takes a turn any more
+  };
+  std::vector<TimedRounds> rounds_;
+  std::size_t visiting_ = 0, visit_from_ = 0;  // the rounds taking extra turns, since which round
+  // One turn of the extra rounds: the round under way, else the visited rounds while open and
+  // their visit lasts, else the next open ones; false when none is open.
+  bool time_more();
+  bool open(const TimedRounds& r, const std::vector<Comparison>& all) const;
   // Extra timing rounds: wanted while a verdict is open and cap_ms_ has not passed since the
   // configured work finished.
   bool extending() const;
+  // The paired comparisons some rounds decide that are not decided yet.
   std::vector<const Comparison*> undecided(const std::vector<Comparison>& all) const;
   Stopwatch budget_;
   double budget_ms_ = 0.0;
@@ -168,8 +188,8 @@ class ChunkedRun : public ExperimentRun {
   double extra_ms() const;
   double cap_ms_ = 0.0;
   double band_;  // the "band" setting: what the paired verdicts count as the same (paired.hpp)
+  double expected_ms_;            // the least its configured timing rounds take, by its estimate
   bool no_extra_rounds_ = false;  // time_more() said there is nothing to time
-  std::uint64_t turn_sets_ = 0;   // sets of turns made so far
 };
 
 }  // namespace looplab
