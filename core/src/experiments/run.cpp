@@ -137,8 +137,13 @@ std::string ChunkedRun::progress_json() {
              {"c", open.empty() ? json("") : comparison_message(open[0]->to_json())},
              {"s", age_s},
              {"cap", cap_s}});
-    f = std::clamp(cap_s > 0.0 ? age_s / cap_s : 0.99, 0.0, 0.99);
+    // The extra rounds' share of the cap fills what the bar had left: it never goes back.
+    f = configured_shown_ +
+        (0.99 - configured_shown_) * std::clamp(cap_s > 0.0 ? age_s / cap_s : 1.0, 0.0, 1.0);
+  } else if (!complete) {
+    configured_shown_ = f;
   }
+  shown_ = f = std::max(f, shown_);
   return json{{"done", complete},
               {"fraction", f},
               {"message", english(m)},

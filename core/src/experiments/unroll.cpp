@@ -79,10 +79,20 @@ class UnrollRun final : public ChunkedRun {
     // Turns of whole epochs, the same for every k (the configured epochs end together).
     rounds_ = &add_rounds(std::move(sides), {1.0, batches_, true});
     for (std::size_t i = 0; i < ks_.size(); ++i) ks_[i]->rounds = &rounds_->rounds_us(i);
+    // Trace + compile again, k = 1 against k = all, in paired rounds of their own: fresh models
+    // built before a turn (untimed), the turn builds each one's program.
+    std::vector<TimedSide> compiles;
+    for (const Unrolled* u : {ks_.front().get(), ks_.back().get()})
+      compiles.push_back({u->k == 1 ? "k = 1" : "k = all", [] { return true; },
+                          [this, k = u->k](long long n) { return compile(k, n); },
+                          [this](long long n) { fresh_models(n); }});
+    compiles_ = &add_rounds(std::move(compiles), {1.0, 1, false},
+                            [](std::string_view id) { return id == "compile_all_vs_k1"; });
   }
 
   bool finished() const override {
-    return std::all_of(ks_.begin(), ks_.end(), [&](const auto& u) { return !configured(*u); });
+    return compiles_done() &&
+           std::all_of(ks_.begin(), ks_.end(), [&](const auto& u) { return !configured(*u); });
   }
 
  private:
@@ -97,7 +107,35 @@ class UnrollRun final : public ChunkedRun {
     return !u.diverged_at && (finished() || u.done_steps < steps_);
   }
 
+  bool compiles_done() const {
+    return ks_.size() < 2 || (compiles_->rounds() >= kMinDecidingRounds && !compiles_->mid_round());
+  }
+
+  void fresh_models(long long n) {
+    fresh_.clear();
+    for (long long i = 0; i < n; ++i) {
+      Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
+      auto model =
+          std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params().integer("hidden"))},
+                                1, Activation::Tanh, init);
+      auto adam = std::make_unique<Adam>(params().number("lr"), model->parameters());
+      fresh_.emplace_back(std::move(model), std::move(adam));
+    }
+  }
+
+  // n programs of k steps traced and compiled (compiled mode: generated, built or found built).
+  long long compile(int k, long long n) {
+    for (auto& [model, adam] : fresh_)
+      GraphTrainer(mode_, *model, *adam, Shape{batch_, 1}, Shape{batch_, 1}, k);
+    fresh_.clear();
+    return n;
+  }
+
   void work_one() override {
+    if (set_up_ == ks_.size() && !compiles_done()) {
+      compiles_->turn();
+      return;
+    }
     if (set_up_ < ks_.size()) {
       Unrolled& u = *ks_[set_up_++];
       start(u);
@@ -178,8 +216,13 @@ class UnrollRun final : public ChunkedRun {
       if (paired(*ks_[i]) && paired(first()))
         c.push_back(compare(step_id(*ks_[i]), step_of(*ks_[i]), step_of(first()), Quantity::Time,
                             "µs per step"));
-    c.push_back(compare("compile_all_vs_k1", {"k = all", last().setup_ms, 0.0},
-                        {"k = 1", first().setup_ms, 0.0}, Quantity::Time, "ms to trace + compile"));
+    const auto ms = [&](std::size_t side) {
+      std::vector<double> v = compiles_->rounds_us(side);
+      for (double& x : v) x /= 1000.0;
+      return paired_side(compiles_->name(side), std::move(v));
+    };
+    c.push_back(
+        compare("compile_all_vs_k1", ms(1), ms(0), Quantity::Time, "ms to trace + compile"));
     return c;
   }
 
@@ -412,8 +455,10 @@ class UnrollRun final : public ChunkedRun {
   Mode mode_;        // traced or compiled
   LinearData data_;  // x and y ~ N(0, 1)
   std::vector<std::unique_ptr<Unrolled>> ks_;
-  std::size_t set_up_ = 0;          // k's set up, with their first epoch
-  PairedRounds* rounds_ = nullptr;  // the steady steps' paired rounds (a side per k)
+  std::size_t set_up_ = 0;            // k's set up, with their first epoch
+  PairedRounds* rounds_ = nullptr;    // the steady steps' paired rounds (a side per k)
+  PairedRounds* compiles_ = nullptr;  // trace + compile, k = 1 against k = all
+  std::vector<std::pair<std::unique_ptr<Mlp>, std::unique_ptr<Adam>>> fresh_;  // the next turn's
   Series& compile_ = add_series("compile", {"k", "ms"});
   Series& step_ = add_series("step", {"k", "us", "us_spread"});
 };

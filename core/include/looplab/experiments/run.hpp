@@ -188,8 +188,9 @@ class ChunkedRun : public ExperimentRun {
   double extra_ms() const;
   double cap_ms_ = 0.0;
   double band_;  // the "band" setting: what the paired verdicts count as the same (paired.hpp)
-  double expected_ms_;            // the least its configured timing rounds take, by its estimate
-  bool no_extra_rounds_ = false;  // time_more() said there is nothing to time
+  double expected_ms_;  // the least its configured timing rounds take, by its estimate
+  double shown_ = 0.0, configured_shown_ = 0.0;  // the last progress fraction; the configured's
+  bool no_extra_rounds_ = false;                 // time_more() said there is nothing to time
 };
 
 }  // namespace looplab
