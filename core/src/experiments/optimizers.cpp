@@ -42,9 +42,9 @@ constexpr int kGrid = 49;           // contour grid points per axis: odd, so θ*
 constexpr int kLevels = 10;         // contour lines per panel
 constexpr double kLevelSpan = 2.0;  // decades of gap between the outermost and innermost line
 constexpr std::size_t kDataPoints = 200;
-// Wall times to the tolerance are timed again in paired rounds after the runs (raw and
-// standardized x of one optimizer back to back, the order reversed every round): at least this
-// many, then more while a verdict is open and the run is younger than max_seconds.
+// Wall times to the tolerance are timed again in paired rounds after the runs (rounds.hpp: every
+// timed run once a round, in a random order): at least this many, then more while a verdict is
+// open, for at most max_seconds.
 constexpr std::size_t kTimingRounds = kMinDecidingRounds;
 // A turn replays its run until the turn has lasted this long (µs), and its time is the time per
 // replay: a run of one step takes a few µs, a browser clock's tick (5 µs or more), and a reading of

@@ -134,9 +134,7 @@ class UnrollRun final : public ChunkedRun {
   void work_one() override {
     if (set_up_ == ks_.size() && !compiles_done()) {
       compiles_->turn();
-      return;
-    }
-    if (set_up_ < ks_.size()) {
+    } else if (set_up_ < ks_.size()) {
       Unrolled& u = *ks_[set_up_++];
       start(u);
       const Stopwatch first;

@@ -31,6 +31,16 @@ TEST(Unroll, AKWithASingleCallIsNotComparedAsASteadyStep) {
   EXPECT_EQ(headline, "no steady step at k = all: it ran a single call (one epoch)");
 }
 
+// One epoch: the configured work ends with the first calls, before the rounds of trace + compile;
+// the compile and step plots still get a point per k once those rounds are done.
+TEST(Unroll, OneEpochStillPlotsEveryK) {
+  const json r = run_to_end(R"({"experiment": "unroll", "n": 500, "epochs": 1})", 100.0);
+  EXPECT_EQ(r["series"]["compile"]["k"].size(), r["runs"].size());
+  EXPECT_EQ(r["series"]["step"]["k"].size(), r["runs"].size());
+  for (const json& c : r["summary"]["comparisons"])
+    if (c["id"] == "compile_all_vs_k1") EXPECT_GE(c["rounds"].get<int>(), kMinDecidingRounds);
+}
+
 TEST(Unroll, CompiledModeTrainsAsTracedModeForEveryK) {
   const json traced = run_unroll("");
   const json compiled = run_unroll(R"(, "mode": "compiled")");
