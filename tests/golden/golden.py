@@ -39,7 +39,7 @@ def golden_configs(cli):
 # chunks a timing filled, which mode was fastest, and, in the timing experiments, every sentence of
 # the summary (they quote times).
 TIMING_KEYS = {"clock_resolution_ns", "steps", "steps_per_chunk", "chunks", "rounds", "epochs_per_round", "fastest", "wins_every_cell",
-               "wins_every_cell_eager_vs_traced", "cells_without_a_measurable_winner",
+               "wins_every_cell_eager_vs_traced", "cells_without_a_measurable_winner", "prebatched_speedup",
                # a paired verdict's look: how many rounds were taken, the look's level, its outcome
                "taken", "level", "beyond_band", "decided",
                # whether Run longer has an open verdict to decide

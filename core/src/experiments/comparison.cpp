@@ -254,13 +254,16 @@ json interval_json(const std::vector<double>& rounds) {
 Measure paired_side(std::string label, std::vector<double> rounds) {
   Measure m(std::move(label), median(rounds), half_iqr(rounds));
   m.rounds = std::move(rounds);
+  m.in_rounds = true;
   return m;
 }
 
 Comparison compare(std::string id, Measure a, Measure b, Quantity quantity, std::string unit) {
   Comparison c{std::move(id),   std::move(a),  std::move(b), quantity,
                std::move(unit), Verdict::Same, std::nullopt};
-  if (!c.a.rounds.empty() || !c.b.rounds.empty()) {
+  // Sides timed in rounds are judged by their rounds, however few: none is "not enough evidence",
+  // never "the same" by spreads of nothing.
+  if (c.a.in_rounds || c.b.in_rounds || !c.a.rounds.empty() || !c.b.rounds.empty()) {
     if (quantity != Quantity::Time)
       throw std::invalid_argument("compare " + c.id + ": paired rounds are for times only");
     c.paired = ratio_over_rounds(c.a.rounds, c.b.rounds);

@@ -142,9 +142,10 @@ class PipelinesRun final : public ChunkedRun {
                        [this, &r = *r](long long epochs) { return run_epochs(r, epochs); },
                        {},
                        [&r = *r](bool counted) { close_turn(r, counted); }});
-    // Turns of whole epochs, as many for every variant, lasting at least 1 ms. repeat_inside's one
-    // stream ends with its epochs: no extra rounds decide it against its twin.
-    rounds_ = &add_rounds(std::move(sides), {1.0, 1, true},
+    // Turns of whole epochs, as many for every variant, grown only for the clock's resolution:
+    // repeat_inside's one stream ends with its epochs (no extra rounds decide it against its
+    // twin), so every configured epoch is wanted as a round.
+    rounds_ = &add_rounds(std::move(sides), {0.0, 1, true},
                           [](std::string_view id) { return id != "repeat_inside_vs_outside"; });
     for (std::size_t i = 0; i < runs_.size(); ++i) runs_[i]->rounds_us = &rounds_->rounds_us(i);
   }

@@ -209,5 +209,16 @@ TEST(Comparison, APairedRecordCarriesItsIntervalAndTheContractRecomputesItsVerdi
       << all;
 }
 
+// Sides timed in rounds before any round counted (every turn so far was calibration): "not
+// enough evidence yet", never "the same" from two zeros and no spread.
+TEST(Comparison, SidesInRoundsWithNoRoundYetAreNotEnoughEvidence) {
+  const Comparison c =
+      compare("a_vs_b", paired_side("a", {}), paired_side("b", {}), Quantity::Time, "µs");
+  ASSERT_TRUE(c.paired.has_value());
+  EXPECT_EQ(c.paired->rounds, 0);
+  EXPECT_EQ(c.verdict, Verdict::Inconclusive);
+  EXPECT_FALSE(c.decided());
+}
+
 }  // namespace
 }  // namespace looplab

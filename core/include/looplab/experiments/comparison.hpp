@@ -34,8 +34,9 @@ struct Measure {
   double spread = 0.0;
   // A time measured in paired rounds with the other side of its comparison (paired.hpp): one value
   // per round, round i of both sides timed back to back. Empty for a value measured apart (a
-  // count, a loss, a first call).
+  // count, a loss).
   std::vector<double> rounds;
+  bool in_rounds = false;  // timed in paired rounds (paired_side), even before any round counted
 };
 
 // The practical band (paired.hpp) of the comparisons being made: the current run's "band" setting
