@@ -517,10 +517,12 @@ Experiment make_call_granularity_experiment() {
   };
   e.estimate = [](const Params& p) {  // four variants, `epochs` epochs each
     const long long n = p.integer("n"), batch = p.integer("batch");
-    return Estimate{estimated_bytes(n, batch, p.integer("hidden")),
-                    4.0 * static_cast<double>(p.integer("epochs")) *
-                        std::floor(static_cast<double>(n) / static_cast<double>(batch)),
-                    "n, batch, hidden and epochs"};
+    Estimate est{estimated_bytes(n, batch, p.integer("hidden")),
+                 4.0 * static_cast<double>(p.integer("epochs")) *
+                     std::floor(static_cast<double>(n) / static_cast<double>(batch)),
+                 "n, batch, hidden and epochs"};
+    est.timing_ms = 4.0 * p.number("chunk_ms");  // a counted round: four turns of chunk_ms
+    return est;
   };
   e.small_config = {"n=1000", "epochs=3", "chunk_ms=0.5", "max_seconds=0"};
   e.golden_configs = {{}, {"n=1000", "epochs=4"}, {"n=2000", "batch=50", "epochs=2"}};

@@ -93,7 +93,8 @@ bool PairedRounds::turn() {
 
 // The units a side needs for its turns to last min_ms, from a turn that ran all it was asked.
 long long PairedRounds::grown(const Turn& t, long long units) const {
-  const double factor = t.ms > 0.0 ? 1.25 * rule_.min_ms / t.ms : 16.0;
+  // At most 1000 times a round: a pace read from a short turn may be off.
+  const double factor = t.ms > 0.0 ? std::min(1.25 * rule_.min_ms / t.ms, 1000.0) : 16.0;
   const double want = std::ceil(static_cast<double>(units) * std::max(factor, 2.0) /
                                     static_cast<double>(rule_.unit) -
                                 1e-9);  // 125.00000000000001 units are 125

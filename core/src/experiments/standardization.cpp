@@ -285,7 +285,7 @@ class StandardizationRun final : public ChunkedRun {
     return m > 0.0 ? half_iqr(v.chunk_us) / m : 0.0;
   }
 
-  std::vector<Comparison> comparisons() const;
+  std::vector<Comparison> comparisons() const override;
   json theory_message(const Variant& v, bool first) const;
   json answer(const std::vector<Comparison>& cmp) const;
   json beside_quoted() const;

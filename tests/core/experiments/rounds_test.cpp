@@ -43,7 +43,7 @@ struct Fake {
 };
 
 std::vector<std::size_t> order(std::uint64_t seed, int rounds) {
-  Fake f{0.0, {1.0, 1.0}};
+  Fake f{0.0, {1.0, 1.0}, {}, {}};
   PairedRounds r = f.rounds(seed, {1.0, 1, true});
   for (int i = 0; i < 2 * rounds; ++i) EXPECT_TRUE(r.turn());
   EXPECT_EQ(r.rounds(), static_cast<std::size_t>(rounds));
@@ -64,7 +64,7 @@ TEST(PairedRounds, EverySideOnceARoundInAnOrderDrawnFromTheSeed) {
 }
 
 TEST(PairedRounds, ShortTurnsCalibrateAndAreNotCounted) {
-  Fake f{0.0, {0.01, 0.1}};  // 10 µs and 100 µs a unit; turns must last 1 ms
+  Fake f{0.0, {0.01, 0.1}, {}, {}};  // 10 µs and 100 µs a unit; turns must last 1 ms
   PairedRounds same = f.rounds(3, {1.0, 1, true});
   same.turn();
   same.turn();
@@ -79,7 +79,7 @@ TEST(PairedRounds, ShortTurnsCalibrateAndAreNotCounted) {
   EXPECT_DOUBLE_EQ(same.timed_ms(0), 0.01 * 126);  // calibration included
   EXPECT_EQ(same.timed_units(0), 126);
 
-  Fake g{0.0, {0.01, 0.1}};
+  Fake g{0.0, {0.01, 0.1}, {}, {}};
   PairedRounds own = g.rounds(3, {1.0, 4, false});  // each side its own units, multiples of 4
   own.turn();
   own.turn();
