@@ -177,7 +177,7 @@ TEST(PairedRounds, NoSideTakingATurnRunsNothing) {
 
 // ---- through a run: the cap on extra rounds and Run longer -------------------------------------
 
-// Two sides with the same work, 20-30 µs a turn at random on the real clock: at band 0.005 their
+// Two sides with the same work, 20-60 µs a turn at random on the real clock: at band 0.005 their
 // verdict stays open for many thousands of rounds, so the cap ends the run.
 class SameWorkRun final : public ChunkedRun {
  public:
@@ -188,7 +188,7 @@ class SameWorkRun final : public ChunkedRun {
     for (const char* name : {"a", "b"})
       sides.push_back({name, [] { return true; },
                        [this](long long n) {
-                         const double ms = 0.02 * static_cast<double>(n) * rng_.uniform(1.0, 1.5);
+                         const double ms = 0.02 * static_cast<double>(n) * rng_.uniform(1.0, 3.0);
                          const Stopwatch w;
                          while (w.elapsed_ms() < ms) {
                          }
