@@ -258,6 +258,11 @@ Measure paired_side(std::string label, std::vector<double> rounds) {
   return m;
 }
 
+std::vector<double> in_ms(std::vector<double> rounds_us) {
+  for (double& v : rounds_us) v /= 1000.0;
+  return rounds_us;
+}
+
 Comparison compare(std::string id, Measure a, Measure b, Quantity quantity, std::string unit) {
   Comparison c{std::move(id),   std::move(a),  std::move(b), quantity,
                std::move(unit), Verdict::Same, std::nullopt};

@@ -322,10 +322,9 @@ class ExecutionModesRun final : public ChunkedRun {
   // A mode's first calls in the paired rounds, in ms.
   Measure first_call_of(const std::string& name) const {
     const auto m = std::find(std::begin(kFirstCallModes), std::end(kFirstCallModes), name);
-    std::vector<double> ms =
-        first_calls_->rounds_us(static_cast<std::size_t>(m - std::begin(kFirstCallModes)));
-    for (double& v : ms) v /= 1000.0;
-    return paired_side(name, std::move(ms));
+    return paired_side(
+        name,
+        in_ms(first_calls_->rounds_us(static_cast<std::size_t>(m - std::begin(kFirstCallModes)))));
   }
 
   std::vector<Comparison> comparisons() const override {

@@ -67,11 +67,11 @@ json model_label(const ModelSize& m) {
 struct Cell {
   int model = 0, data = 0;
   long long rows = 0;
-  double us[kMatrixModeCount] = {};  // median over the rounds
-  PairedRounds* rounds = nullptr;    // a side per mode
+  PairedRounds* rounds = nullptr;  // a side per mode
   const std::vector<double>& rounds_us(int mode) const {
     return rounds->rounds_us(static_cast<std::size_t>(mode));
   }
+  double us(int mode) const { return median(rounds_us(mode)); }  // over its rounds
   bool diverged = false;
 };
 
@@ -94,8 +94,7 @@ class MatrixRun final : public ChunkedRun {
       for (int mode = 0; mode < kMatrixModeCount; ++mode)
         sides.push_back({kMatrixModes[mode], [] { return true; },
                          [this, &c, mode](long long steps) { return run_steps(c, mode, steps); },
-                         [this, &c, mode](long long) { set_up(c, mode); },
-                         [&c, mode](bool) { c.us[mode] = median(c.rounds_us(mode)); }});
+                         [this, &c, mode](long long) { set_up(c, mode); }});
       const std::string suffix =
           std::string("_") + kModels[c.model].name + "_model_" + kDataNames[c.data] + "_data";
       c.rounds = &add_rounds(
@@ -193,7 +192,9 @@ class MatrixRun final : public ChunkedRun {
   // The cell's fastest mode when it is decided faster than each other (paired rounds); -1 when
   // against one of them the interval says the same or not enough evidence (no measurable winner).
   static int fastest(const Cell& c) {
-    const int best = static_cast<int>(std::min_element(c.us, c.us + kMatrixModeCount) - c.us);
+    int best = 0;
+    for (int mode = 1; mode < kMatrixModeCount; ++mode)
+      if (c.us(mode) < c.us(best)) best = mode;
     for (int other = 0; other < kMatrixModeCount; ++other)
       if (other != best &&
           compare("", measure(c, best), measure(c, other), Quantity::Time, "").verdict !=
@@ -216,19 +217,19 @@ class MatrixRun final : public ChunkedRun {
              msg("mx.data_label", {{"size", size_message(kDataNames[c.data])}, {"rows", c.rows}})},
             {"parameters", parameter_count(m)},
             {"rows", c.rows},
-            {"eager_us", c.us[kEager]},
-            {"traced_us", c.us[kTraced]},
-            {"compiled_us", c.us[kCompiled]},
-            {"reference_us", c.us[kReference]},
+            {"eager_us", c.us(kEager)},
+            {"traced_us", c.us(kTraced)},
+            {"compiled_us", c.us(kCompiled)},
+            {"reference_us", c.us(kReference)},
             {"eager_spread_us", half_iqr(c.rounds_us(kEager))},
             {"traced_spread_us", half_iqr(c.rounds_us(kTraced))},
             {"compiled_spread_us", half_iqr(c.rounds_us(kCompiled))},
             {"reference_spread_us", half_iqr(c.rounds_us(kReference))},
             {"rounds", static_cast<long long>(c.rounds_us(kEager).size())},
             {"fastest", best < 0 ? json(nullptr) : json(kMatrixModes[best])},
-            {"traced_vs_eager_pct", percent_faster(c.us[kTraced], c.us[kEager])},
-            {"compiled_vs_traced_pct", percent_faster(c.us[kCompiled], c.us[kTraced])},
-            {"reference_vs_traced_pct", percent_faster(c.us[kReference], c.us[kTraced])},
+            {"traced_vs_eager_pct", percent_faster(c.us(kTraced), c.us(kEager))},
+            {"compiled_vs_traced_pct", percent_faster(c.us(kCompiled), c.us(kTraced))},
+            {"reference_vs_traced_pct", percent_faster(c.us(kReference), c.us(kTraced))},
             {"diverged", c.diverged}};
   }
 
@@ -274,7 +275,7 @@ class MatrixRun final : public ChunkedRun {
     }
     t.within = static_cast<int>(cmp.size()) - t.faster - t.slower;
     for (const Cell& c : cells_) {
-      const double pct = percent_faster(c.us[a], c.us[b]);
+      const double pct = percent_faster(c.us(a), c.us(b));
       t.lo = std::min(t.lo, pct);
       t.hi = std::max(t.hi, pct);
     }

@@ -520,11 +520,7 @@ class OptimizersRun final : public ChunkedRun {
 
   // Timed in the rounds: a partner reached the tolerance too, and a round is counted.
   static bool timed(const Variant& v) { return v.round_us && !v.round_us->empty(); }
-  static std::vector<double> ms_rounds(const Variant& v) {
-    std::vector<double> ms = *v.round_us;
-    for (double& t : ms) t /= 1000.0;
-    return ms;
-  }
+  static std::vector<double> ms_rounds(const Variant& v) { return in_ms(*v.round_us); }
 
   // A run's wall time to the tolerance: the median of its timing rounds, or the recorded run's
   // when it was not timed again (it has no partner that reached the tolerance).

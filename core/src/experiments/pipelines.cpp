@@ -350,11 +350,7 @@ double steady_median(const VariantRun& r, double EpochTimes::*field, bool per_ba
 }
 
 // A variant's paired rounds in ms per epoch.
-std::vector<double> ms_per_epoch(const VariantRun& r) {
-  std::vector<double> ms = *r.rounds_us;
-  for (double& v : ms) v /= 1000.0;
-  return ms;
-}
+std::vector<double> ms_per_epoch(const VariantRun& r) { return in_ms(*r.rounds_us); }
 
 json PipelinesRun::run_json(const VariantRun& r) const {
   json counts = json::array();

@@ -288,9 +288,7 @@ class RetracingRun final : public ChunkedRun {
   std::optional<Comparison> trace_vs_replay() const {
     if (rounds_->rounds() == 0) return std::nullopt;
     const auto ms = [&](std::size_t side) {
-      std::vector<double> v = rounds_->rounds_us(side);
-      for (double& x : v) x /= 1000.0;
-      return paired_side(rounds_->name(side), std::move(v));
+      return paired_side(rounds_->name(side), in_ms(rounds_->rounds_us(side)));
     };
     return compare("trace_vs_replay", ms(0), ms(1), Quantity::Time, "ms per call");
   }

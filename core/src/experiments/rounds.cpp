@@ -102,16 +102,17 @@ long long PairedRounds::grown(const Turn& t, long long units) const {
 }
 
 void PairedRounds::close_round() {
-  bool counts = false;
+  bool any = false;    // a side took a turn in this round
   long long most = 0;  // units for every side, with same_units
   for (SideState& s : state_) {
     if (!s.pending) continue;
-    counts = true;
+    any = true;
     if (s.pending->ms < rule_.min_ms && s.pending->ran == s.pending->asked && s.units < kMaxUnits)
       s.units = grown(*s.pending, s.units);
     most = std::max(most, s.units);
   }
-  if (!counts) return draw();
+  if (!any) return draw();
+  bool counts = true;
   // A turn of too few ticks that ran all it was asked is calibration: longer ones follow. One that
   // ran out of work cannot be longer, and counts unless the clock did not move.
   for (const SideState& s : state_)

@@ -49,19 +49,21 @@ bool ChunkedRun::done() const {
   return finished() && !extending();
 }
 
+// A paired comparison the rounds decide that is not decided yet.
+bool ChunkedRun::TimedRounds::left_open(const Comparison& c) const {
+  return c.paired && !c.decided() && (!decides || decides(c.id));
+}
+
 bool ChunkedRun::open(const TimedRounds& r, const std::vector<Comparison>& all) const {
-  if (r.exhausted) return false;
-  return std::any_of(all.begin(), all.end(), [&](const Comparison& c) {
-    return c.paired && (!r.decides || r.decides(c.id)) && !c.decided();
-  });
+  return !r.exhausted &&
+         std::any_of(all.begin(), all.end(), [&](const Comparison& c) { return r.left_open(c); });
 }
 
 std::vector<const Comparison*> ChunkedRun::undecided(const std::vector<Comparison>& all) const {
   std::vector<const Comparison*> out;
   for (const Comparison& c : all)
-    if (c.paired && !c.decided() &&
-        std::any_of(rounds_.begin(), rounds_.end(),
-                    [&](const TimedRounds& r) { return !r.decides || r.decides(c.id); }))
+    if (std::any_of(rounds_.begin(), rounds_.end(),
+                    [&](const TimedRounds& r) { return r.left_open(c); }))
       out.push_back(&c);
   return out;
 }

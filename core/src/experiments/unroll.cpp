@@ -114,13 +114,17 @@ class UnrollRun final : public ChunkedRun {
   void fresh_models(long long n) {
     fresh_.clear();
     for (long long i = 0; i < n; ++i) {
-      Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
-      auto model =
-          std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params().integer("hidden"))},
-                                1, Activation::Tanh, init);
+      auto model = new_model();
       auto adam = std::make_unique<Adam>(params().number("lr"), model->parameters());
       fresh_.emplace_back(std::move(model), std::move(adam));
     }
+  }
+
+  // The run's model: the same seed, the same initial weights for every k and every fresh one.
+  std::unique_ptr<Mlp> new_model() const {
+    Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
+    return std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params().integer("hidden"))},
+                                 1, Activation::Tanh, init);
   }
 
   // n programs of k steps traced and compiled (compiled mode: generated, built or found built).
@@ -215,9 +219,7 @@ class UnrollRun final : public ChunkedRun {
         c.push_back(compare(step_id(*ks_[i]), step_of(*ks_[i]), step_of(first()), Quantity::Time,
                             "µs per step"));
     const auto ms = [&](std::size_t side) {
-      std::vector<double> v = compiles_->rounds_us(side);
-      for (double& x : v) x /= 1000.0;
-      return paired_side(compiles_->name(side), std::move(v));
+      return paired_side(compiles_->name(side), in_ms(compiles_->rounds_us(side)));
     };
     c.push_back(
         compare("compile_all_vs_k1", ms(1), ms(0), Quantity::Time, "ms to trace + compile"));
@@ -382,10 +384,7 @@ class UnrollRun final : public ChunkedRun {
   }
 
   void start(Unrolled& u) {
-    Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
-    u.model =
-        std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params().integer("hidden"))}, 1,
-                              Activation::Tanh, init);
+    u.model = new_model();
     u.adam = std::make_unique<Adam>(params().number("lr"), u.model->parameters());
     const Stopwatch w;
     u.trainer = std::make_unique<GraphTrainer>(mode_, *u.model, *u.adam, Shape{batch_, 1},

@@ -55,6 +55,8 @@ class BandScope {
 
 // A side timed in paired rounds: its value is the median of its rounds, its spread their half-IQR.
 Measure paired_side(std::string label, std::vector<double> rounds);
+// Rounds timed in µs (rounds.hpp) as ms, for sides that compare milliseconds.
+std::vector<double> in_ms(std::vector<double> rounds_us);
 // median_interval(rounds) as [lo, hi], a run's whisker for its bar.
 json interval_json(const std::vector<double>& rounds);
 

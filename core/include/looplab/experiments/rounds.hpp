@@ -70,7 +70,6 @@ class PairedRounds {
   // turn. After the last side of a round the round is closed: counted, or calibration.
   bool turn();
 
-  std::size_t sides() const { return sides_.size(); }
   const std::string& name(std::size_t side) const { return sides_[side].name; }
   // The side whose turn is next in this round, else the side whose turn was last.
   std::size_t side() const;

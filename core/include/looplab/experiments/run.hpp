@@ -168,6 +168,7 @@ class ChunkedRun : public ExperimentRun {
     Decides decides;
     std::size_t visit = 1;
     bool exhausted = false;  // no side takes a turn any more
+    bool left_open(const Comparison& c) const;
   };
   std::vector<TimedRounds> rounds_;
   std::size_t visiting_ = 0, visit_from_ = 0;  // the rounds taking extra turns, since which round
