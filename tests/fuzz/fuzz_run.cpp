@@ -18,9 +18,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "../core/experiments/result_contract.hpp"
 #include "looplab/api/api.hpp"
 #include "looplab/experiments/experiment.hpp"
-#include "looplab/experiments/result_contract.hpp"
 
 namespace {
 

@@ -16,12 +16,10 @@
 // The page adds two more, measured in the browser worker (web/runtime/js-variants.js) with their
 // epochs interleaved, both with fit's traced step: js_train_on_batch, JavaScript calling the
 // module once per batch and copying the batch into the wasm heap each time, and js_fit, JavaScript
-// calling the core's fit once per epoch. The variants take turns in rounds of whole epochs, in
-// an order drawn at random each round, so every timing comparison is a paired one (paired.hpp): µs
-// per step per round, and the verdict from the per-round ratio's 95% interval. Every conclusion is
-// a Comparison (comparison.hpp). The losses must agree: the same steps in the same order; eager and
+// calling the core's fit once per epoch. The variants take turns in paired rounds of whole epochs
+// (rounds.hpp, paired.hpp). The losses must agree: the same steps in the same order; eager and
 // traced may differ in the last bits, so they are compared with a stated tolerance
-// (kLossTolerance).
+// (kLossAgreement).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -41,10 +39,6 @@ namespace looplab {
 namespace {
 
 constexpr double kSessionMemoryLimitBytes = 128.0 * 1024 * 1024;
-// Losses of an eager and a traced step agree to float32 rounding, not bit for bit (kernels may
-// sum in another order); over a run they may drift apart by this much, relative, and still be the
-// same training. Traced against traced is bit-identical.
-constexpr double kLossTolerance = kLossAgreement;
 
 // Data (x, y) plus what a step touches: eager keeps about ten [batch x hidden] buffers alive.
 double estimated_bytes(long long n, long long batch, long long hidden) {
@@ -109,8 +103,7 @@ class CallGranularityRun final : public ChunkedRun {
         data_(normal_data(static_cast<int>(p.integer("n")),
                           static_cast<std::uint64_t>(p.integer("seed")))),
         epochs_(static_cast<int>(p.integer("epochs"))),
-        batches_(static_cast<int>(p.integer("n") / p.integer("batch"))),
-        chunk_ms_(p.number("chunk_ms")) {
+        batches_(static_cast<int>(p.integer("n") / p.integer("batch"))) {
     warm_up_engines();
     const json where =
         msg(environment()["build"] == "wasm" ? "env.where_wasm" : "env.where_native");
@@ -136,7 +129,7 @@ class CallGranularityRun final : public ChunkedRun {
       sides.push_back({v->name, [this, &v = *v] { return running(v); },
                        [this, &v = *v](long long steps) { return run_epochs(v, steps); }});
     // Turns of whole epochs, as many for every variant, lasting at least chunk_ms.
-    rounds_ = &add_rounds(std::move(sides), {chunk_ms_, batches_, true});
+    rounds_ = &add_rounds(std::move(sides), {p.number("chunk_ms"), batches_, true});
     for (std::size_t i = 0; i < variants_.size(); ++i)
       variants_[i]->rounds = &rounds_->rounds_us(i);
   }
@@ -245,15 +238,14 @@ class CallGranularityRun final : public ChunkedRun {
     s["measured_where"] =
         msg("cg.where_js", {{"before", s.at("measured_where")}, {"where", where_js()}});
     headline.push_back(
-        {{"label", msg("cg.h_js")},
-         {"value", comparison_short_message(c.to_json())},
-         {"note", msg("cg.h_js_note", {{"c", comparison_message(c.to_json())},
-                                       {"same", msg(same ? "cg.identical" : "cg.differ")}})}});
+        card(msg("cg.h_js"), c.short_message(),
+             msg("cg.h_js_note",
+                 {{"c", c.message()}, {"same", msg(same ? "cg.identical" : "cg.differ")}})));
     reading = msg(
         "seq",
         {{"items",
           json::array({reading, msg("cg.r_js",
-                                    {{"c", comparison_message(c.to_json())},
+                                    {{"c", c.message()},
                                      {"end", msg(same ? "cg.r_js_same" : "cg.r_js_differ")}})})}});
   }
 
@@ -323,10 +315,10 @@ class CallGranularityRun final : public ChunkedRun {
     const double l = v.losses.empty() ? 0.0 : static_cast<double>(v.losses.back());
     return loss_measure(v.name, l);
   }
-  // The same training: every step's loss within kLossTolerance of fit's.
+  // The same training: every step's loss within kLossAgreement of fit's.
   bool same_losses(const GranularityVariant& v) const {
     return !v.diverged && !fit().diverged && v.losses.size() == fit().losses.size() &&
-           max_relative_gap(v.losses, fit().losses) <= kLossTolerance;
+           max_relative_gap(v.losses, fit().losses) <= kLossAgreement;
   }
 
   // [0] the headline: eager per call against traced fit; [1] the execution mode alone (both per
@@ -361,15 +353,15 @@ class CallGranularityRun final : public ChunkedRun {
         msg(boundary.verdict == Verdict::B              ? "cg.b_cost"  // fit, the b side, faster
             : boundary.verdict == Verdict::Inconclusive ? "cg.b_unsure"
                                                         : "cg.b_none",
-            {{"us", by_boundary}, {"c", comparison_message(boundary.to_json())}});
+            {{"us", by_boundary}, {"c", boundary.message()}});
     const char* key = total.verdict == Verdict::Inconclusive  ? "cg.a_unsure"
                       : total.verdict != Verdict::B           ? "cg.a_not_slower"
                       : mode.verdict == Verdict::Inconclusive ? "cg.a_mode_unsure"
                       : mode.verdict != Verdict::B            ? "cg.a_not_mode"  // not faster
                                                               : "cg.a_mode";
     const double share = gap != 0.0 ? by_mode / gap * 100.0 : 0.0;
-    return msg(key, {{"train_on_batch_vs_fit", comparison_message(total.to_json())},
-                     {"eager_vs_traced_per_call", comparison_message(mode.to_json())},
+    return msg(key, {{"train_on_batch_vs_fit", total.message()},
+                     {"eager_vs_traced_per_call", mode.message()},
                      {"factor", total.factor()},
                      {"by_mode", by_mode},
                      {"gap", gap},
@@ -419,39 +411,31 @@ class CallGranularityRun final : public ChunkedRun {
                                  {"train_on_batch_traced", tt - f},
                                  {"train_on_batch_compiled", tc - f}};
     s["same_losses"] = same;
-    s["loss_tolerance"] = kLossTolerance;
+    s["loss_tolerance"] = kLossAgreement;
     s["diverged"] = diverged;
     s["measured_where"] = msg("cg.where", {{"where", fit().where}});
     s["comparisons"] = comparisons_json(cmp);
     json headline = json::array();
-    headline.push_back({{"label", msg("cg.h_total")},
-                        {"value", comparison_short_message(total.to_json())},
-                        {"note", comparison_message(total.to_json())}});
-    headline.push_back(
-        {{"label", msg("cg.h_mode")},
-         {"value", comparison_short_message(mode.to_json())},
-         {"note", msg("cg.h_mode_note", {{"c", comparison_message(mode.to_json())}})}});
-    headline.push_back(
-        {{"label", msg("cg.h_boundary")},
-         {"value", comparison_short_message(boundary.to_json())},
-         {"note", msg("cg.h_boundary_note", {{"c", comparison_message(boundary.to_json())}})}});
-    headline.push_back(
-        {{"label", msg("cg.h_compiled")},
-         {"value", comparison_short_message(compiled.to_json())},
-         {"note", msg("cg.h_compiled_note", {{"c", comparison_message(compiled.to_json())}})}});
+    headline.push_back(card(msg("cg.h_total"), total.short_message(), total.message()));
+    headline.push_back(card(msg("cg.h_mode"), mode.short_message(),
+                            msg("cg.h_mode_note", {{"c", mode.message()}})));
+    headline.push_back(card(msg("cg.h_boundary"), boundary.short_message(),
+                            msg("cg.h_boundary_note", {{"c", boundary.message()}})));
+    headline.push_back(card(msg("cg.h_compiled"), compiled.short_message(),
+                            msg("cg.h_compiled_note", {{"c", compiled.message()}})));
     // Eager and traced may differ in the last bits; say "bit for bit" only when they did not.
     double gap = 0.0;
     for (const GranularityVariant* v : {&eager_calls(), &traced_calls(), &compiled_calls()})
       gap = std::max(gap, max_relative_gap(v->losses, fit().losses));
     headline.push_back(
-        {{"label", msg("cg.h_same")},
-         {"value", msg(diverged     ? "cg.v_diverged"
-                       : !same      ? "cg.v_no"
-                       : gap == 0.0 ? "cg.v_bits"
-                                    : "cg.v_rounding")},
-         {"note", msg("cg.h_same_note", {{"steps", static_cast<long long>(fit().losses.size())},
-                                         {"gap", gap},
-                                         {"tol", kLossTolerance}})}});
+        card(msg("cg.h_same"),
+             msg(diverged     ? "cg.v_diverged"
+                 : !same      ? "cg.v_no"
+                 : gap == 0.0 ? "cg.v_bits"
+                              : "cg.v_rounding"),
+             msg("cg.h_same_note", {{"steps", static_cast<long long>(fit().losses.size())},
+                                    {"gap", gap},
+                                    {"tol", kLossAgreement}})));
     // Fewer rounds than a 95% interval needs decide nothing: say how to get them.
     std::size_t fewest = fit().rounds_us().size();
     for (const GranularityVariant* v : {&eager_calls(), &traced_calls(), &compiled_calls()})
@@ -464,18 +448,17 @@ class CallGranularityRun final : public ChunkedRun {
                          : !same      ? "cg.r_differ"
                          : gap == 0.0 ? "cg.r_bits"
                                       : "cg.r_rounding",
-                         {{"gap", gap}, {"tol", kLossTolerance}});
-    json reading =
-        msg("cg.reading", {{"train_on_batch_vs_fit", comparison_message(total.to_json())},
-                           {"eager_vs_traced_per_call", comparison_message(mode.to_json())},
-                           {"per_call_vs_fit", comparison_message(boundary.to_json())},
-                           {"compiled_vs_traced_per_call", comparison_message(compiled.to_json())},
-                           {"end", end},
-                           {"few", few_chunks}});
+                         {{"gap", gap}, {"tol", kLossAgreement}});
+    json reading = msg("cg.reading", {{"train_on_batch_vs_fit", total.message()},
+                                      {"eager_vs_traced_per_call", mode.message()},
+                                      {"per_call_vs_fit", boundary.message()},
+                                      {"compiled_vs_traced_per_call", compiled.message()},
+                                      {"end", end},
+                                      {"few", few_chunks}});
     const json quoted =
         json::array({{{"label", msg("cg.q_label")},
                       {"quoted", msg("cg.q_quoted")},
-                      {"measured", comparison_message(mode.to_json())},
+                      {"measured", mode.message()},
                       {"why", msg("cg.q_why", {{"hidden", params().integer("hidden")}})}}});
     if (js_) add_js_summary(s, headline, reading);
     summary_messages(s, headline, reading,
@@ -485,7 +468,6 @@ class CallGranularityRun final : public ChunkedRun {
 
   LinearData data_;
   int epochs_, batches_;
-  double chunk_ms_;
   std::vector<std::unique_ptr<GranularityVariant>> variants_;
   std::size_t set_up_ = 0;             // variants that ran their first epoch
   PairedRounds* rounds_ = nullptr;     // the steady steps' paired rounds (a side per variant)

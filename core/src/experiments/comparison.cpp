@@ -17,17 +17,8 @@ namespace {
 const char* better_word(Quantity q) { return q == Quantity::Rate ? "higher" : "lower"; }
 
 const char* quantity_word(Quantity q) {
-  switch (q) {
-    case Quantity::Time:
-      return "time";
-    case Quantity::Count:
-      return "count";
-    case Quantity::Loss:
-      return "loss";
-    case Quantity::Rate:
-      return "rate";
-  }
-  return "time";
+  static const char* const words[] = {"time", "count", "loss", "rate"};  // Quantity's order
+  return words[static_cast<int>(q)];
 }
 
 Verdict verdict_from(double a, double sa, double b, double sb, bool lower_better) {
@@ -38,33 +29,18 @@ Verdict verdict_from(double a, double sa, double b, double sb, bool lower_better
 }
 
 const char* verdict_word(Verdict v) {
-  switch (v) {
-    case Verdict::A:
-      return "a";
-    case Verdict::B:
-      return "b";
-    case Verdict::Same:
-      return "same";
-    case Verdict::Inconclusive:
-      return "inconclusive";
-  }
-  return "same";
+  static const char* const words[] = {"a", "b", "same", "inconclusive"};  // Verdict's order
+  return words[static_cast<int>(v)];
 }
 
 thread_local double current_band = kPracticalBand;
 
+// RatioVerdict and Verdict name the same four outcomes in the same order.
+static_assert(static_cast<int>(RatioVerdict::BFaster) == static_cast<int>(Verdict::B) &&
+              static_cast<int>(RatioVerdict::Inconclusive) ==
+                  static_cast<int>(Verdict::Inconclusive));
 Verdict verdict_of_ratio(const PairedRatio& r, double band) {
-  switch (ratio_verdict(r, band)) {
-    case RatioVerdict::AFaster:
-      return Verdict::A;
-    case RatioVerdict::BFaster:
-      return Verdict::B;
-    case RatioVerdict::Same:
-      return Verdict::Same;
-    case RatioVerdict::Inconclusive:
-      return Verdict::Inconclusive;
-  }
-  return Verdict::Inconclusive;
+  return static_cast<Verdict>(ratio_verdict(r, band));
 }
 
 // The ratio a/b over the rounds both sides have (a side that stopped early, diverged, has fewer);
@@ -171,9 +147,11 @@ bool Comparison::decided() const {
   return verdict == Verdict::Same || beyond_band();
 }
 
-std::string Comparison::sentence() const { return english(comparison_message(to_json())); }
+json Comparison::message() const { return comparison_message(to_json()); }
+json Comparison::short_message() const { return comparison_short_message(to_json()); }
+std::string Comparison::sentence() const { return english(message()); }
 
-std::string Comparison::short_text() const { return english(comparison_short_message(to_json())); }
+std::string Comparison::short_text() const { return english(short_message()); }
 
 // The clause: for a verdict a or b, side "a" of the message is the winner. Every message has the
 // same arguments (a, b, factor, unit, values; band when paired) whatever the verdict.

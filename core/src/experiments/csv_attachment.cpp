@@ -54,9 +54,14 @@ std::optional<CsvData> csv_data(const Params& p) {
 json config_without_text(const Params& p, const std::optional<CsvData>& csv) {
   json config = p.values();
   if (csv) config["csv"] = csv->summary();
+  if (csv && config.contains("data")) config["data"] = "csv";  // the choice the CSV overrides
   return config;
 }
 
+namespace {
+
+// The user's CSV must determine a line: two rows at least, and more than one distinct x
+// (ConfigError otherwise). Returns its data.
 LinearData checked_csv_data(CsvData csv) {
   const Tensor& x = csv.data.x;
   if (csv.rows < 2)
@@ -65,6 +70,8 @@ LinearData checked_csv_data(CsvData csv) {
     if (x[i] != x[0]) return std::move(csv.data);
   throw ConfigError(msg("err.csv_one_x", {{"name", csv.x}}));
 }
+
+}  // namespace
 
 LinearData line_data(const Params& p, const std::optional<CsvData>& csv) {
   if (csv) return checked_csv_data(*csv);

@@ -204,9 +204,7 @@ class ExecutionModesRun final : public ChunkedRun {
       r.reference = std::make_unique<ReferenceMlp>(*r.model, batch_, lr, loss_);
     } else {
       r.optimizer = std::make_unique<Adam>(lr, r.model->parameters());
-      const Mode mode = r.name == "eager"      ? Mode::Eager
-                        : r.name == "compiled" ? Mode::Compiled
-                                               : Mode::Traced;
+      const Mode mode = r.name == "unrolled" ? Mode::Traced : parse_mode(r.name);
       r.steps_per_call = r.name == "unrolled" ? static_cast<int>(params().integer("unroll")) : 1;
       r.graph = std::make_unique<GraphTrainer>(mode, *r.model, *r.optimizer, Shape{batch_, 1},
                                                Shape{batch_, 1}, r.steps_per_call, true, loss_);
@@ -405,7 +403,7 @@ class ExecutionModesRun final : public ChunkedRun {
                  u = median(*unrolled.rounds), c = median(*compiled.rounds),
                  f = median(*ref.rounds);
     const std::vector<Comparison> cmp = comparisons();
-    const auto said = [&](std::string_view id) { return comparison(cmp, id).to_json(); };
+    const auto said = [&](std::string_view id) { return comparison(cmp, id).message(); };
     double max_gap = 0.0;  // how far the final losses are apart, relative
     for (const auto& r : runs_)
       max_gap = std::max(max_gap, static_cast<double>(std::abs(r->last_loss - ref.last_loss) /
@@ -420,22 +418,20 @@ class ExecutionModesRun final : public ChunkedRun {
     s["comparisons"] = comparisons_json(cmp);
     json headline = json::array();
     headline.push_back(
-        {{"label", msg("em.h_step")},
-         {"value", msg("em.h_step_value", {{"e", e}, {"t", t}, {"u", u}, {"c", c}, {"f", f}})},
-         {"note", msg("em.h_step_note", {{"k", unrolled.steps_per_call}})}});
-    headline.push_back({{"label", msg("em.h_first")},
-                        {"value", msg("em.h_first_value", {{"e", eager.first_call_ms},
-                                                           {"t", traced.first_call_ms},
-                                                           {"u", unrolled.first_call_ms},
-                                                           {"c", compiled.first_call_ms}})},
-                        {"note", msg("em.h_first_note")}});
-    headline.push_back({{"label", msg("em.h_traced")},
-                        {"value", comparison_short_message(said("traced_vs_eager"))},
-                        {"note", comparison_message(said("traced_vs_reference"))}});
+        card(msg("em.h_step"),
+             msg("em.h_step_value", {{"e", e}, {"t", t}, {"u", u}, {"c", c}, {"f", f}}),
+             msg("em.h_step_note", {{"k", unrolled.steps_per_call}})));
+    headline.push_back(card(msg("em.h_first"),
+                            msg("em.h_first_value", {{"e", eager.first_call_ms},
+                                                     {"t", traced.first_call_ms},
+                                                     {"u", unrolled.first_call_ms},
+                                                     {"c", compiled.first_call_ms}}),
+                            msg("em.h_first_note")));
+    headline.push_back(card(msg("em.h_traced"), comparison(cmp, "traced_vs_eager").short_message(),
+                            said("traced_vs_reference")));
     headline.push_back(
-        {{"label", msg("em.h_loss")},
-         {"value", msg("em.h_loss_value", {{"v", ref.last_loss}})},
-         {"note", msg(same_loss ? "em.h_loss_same" : "em.h_loss_differ", {{"gap", max_gap}})}});
+        card(msg("em.h_loss"), msg("em.h_loss_value", {{"v", ref.last_loss}}),
+             msg(same_loss ? "em.h_loss_same" : "em.h_loss_differ", {{"gap", max_gap}})));
     json diverged = json::array();
     for (const auto& r : runs_)
       if (r->diverged_at)
@@ -445,17 +441,17 @@ class ExecutionModesRun final : public ChunkedRun {
                          : same_loss       ? "em.r_same"
                                            : "em.r_differ",
                          {{"list", diverged}, {"gap", max_gap}});
-    const json reading = msg(
-        "em.reading", {{"traced_vs_eager", comparison_message(said("traced_vs_eager"))},
-                       {"unrolled_vs_traced", comparison_message(said("unrolled_vs_traced"))},
-                       {"traced_vs_reference", comparison_message(said("traced_vs_reference"))},
-                       {"compiled_vs_traced", comparison_message(said("compiled_vs_traced"))},
-                       {"compiled_vs_reference", comparison_message(said("compiled_vs_reference"))},
-                       {"t", traced.first_call_ms},
-                       {"u", unrolled.first_call_ms},
-                       {"c", compiled.first_call_ms},
-                       {"split", first_call_split(compiled)},
-                       {"end", end}});
+    const json reading =
+        msg("em.reading", {{"traced_vs_eager", said("traced_vs_eager")},
+                           {"unrolled_vs_traced", said("unrolled_vs_traced")},
+                           {"traced_vs_reference", said("traced_vs_reference")},
+                           {"compiled_vs_traced", said("compiled_vs_traced")},
+                           {"compiled_vs_reference", said("compiled_vs_reference")},
+                           {"t", traced.first_call_ms},
+                           {"u", unrolled.first_call_ms},
+                           {"c", compiled.first_call_ms},
+                           {"split", first_call_split(compiled)},
+                           {"end", end}});
     const json quoted =
         json::array({{{"label", msg("em.q_label")},
                       {"quoted", msg("em.q_quoted")},

@@ -8,14 +8,9 @@
 // Data size is the rows per step (seed 001 grew the data per batch, not the batch count): one
 // batch of rows_small / rows_medium / rows_large rows of N(0, 1) inputs and targets, reused every
 // step as the seed's benchmark reused one batch. In each cell the four modes (eager, traced,
-// compiled, reference) take turns in `repeats` paired rounds (rounds.hpp), one chunk of steps each
-// (at least chunk_ms long, after calibration rounds that are not counted): round i of two modes is
-// a pair and each verdict comes from the per-round ratio's 95% interval (paired.hpp). The seed-001
-// percentages compare the modes' medians per cell. After every cell's rounds, a cell with an open
-// verdict (traced vs eager, compiled vs traced) is built again (untimed, before its turns) and
-// takes more rounds, the open cells in turn, `repeats` rounds a visit, until every verdict is
-// decided or max_seconds have passed since the configured rounds: one cell's trainers are alive
-// at a time.
+// compiled, reference) take turns in `repeats` paired rounds of a chunk of steps (rounds.hpp,
+// paired.hpp); the seed-001 percentages compare the modes' medians per cell. Then cells with an
+// open verdict are built again, one at a time, and take more rounds in turn, `repeats` a visit.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -196,11 +191,13 @@ class MatrixRun final : public ChunkedRun {
     for (int mode = 1; mode < kMatrixModeCount; ++mode)
       if (c.us(mode) < c.us(best)) best = mode;
     for (int other = 0; other < kMatrixModeCount; ++other)
-      if (other != best &&
-          compare("", measure(c, best), measure(c, other), Quantity::Time, "").verdict !=
-              Verdict::A)
-        return -1;
+      if (other != best && !beats(c, best, other)) return -1;
     return best;
+  }
+
+  // Mode a decided faster than mode b in cell c.
+  static bool beats(const Cell& c, int a, int b) {
+    return compare("", measure(c, a), measure(c, b), Quantity::Time, "").verdict == Verdict::A;
   }
 
   static std::string cell_name(const Cell& c) {
@@ -240,10 +237,7 @@ class MatrixRun final : public ChunkedRun {
       bool all = true;
       for (const Cell& c : cells_)
         for (int other : modes)
-          if (other != mode &&
-              compare("", measure(c, mode), measure(c, other), Quantity::Time, "").verdict !=
-                  Verdict::A)
-            all = false;
+          if (other != mode && !beats(c, mode, other)) all = false;
       if (all) return mode;
     }
     return std::nullopt;
@@ -333,23 +327,20 @@ class MatrixRun final : public ChunkedRun {
     const json all_text =
         msg(all ? "mx.all_wins" : "mx.none_wins", {{"mode", all ? kMatrixModes[*all] : ""}});
     json headline = json::array();
-    headline.push_back({{"label", msg("mx.h_best")},
-                        {"value", all_text},
-                        {"note", msg("mx.h_best_note", {{"e", wins["eager"]},
-                                                        {"t", wins["traced"]},
-                                                        {"c", wins["compiled"]},
-                                                        {"r", wins["reference"]},
-                                                        {"ties", ties}})}});
-    headline.push_back({{"label", msg("mx.h_pct")},
-                        {"value", msg("mx.h_pct_value", {{"lo", lo}, {"hi", hi}})},
-                        {"note", msg("mx.h_pct_note", {{"tf", traced_faster},
-                                                       {"ef", eager_faster},
-                                                       {"w", within},
-                                                       {"band", practical_band() * 100.0}})}});
-    headline.push_back({{"label", msg("mx.h_cpct")},
-                        {"value", msg("mx.h_pct_value", {{"lo", ct.lo}, {"hi", ct.hi}})},
-                        {"note", msg("mx.h_cpct_note",
-                                     {{"cf", ct.faster}, {"tf", ct.slower}, {"w", ct.within}})}});
+    headline.push_back(card(msg("mx.h_best"), all_text,
+                            msg("mx.h_best_note", {{"e", wins["eager"]},
+                                                   {"t", wins["traced"]},
+                                                   {"c", wins["compiled"]},
+                                                   {"r", wins["reference"]},
+                                                   {"ties", ties}})));
+    headline.push_back(card(msg("mx.h_pct"), msg("mx.h_pct_value", {{"lo", lo}, {"hi", hi}}),
+                            msg("mx.h_pct_note", {{"tf", traced_faster},
+                                                  {"ef", eager_faster},
+                                                  {"w", within},
+                                                  {"band", practical_band() * 100.0}})));
+    headline.push_back(
+        card(msg("mx.h_cpct"), msg("mx.h_pct_value", {{"lo", ct.lo}, {"hi", ct.hi}}),
+             msg("mx.h_cpct_note", {{"cf", ct.faster}, {"tf", ct.slower}, {"w", ct.within}})));
     const json reading = msg("mx.reading", {{"cells", cells_.size()},
                                             {"band", practical_band() * 100.0},
                                             {"all", all_text},
@@ -403,16 +394,14 @@ Experiment make_matrix_experiment() {
                    heatmap("reference_us", "reference_us", "log")});
   e.quoted_sources = {"seed thread 001"};
   e.check = [](const Params& p) {
-    const long long s = p.integer("rows_small"), m = p.integer("rows_medium"),
-                    l = p.integer("rows_large");
-    if (m <= s)
-      throw ConfigError(
-          msg("err.larger_than",
-              {{"name", "rows_medium"}, {"other", "rows_small"}, {"limit", s}, {"got", m}}));
-    if (l <= m)
-      throw ConfigError(
-          msg("err.larger_than",
-              {{"name", "rows_large"}, {"other", "rows_medium"}, {"limit", m}, {"got", l}}));
+    const char* const rows[] = {"rows_small", "rows_medium", "rows_large"};
+    for (int i = 1; i < 3; ++i)
+      if (p.integer(rows[i]) <= p.integer(rows[i - 1]))
+        throw ConfigError(msg("err.larger_than", {{"name", rows[i]},
+                                                  {"other", rows[i - 1]},
+                                                  {"limit", p.integer(rows[i - 1])},
+                                                  {"got", p.integer(rows[i])}}));
+    const long long l = p.integer("rows_large");
     const double bytes = estimated_bytes(l);
     if (bytes > kMatrixMemoryLimitBytes)
       throw ConfigError(msg("err.rows_memory", {{"n", l}, {"mb", bytes / 1048576.0}}));

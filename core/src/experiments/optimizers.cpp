@@ -27,21 +27,18 @@
 #include "looplab/experiments/results.hpp"
 #include "looplab/experiments/run.hpp"
 #include "looplab/experiments/timing.hpp"
+#include "looplab/experiments/valley.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/optim.hpp"
 
 namespace looplab {
 // NOTE: a named namespace around the anonymous one: the layer builds as one unity file, and the
-// helpers shared in spirit with standardization.cpp (Variant, rounded) keep their names.
+// names it shares with standardization.cpp (Variant, kChunk) stay apart.
 namespace optimizers_experiment {
 namespace {
 
-constexpr int kChunk = 256;         // iterations per timed chunk
-constexpr int kGrid = 49;           // contour grid points per axis: odd, so θ* is the centre point
-constexpr int kLevels = 10;         // contour lines per panel
-constexpr double kLevelSpan = 2.0;  // decades of gap between the outermost and innermost line
-constexpr std::size_t kDataPoints = 200;
+constexpr int kChunk = kToleranceChunk;  // iterations per timed chunk
 // Wall times to the tolerance are timed again in paired rounds after the runs (rounds.hpp: every
 // timed run once a round, in a random order): at least this many, then more while a verdict is
 // open, for at most max_seconds.
@@ -56,13 +53,6 @@ constexpr double kMinTurnUs = 200.0;
 constexpr double kAdamGrid[] = {1.0, 0.1, 0.01, 0.001};
 const char* const kOptimizers[] = {"gd", "momentum", "nesterov", "adam"};
 const char* const kScalings[] = {"raw", "scaled"};
-
-double rounded(double v) {
-  if (!std::isfinite(v) || v == 0.0) return v;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return std::strtod(buf, nullptr);
-}
 
 // Linear regression trained by one optimizer of optim.hpp, full batch, in one mode.
 class OptimizerTrainer {
@@ -109,13 +99,8 @@ struct Problem {
 };
 
 // One training run to the tolerance (Adam's grid trials too).
-struct Track {
+struct Track : ToleranceRun {
   std::unique_ptr<OptimizerTrainer> trainer;
-  long long iteration = 0, limit = 0;
-  std::optional<long long> hit, diverged_at;
-  bool finished = false;
-  double last_gap = 0.0;
-  double theta[2] = {0.0, 0.0};  // the weights at the last finite gap
 };
 
 struct Trial {
@@ -141,12 +126,6 @@ struct Variant {
   Series* series = nullptr;
   bool tuned() const { return optimizer != "adam" || trials.size() == std::size(kAdamGrid); }
 };
-
-json iterations_message(const Track& t) {
-  if (t.hit) return msg("std.iter", {{"n", *t.hit}});
-  if (t.diverged_at) return msg("std.iter_diverged", {{"n", *t.diverged_at}});
-  return msg("std.iter_not_reached", {{"n", t.iteration}});
-}
 
 class OptimizersRun final : public ChunkedRun {
  public:
@@ -237,49 +216,23 @@ class OptimizersRun final : public ChunkedRun {
   void start_track(const Variant& v, Track& t, double lr, long long limit) {
     t.trainer =
         std::make_unique<OptimizerTrainer>(mode_, v.optimizer, lr, v.beta, v.problem->x, data_.y);
-    t.limit = limit;
+    t.start(static_cast<std::size_t>(v.problem->x.shape().cols), limit);
   }
 
-  // The picture of the valley, as in standardization: per x a kGrid × kGrid grid of the relative
-  // gap over (W, b), framed by the level set through the start (0, 0), with log-spaced levels.
+  // The picture of each x's valley (valley.hpp), and a sample of the data.
   void add_valleys() {
     Series& levels = add_series("valley_levels",
                                 {"raw_gd", "raw_momentum", "raw_nesterov", "raw_adam", "scaled_gd",
                                  "scaled_momentum", "scaled_nesterov", "scaled_adam"});
     std::vector<double> lv[2];
     for (int s = 0; s < 2; ++s) {
-      const Problem& pr = problems_[s];
-      const Quadratic& q = *pr.quad;
-      Series& grid = add_series(pr.name + "_valley", {"W", "b", "gap"});
-      const LinearWeights& opt = q.optimum();
-      const double gap0 = q.gap(zero());
-      const Eigen::MatrixXd inverse = q.hessian().inverse();
-      const double center[2] = {opt.w.at(0), opt.b};
-      double half[2];
-      for (int j = 0; j < 2; ++j) {
-        half[j] = 1.15 * std::sqrt(2.0 * gap0 * inverse(j, j));
-        if (!(half[j] > 0.0) || !std::isfinite(half[j]))
-          half[j] = std::max(1.0, std::abs(center[j]));
-      }
-      for (int i = 0; i < kGrid; ++i)
-        for (int k = 0; k < kGrid; ++k) {
-          const double t = 2.0 * k / (kGrid - 1) - 1.0, u = 2.0 * i / (kGrid - 1) - 1.0;
-          const LinearWeights at{{center[0] + half[0] * t}, center[1] + half[1] * u};
-          grid.add({rounded(at.w[0]), rounded(at.b), rounded(q.relative_gap(at))});
-        }
-      const double top = pr.gd.gap0 > 0.0 ? pr.gd.gap0 : 1.0;
-      for (int k = 0; k < kLevels; ++k)
-        lv[s].push_back(rounded(top * std::pow(10.0, -kLevelSpan * k / (kLevels - 1))));
+      add_valley_grid(add_series(problems_[s].name + "_valley", {"W", "b", "gap"}),
+                      *problems_[s].quad);
+      lv[s] = valley_levels(problems_[s].gd.gap0);
     }
-    for (int k = 0; k < kLevels; ++k)
+    for (std::size_t k = 0; k < lv[0].size(); ++k)
       levels.add({lv[0][k], lv[0][k], lv[0][k], lv[0][k], lv[1][k], lv[1][k], lv[1][k], lv[1][k]});
-    Series& data = add_series("data", {"x", "y"});
-    const std::size_t n = data_.x.shape().rows;
-    const std::size_t m = std::min(n, kDataPoints);
-    for (std::size_t i = 0; i < m; ++i) {
-      const std::size_t at = m == 1 ? 0 : i * (n - 1) / (m - 1);
-      data.add({data_.x[at], data_.y[at]});
-    }
+    add_data_sample(add_series("data", {"x", "y"}), data_);
   }
 
   Variant& current() const {
@@ -326,43 +279,19 @@ class OptimizersRun final : public ChunkedRun {
     v.tuning_ms += w.elapsed_ms();
   }
 
-  // Up to `steps` iterations: check the gap at the current weights, record a point, step.
-  int run_chunk(Variant& v, Track& t, int steps, bool record) {
+  // Up to `steps` iterations of a track; a plot point where the sampler wants one if `record`.
+  void run_chunk(Variant& v, Track& t, int steps, bool record) {
     const Quadratic& q = *v.problem->quad;
-    double theta[2];
-    int c = 0;
-    for (; c < steps && !t.finished; ++c) {
-      t.trainer->read_theta(theta);
-      const double gap = q.relative_gap(theta);
-      if (!std::isfinite(gap)) {
-        t.diverged_at = t.iteration;
-        t.finished = true;
-        break;
-      }
-      t.last_gap = gap;
-      t.theta[0] = theta[0];
-      t.theta[1] = theta[1];
-      const bool hit = gap <= tolerance_;
-      const bool last = hit || t.iteration >= t.limit;
-      if (record && (v.sampler.wants(t.iteration) || last)) {
-        const double loss = q.loss_at_optimum() + gap * q.gap_scale();
-        const LinearWeights line = raw_units(v);
-        v.series->add({static_cast<double>(t.iteration), loss, gap, theta[0], theta[1],
-                       line.w.at(0), line.b});
-      }
-      if (hit) t.hit = t.iteration;
-      if (last) {
-        t.finished = true;
-        break;
-      }
-      if (!std::isfinite(t.trainer->step())) {
-        t.diverged_at = t.iteration;
-        t.finished = true;
-        break;
-      }
-      ++t.iteration;
-    }
-    return c;
+    t.advance(
+        *t.trainer, [&] { return t.trainer->step(); },
+        [&](double gap, bool last) {
+          if (!record || (!v.sampler.wants(t.iteration) && !last)) return;
+          const double loss = q.loss_at_optimum() + gap * q.gap_scale();
+          const LinearWeights line = raw_units(v);
+          v.series->add({static_cast<double>(t.iteration), loss, gap, t.at.w.at(0), t.at.b,
+                         line.w.at(0), line.b});
+        },
+        q, tolerance_, steps);
   }
 
   // Timing rounds. The sides: both runs of every optimizer whose raw and standardized runs reached
@@ -431,8 +360,7 @@ class OptimizersRun final : public ChunkedRun {
   }
 
   LinearWeights raw_units(const Variant& v) const {
-    const LinearWeights w{{v.track.theta[0]}, v.track.theta[1]};
-    return v.problem->scaler ? v.problem->scaler->to_raw(w) : w;
+    return v.problem->scaler ? v.problem->scaler->to_raw(v.track.at) : v.track.at;
   }
 
   // The runs' iterations (to 90%), then the timing rounds (a share fixed in advance: the progress
@@ -467,15 +395,8 @@ class OptimizersRun final : public ChunkedRun {
     return msg("opt.progress", {{"name", v.label}, {"i", v.track.iteration}});
   }
 
-  json config() const override {
-    json config = config_without_text(params(), csv_);
-    if (csv_) config["data"] = "csv";
-    return config;
-  }
+  json config() const override { return config_without_text(params(), csv_); }
 
-  static json optional_json(const std::optional<long long>& v) {
-    return v ? json(*v) : json(nullptr);
-  }
   static json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
   json runs() const override {
@@ -656,16 +577,16 @@ json OptimizersRun::headline() const {
   json headline = json::array();
   for (const Problem& pr : problems_) {
     const double kappa = pr.quad->condition_number(), sk = std::sqrt(kappa);
-    headline.push_back({{"label", msg("opt.h_theory", {{"label", pr.label}})},
-                        {"value", msg("opt.h_theory_value", {{"kappa", kappa},
-                                                             {"gd", (kappa - 1.0) / (kappa + 1.0)},
-                                                             {"hb", (sk - 1.0) / (sk + 1.0)},
-                                                             {"nag", pr.nesterov_rho}})},
-                        {"note", msg("opt.h_theory_note",
-                                     {{"lmin", pr.gd.lambda_min},
-                                      {"lmax", pr.gd.lambda_max},
-                                      {"gd_k", pr.gd.best_estimate ? json(*pr.gd.best_estimate)
-                                                                   : msg("std.never")}})}});
+    headline.push_back(
+        card(msg("opt.h_theory", {{"label", pr.label}}),
+             msg("opt.h_theory_value", {{"kappa", kappa},
+                                        {"gd", (kappa - 1.0) / (kappa + 1.0)},
+                                        {"hb", (sk - 1.0) / (sk + 1.0)},
+                                        {"nag", pr.nesterov_rho}}),
+             msg("opt.h_theory_note",
+                 {{"lmin", pr.gd.lambda_min},
+                  {"lmax", pr.gd.lambda_max},
+                  {"gd_k", pr.gd.best_estimate ? json(*pr.gd.best_estimate) : msg("std.never")}})));
   }
   for (const auto& vp : variants_) {
     const Variant& v = *vp;
@@ -686,9 +607,8 @@ json OptimizersRun::headline() const {
             {{"tuned", tuned},
              {"ms", time_ms(v)},
              {"predicted", v.predicted ? msg("opt.predicted", {{"n", *v.predicted}}) : json()}});
-    headline.push_back({{"label", msg("opt.h_run", {{"label", v.label}, {"tol", tolerance_}})},
-                        {"value", iterations_message(v.track)},
-                        {"note", note}});
+    headline.push_back(card(msg("opt.h_run", {{"label", v.label}, {"tol", tolerance_}}),
+                            iterations_message(v.track), note));
   }
   return headline;
 }
@@ -715,7 +635,7 @@ json OptimizersRun::reading(const std::vector<Comparison>& cmp) const {
     }
   }
   json said = json::array();
-  for (const Comparison& c : cmp) said.push_back(comparison_message(c.to_json()));
+  for (const Comparison& c : cmp) said.push_back(c.message());
   const json measured = separated(said, "sep.semicolon");
   if (!measured.empty()) reading.push_back(msg("std.r_measured", {{"list", measured}}));
   reading.push_back(msg("opt.r_why"));

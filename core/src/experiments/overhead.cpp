@@ -7,10 +7,8 @@
 // point, and the crossover N = a/b is where the two are equal — below it the step is mostly
 // overhead. The page adds js_per_call, measured in the browser worker: JavaScript copies the N
 // points into the wasm heap and calls one reference step per call, as seed 004 fed its data per
-// Session.run. The comparisons are made at the smallest and the largest N: there the four modes
-// keep a trainer each and take turns in paired rounds (rounds.hpp), each turn a chunk of at least
-// chunk_ms, so each verdict comes from the per-round ratio's 95% interval (paired.hpp); after the
-// configured rounds they time more, until every verdict is decided or max_seconds.
+// Session.run. The comparisons are made at the smallest and the largest N, where the four modes
+// keep a trainer each and take turns in paired rounds of chunks (rounds.hpp, paired.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -42,7 +40,7 @@ constexpr double kOverheadMemoryLimitBytes = 256.0 * 1024 * 1024;
 constexpr double kBytesPerPoint = 8.0 + 3 * 6 * 4.0;
 
 struct ModeFit {
-  std::vector<double> n, us, spread;  // per N: median µs per step and its half-IQR
+  std::vector<double> n, us;  // per N: median µs per step
   bool diverged = false;
 };
 
@@ -82,7 +80,6 @@ class OverheadRun final : public ChunkedRun {
       ModeFit& f = fits_[kOverheadModes[m]];
       f.n.assign(sizes_.begin(), sizes_.end());
       f.us.assign(sizes_.size(), 0.0);
-      f.spread.assign(sizes_.size(), 0.0);
     }
     points_ = json::array();
     for (std::size_t i = 0; i < sizes_.size() * kOverheadModeCount; ++i) points_.push_back(nullptr);
@@ -263,7 +260,6 @@ class OverheadRun final : public ChunkedRun {
       const double us = median(r), spread = half_iqr(r);
       ModeFit& f = fits_[kOverheadModes[m]];
       f.us[p.index] = us;
-      f.spread[p.index] = spread;
       f.diverged = f.diverged || p.diverged[m];
       if (!p.recorded) series_[m]->add({static_cast<double>(n), us, spread});
       points_[p.index * kOverheadModeCount + m] = {{"n", n},
@@ -295,7 +291,6 @@ class OverheadRun final : public ChunkedRun {
                                      static_cast<int>(params().integer("repeats")));
     ModeFit& f = fits_[mode];
     f.us[i] = t.us_per_step;
-    f.spread[i] = t.spread_us;
     f.diverged = f.diverged || t.diverged;
     series_[next_ % kOverheadModeCount]->add({static_cast<double>(n), t.us_per_step, t.spread_us});
     points_[next_] = {{"n", n},
@@ -334,17 +329,15 @@ class OverheadRun final : public ChunkedRun {
     const auto unit = [&](bool largest) {
       return "µs per step at N = " + with_commas(sizes_[largest ? sizes_.size() - 1 : 0]);
     };
+    const auto add = [&](const char* a, const char* b, bool largest) {
+      c.push_back(compare(std::string(a) + "_vs_" + b + "_at_" + (largest ? "n_max" : "n_min"),
+                          step_at(a, largest), step_at(b, largest), Quantity::Time, unit(largest)));
+    };
     for (const bool largest : {false, true}) {
-      const std::string at = largest ? "n_max" : "n_min";
-      c.push_back(compare("traced_vs_eager_at_" + at, step_at("traced", largest),
-                          step_at("eager", largest), Quantity::Time, unit(largest)));
-      c.push_back(compare("reference_vs_traced_at_" + at, step_at("reference", largest),
-                          step_at("traced", largest), Quantity::Time, unit(largest)));
+      add("traced", "eager", largest);
+      add("reference", "traced", largest);
     }
-    for (const bool largest : {false, true})
-      c.push_back(compare(std::string("compiled_vs_traced_at_") + (largest ? "n_max" : "n_min"),
-                          step_at("compiled", largest), step_at("traced", largest), Quantity::Time,
-                          unit(largest)));
+    for (const bool largest : {false, true}) add("compiled", "traced", largest);
     return c;
   }
 
@@ -405,9 +398,7 @@ class OverheadRun final : public ChunkedRun {
       diverged = diverged || r["diverged"].get<bool>();
     }
     const std::vector<Comparison> cmp = comparisons();
-    const auto said = [&](std::string_view id) {
-      return comparison_message(comparison(cmp, id).to_json());
-    };
+    const auto said = [&](std::string_view id) { return comparison(cmp, id).message(); };
     s["a_fixed_us"] = a;
     s["b_ns_per_point"] = b;
     s["crossover_n"] = cross;
@@ -427,9 +418,9 @@ class OverheadRun final : public ChunkedRun {
     if (js_) shown.push_back("js_per_call");
     for (const std::string& m : shown)
       headline.push_back(
-          {{"label", msg("ov.h_label", {{"mode", m}})},
-           {"value", msg("ov.h_value", {{"a", a[m].get<double>()}, {"b", b[m].get<double>()}})},
-           {"note", msg("ov.h_note", {{"cross", cross_message(m)}})}});
+          card(msg("ov.h_label", {{"mode", m}}),
+               msg("ov.h_value", {{"a", a[m].get<double>()}, {"b", b[m].get<double>()}}),
+               msg("ov.h_note", {{"cross", cross_message(m)}})));
     json reading =
         msg("ov.reading", {{"ae", a["eager"].get<double>()},
                            {"at", a["traced"].get<double>()},

@@ -18,12 +18,10 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
   return out;
 }
 
-std::string shown(const json& v) { return shown_value(v); }
-
 [[noreturn]] void reject(const ParamSpec& spec, const json& got) {
   throw ConfigError(
       msg("err.must_be",
-          {{"name", spec.name}, {"allowed", spec.allowed_message()}, {"got", shown(got)}}));
+          {{"name", spec.name}, {"allowed", spec.allowed_message()}, {"got", shown_value(got)}}));
 }
 
 bool in_range(const ParamSpec& s, double v) {
@@ -135,7 +133,8 @@ ParamSpec boolean(std::string name, bool def) {
 
 Params validate_params(const std::string& experiment, const std::vector<ParamSpec>& specs,
                        const json& config) {
-  if (!config.is_object()) throw ConfigError(msg("err.config_object", {{"got", shown(config)}}));
+  if (!config.is_object())
+    throw ConfigError(msg("err.config_object", {{"got", shown_value(config)}}));
   json values = json::object();
   for (const auto& spec : specs) values[spec.name] = spec.default_value;
   for (const auto& [key, value] : config.items()) {
@@ -172,9 +171,7 @@ json parse_param_text(const ParamSpec& spec, const std::string& text) {
       break;
     }
   }
-  throw ConfigError(msg("err.must_be", {{"name", spec.name},
-                                        {"allowed", spec.allowed_message()},
-                                        {"got", shown_value(json(text))}}));
+  reject(spec, json(text));
 }
 
 }  // namespace looplab

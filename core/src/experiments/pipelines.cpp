@@ -6,13 +6,9 @@
 // (dataset.hpp). Every call is split by the clock into the time spent pulling its batches from
 // the pipeline and the time spent in the training step, so the pipeline's share is measured, not
 // inferred. Since the batches are the same, the losses must be too: a check on every variant.
-// NOTE: after every variant's first epoch (it traces and fills the cache) the variants take turns
-// in paired rounds of whole epochs (rounds.hpp), the order drawn afresh every round, rather than
-// running one after another: whatever changes during a run (a WebAssembly engine optimizing hot
-// code, another process taking the CPU) then falls on all variants alike. Round i of two variants
-// is a pair: every timing verdict comes from the per-round ratio's interval (paired.hpp). After
-// the configured epochs the extra rounds time more epochs (losses not recorded) until the verdicts
-// are decided or max_seconds have passed.
+// After every variant's first epoch (it traces and fills the cache) the variants take turns in
+// paired rounds of whole epochs (rounds.hpp, paired.hpp): whatever changes during a run (a
+// WebAssembly engine optimizing hot code, another process taking the CPU) falls on all alike.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -405,7 +401,7 @@ json stage_verdict(const char* stage, const Comparison& c) {
              : c.verdict == Verdict::A            ? "pl.stage_paid"
              : c.verdict == Verdict::Inconclusive ? "pl.stage_unsure"
                                                   : "pl.stage_cost",
-             {{"stage", msg(stage)}, {"short", comparison_short_message(c.to_json())}});
+             {{"stage", msg(stage)}, {"short", c.short_message()}});
 }
 
 // Every branch takes the same arguments.
@@ -415,7 +411,7 @@ json PipelinesRun::answer(const std::vector<Comparison>& c) const {
                        {{"b", pipeline.b.value},
                         {"a", pipeline.a.value},
                         {"batch", batch_},
-                        {"c", comparison_message(pipeline.to_json())}});
+                        {"c", pipeline.message()}});
   return msg(
       "pl.answer",
       {{"why", why},
@@ -441,37 +437,27 @@ json PipelinesRun::summary() const {
   s["prefetch_overlap"] = kPrefetchOverlaps;
   s["final_loss_spread"] = spread;
   s["comparisons"] = comparisons_json(c);
-  const auto short_of = [&](std::string_view id) {
-    return comparison_short_message(comparison(c, id).to_json());
-  };
-  const auto sentence = [&](std::string_view id) {
-    return comparison_message(comparison(c, id).to_json());
-  };
+  const auto short_of = [&](std::string_view id) { return comparison(c, id).short_message(); };
+  const auto sentence = [&](std::string_view id) { return comparison(c, id).message(); };
   json h = json::array();
-  h.push_back({{"label", msg("pl.h_prebatched")},
-               {"value", short_of("prebatched_vs_slices")},
-               {"note", msg("pl.h_prebatched_note", {{"a", ms(0)}, {"b", ms(3)}})}});
-  h.push_back({{"label", msg("pl.h_cache")},
-               {"value", msg("pl.h_cache_value", {{"s", short_of("cache_on_slices")},
-                                                  {"p", short_of("cache_on_prebatched")}})},
-               {"note", msg("pl.h_cache_note")}});
-  h.push_back({{"label", msg("pl.h_prefetch")},
-               {"value", short_of("prefetch_on_cached_slices")},
-               {"note", overlap}});
-  h.push_back({{"label", msg("pl.h_repeat")},
-               {"value", short_of("repeat_inside_vs_outside")},
-               {"note", msg("pl.h_repeat_note", {{"k", runs_[6]->steps_per_call}})}});
-  h.push_back({{"label", msg("pl.h_transform")},
-               {"value", short_of("transform_once_vs_map")},
-               {"note", msg("pl.h_transform_note")}});
+  h.push_back(card(msg("pl.h_prebatched"), short_of("prebatched_vs_slices"),
+                   msg("pl.h_prebatched_note", {{"a", ms(0)}, {"b", ms(3)}})));
+  h.push_back(card(msg("pl.h_cache"),
+                   msg("pl.h_cache_value", {{"s", short_of("cache_on_slices")},
+                                            {"p", short_of("cache_on_prebatched")}}),
+                   msg("pl.h_cache_note")));
+  h.push_back(card(msg("pl.h_prefetch"), short_of("prefetch_on_cached_slices"), overlap));
+  h.push_back(card(msg("pl.h_repeat"), short_of("repeat_inside_vs_outside"),
+                   msg("pl.h_repeat_note", {{"k", runs_[6]->steps_per_call}})));
+  h.push_back(
+      card(msg("pl.h_transform"), short_of("transform_once_vs_map"), msg("pl.h_transform_note")));
   const bool same_loss =
       comparison(c, "final_loss_prebatched_vs_slices").verdict == Verdict::Same &&
       comparison(c, "final_loss_transform_once_vs_map").verdict == Verdict::Same;
   h.push_back(
-      {{"label", msg("pl.h_loss")},
-       {"value",
-        msg("pl.h_loss_value", {{"raw", runs_[0]->last_loss}, {"std", runs_[7]->last_loss}})},
-       {"note", msg(same_loss ? "pl.h_loss_same" : "pl.h_loss_differ", {{"gap", spread}})}});
+      card(msg("pl.h_loss"),
+           msg("pl.h_loss_value", {{"raw", runs_[0]->last_loss}, {"std", runs_[7]->last_loss}}),
+           msg(same_loss ? "pl.h_loss_same" : "pl.h_loss_differ", {{"gap", spread}})));
   const json reading = msg(
       "pl.reading", {{"batches", batches_},
                      {"prebatched_vs_slices", sentence("prebatched_vs_slices")},

@@ -33,13 +33,6 @@ json bars_plot(const std::string& id, const std::string& category, const Axis& v
   return j;
 }
 
-json bars_plot_with_spread(const std::string& id, const std::string& category, const Axis& value,
-                           const std::string& spread) {
-  json j = bars_plot(id, category, value);
-  j["spread"] = spread;
-  return j;
-}
-
 json bars_plot_with_interval(const std::string& id, const std::string& category, const Axis& value,
                              const std::string& interval) {
   json j = bars_plot(id, category, value);

@@ -314,7 +314,7 @@ class RetracingRun final : public ChunkedRun {
                       : c->verdict != Verdict::A ? "rt.a_not_slower"
                                                  : "rt.a_slower";
     return msg(key, {{"what", what},
-                     {"c", c ? comparison_message(c->to_json()) : json("")},
+                     {"c", c ? c->message() : json("")},
                      {"factor", c ? c->factor() : 0.0},
                      {"b", c ? c->b.value : 0.0},
                      {"a_us", c ? c->a.value * 1000.0 : 0.0},
@@ -365,21 +365,17 @@ class RetracingRun final : public ChunkedRun {
     out["comparisons"] = c ? comparisons_json({*c}) : json::array();
     const json reasons = joined(s.reasons, "sep.semicolon");
     const json chunks = plural("rt.chunks", static_cast<long long>(chunks_.size()));
-    json headline = json::array(
-        {{{"label", msg("rt.h_traces")},
-          {"value", msg("rt.h_traces_value", {{"traces", cache_->traces()}, {"calls", calls}})},
-          {"note", reasons}}});
+    json headline = json::array({card(
+        msg("rt.h_traces"),
+        msg("rt.h_traces_value", {{"traces", cache_->traces()}, {"calls", calls}}), reasons)});
     if (c)
-      headline.push_back({{"label", msg("rt.h_cmp")},
-                          {"value", comparison_short_message(c->to_json())},
-                          {"note", msg("rt.h_cmp_note", {{"c", comparison_message(c->to_json())},
-                                                         {"chunks", chunks}})}});
-    headline.push_back({{"label", msg("rt.h_time")},
-                        {"value", msg("rt.h_time_value", {{"ms", traced_total_ms_}})},
-                        {"note", msg("rt.h_time_note", {{"share", share}, {"total", total}})}});
+      headline.push_back(card(msg("rt.h_cmp"), c->short_message(),
+                              msg("rt.h_cmp_note", {{"c", c->message()}, {"chunks", chunks}})));
+    headline.push_back(card(msg("rt.h_time"), msg("rt.h_time_value", {{"ms", traced_total_ms_}}),
+                            msg("rt.h_time_note", {{"share", share}, {"total", total}})));
     const json per_call =
         c ? msg("rt.r_per_call",
-                {{"c", comparison_message(c->to_json())},
+                {{"c", c->message()},
                  {"chunks", chunks},
                  {"untimed",
                   untimed_replays_ > 0

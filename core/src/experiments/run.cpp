@@ -119,8 +119,6 @@ PairedRounds& ChunkedRun::add_rounds(std::vector<TimedSide> sides, TurnRule rule
 
 double ChunkedRun::extra_ms() const { return extra_since_ ? extra_since_->elapsed_ms() : 0.0; }
 
-std::string ChunkedRun::message() const { return english(progress_message()); }
-
 std::string ChunkedRun::progress_json() {
   const BandScope band(band_);
   json new_points = json::object();
@@ -134,11 +132,10 @@ std::string ChunkedRun::progress_json() {
     const std::vector<Comparison> all = comparisons();
     const std::vector<const Comparison*> open = undecided(all);
     const double age_s = extra_ms() / 1000.0, cap_s = cap_ms_ / 1000.0;
-    m = msg("run.deciding",
-            {{"n", static_cast<long long>(open.size())},
-             {"c", open.empty() ? json("") : comparison_message(open[0]->to_json())},
-             {"s", age_s},
-             {"cap", cap_s}});
+    m = msg("run.deciding", {{"n", static_cast<long long>(open.size())},
+                             {"c", open.empty() ? json("") : open[0]->message()},
+                             {"s", age_s},
+                             {"cap", cap_s}});
     // The extra rounds' share of the cap fills what the bar had left: it never goes back.
     f = configured_shown_ +
         (0.99 - configured_shown_) * std::clamp(cap_s > 0.0 ? age_s / cap_s : 1.0, 0.0, 1.0);

@@ -1,9 +1,7 @@
 // standardization.cpp — seed thread 004: why does scaling inputs make training faster?
 //
 // Two gradient-descent runs of the same linear regression, one on raw x and one on scaled x, each
-// until the relative loss gap (L − L*)/L* reaches the tolerance. The gap is evaluated exactly in
-// double from the float32 weights (L − L* = ½ δᵀHδ), so it costs O(1) per step and is not
-// blurred by float32 rounding of a 1000-term sum.
+// until the relative loss gap (L − L*)/L* reaches the tolerance (valley.hpp).
 #include <Eigen/Dense>
 #include <cctype>
 #include <cmath>
@@ -21,13 +19,14 @@
 #include "looplab/experiments/results.hpp"
 #include "looplab/experiments/run.hpp"
 #include "looplab/experiments/timing.hpp"
+#include "looplab/experiments/valley.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/linear_trainer.hpp"
 
 namespace looplab {
 namespace {
 
-struct Variant {
+struct Variant : ToleranceRun {
   std::string name;
   std::string label;  // in sentences: "raw x", "standardized x", "min-max scaled x"
   double lr = 0.0;
@@ -39,31 +38,14 @@ struct Variant {
   RateAnalysis rate;  // ρ, the estimate and the best rate for this variant's lr
   std::unique_ptr<LinearTrainer> trainer;
 
-  long long iteration = 0;
-  std::optional<long long> hit, diverged_at;
-  bool finished = false;
-  double wall_ms = 0.0, last_gap = 0.0;
+  double wall_ms = 0.0;
   std::vector<double> chunk_us;  // µs per iteration of every full chunk (kChunk iterations)
   long long chunks = 0;          // timed chunks, full or not
-  LinearWeights last_finite;     // the weights at the last iteration with a finite loss
   SeriesSampler sampler;
   Series* series = nullptr;  // registered with the run as `name`: the path and the loss
 };
 
-constexpr int kChunk = 256;         // iterations per timed chunk
-constexpr int kGrid = 49;           // contour grid points per axis: odd, so θ* is the centre point
-constexpr int kLevels = 10;         // contour lines per panel, the same for both
-constexpr double kLevelSpan = 2.0;  // decades of gap between the outermost and innermost line
-constexpr std::size_t kDataPoints = 200;  // points of the data drawn under the fitted line
-
-// A value for the contour grid rounded to 6 significant digits: the picture needs no more, and the
-// JSON of 2 × 49² points stays small.
-double rounded(double v) {
-  if (!std::isfinite(v) || v == 0.0) return v;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return std::strtod(buf, nullptr);
-}
+constexpr int kChunk = kToleranceChunk;  // iterations per timed chunk
 
 // An iteration estimate as a message argument: the count, or "never (ρ ≥ 1)".
 json estimate_arg(const std::optional<long long>& k) { return k ? json(*k) : msg("std.est_never"); }
@@ -94,11 +76,7 @@ class StandardizationRun final : public ChunkedRun {
     return msg("std.progress", {{"name", v.name}, {"i", v.iteration}});
   }
 
-  json config() const override {
-    json config = config_without_text(params(), csv_);
-    if (csv_) config["data"] = "csv";
-    return config;
-  }
+  json config() const override { return config_without_text(params(), csv_); }
 
   json runs() const override {
     json runs = json::array();
@@ -129,55 +107,22 @@ class StandardizationRun final : public ChunkedRun {
                              0.0};
     v->predicted = v->quad->predicted_iterations(zero, lr, tolerance_);
     v->rate = v->quad->rates(zero, lr, tolerance_);
-    v->last_finite = zero;
+    v->start(zero.w.size(), max_iterations_);
     v->trainer = make_linear_trainer(mode_, v->x, data_.y);
     variants_.push_back(std::move(v));
   }
 
-  // The picture of the valley, known before the first step: per variant a kGrid × kGrid grid of
-  // the relative gap over (W, b) in its own coordinates, the contour levels, and a sample of the
-  // data. The box is θ* ± 1.15·r_j, where r_j = sqrt(2·gap₀·(H⁻¹)_jj) is the half-width of the
-  // loss's level set through the start (0, 0): every point a converging run visits lies inside
-  // it, since each step lowers the loss. The levels are log-spaced from the start's gap down
-  // kLevelSpan decades: in a narrow valley the lines close to the floor matter most.
+  // The picture of each variant's valley (valley.hpp), and a sample of the data.
   void add_valleys() {
     Series& levels = add_series("valley_levels", {"raw", "scaled"});
     std::vector<std::vector<double>> level_values;
     for (const auto& v : variants_) {
-      const Quadratic& q = *v->quad;
-      Series& grid = add_series(v->name + "_valley", {"W", "b", "gap"});
-      const LinearWeights& opt = q.optimum();
-      const LinearWeights zero{std::vector<double>(opt.w.size(), 0.0), 0.0};
-      const double gap0 = q.gap(zero);
-      const Eigen::MatrixXd inverse = q.hessian().inverse();
-      const double center[2] = {opt.w.at(0), opt.b};
-      double half[2];
-      for (int j = 0; j < 2; ++j) {
-        half[j] = 1.15 * std::sqrt(2.0 * gap0 * inverse(j, j));
-        // NOTE: a start at the optimum (y ≡ 0) has no level set to frame: show a unit box.
-        if (!(half[j] > 0.0) || !std::isfinite(half[j]))
-          half[j] = std::max(1.0, std::abs(center[j]));
-      }
-      for (int i = 0; i < kGrid; ++i)
-        for (int k = 0; k < kGrid; ++k) {
-          const double t = 2.0 * k / (kGrid - 1) - 1.0, u = 2.0 * i / (kGrid - 1) - 1.0;
-          const LinearWeights at{{center[0] + half[0] * t}, center[1] + half[1] * u};
-          grid.add({rounded(at.w[0]), rounded(at.b), rounded(q.relative_gap(at))});
-        }
-      std::vector<double> lv;
-      const double top = v->rate.gap0 > 0.0 ? v->rate.gap0 : 1.0;
-      for (int k = 0; k < kLevels; ++k)
-        lv.push_back(rounded(top * std::pow(10.0, -kLevelSpan * k / (kLevels - 1))));
-      level_values.push_back(lv);
+      add_valley_grid(add_series(v->name + "_valley", {"W", "b", "gap"}), *v->quad);
+      level_values.push_back(valley_levels(v->rate.gap0));
     }
-    for (int k = 0; k < kLevels; ++k) levels.add({level_values[0][k], level_values[1][k]});
-    Series& data = add_series("data", {"x", "y"});
-    const std::size_t n = data_.x.shape().rows;
-    const std::size_t m = std::min(n, kDataPoints);
-    for (std::size_t i = 0; i < m; ++i) {
-      const std::size_t at = m == 1 ? 0 : i * (n - 1) / (m - 1);
-      data.add({data_.x[at], data_.y[at]});
-    }
+    for (std::size_t k = 0; k < level_values[0].size(); ++k)
+      levels.add({level_values[0][k], level_values[1][k]});
+    add_data_sample(add_series("data", {"x", "y"}), data_);
   }
 
   // The first unfinished variant (the last one once all are finished).
@@ -187,42 +132,19 @@ class StandardizationRun final : public ChunkedRun {
     return *variants_.back();
   }
 
-  // Up to `steps` iterations: check the gap at the current weights, record a plot point, step.
+  // Up to `steps` iterations, timed: a plot point where the sampler wants one.
   void run_chunk(Variant& v, int steps) {
     const Stopwatch w;
-    double theta[17];
-    int c = 0;
-    for (; c < steps && !v.finished; ++c) {
-      v.trainer->read_theta(theta);
-      const double gap = v.quad->relative_gap(theta);
-      if (!std::isfinite(gap)) {
-        v.diverged_at = v.iteration;
-        v.finished = true;
-        break;
-      }
-      v.last_gap = gap;
-      for (std::size_t j = 0; j < v.last_finite.w.size(); ++j) v.last_finite.w[j] = theta[j];
-      v.last_finite.b = theta[v.last_finite.w.size()];
-      const bool hit = gap <= tolerance_;
-      const bool last = hit || v.iteration >= max_iterations_;
-      if (v.sampler.wants(v.iteration) || last) {
-        const double loss = v.quad->loss_at_optimum() + gap * v.quad->gap_scale();
-        const LinearWeights line = raw_units(v);
-        v.series->add({static_cast<double>(v.iteration), loss, gap, v.last_finite.w.at(0),
-                       v.last_finite.b, line.w.at(0), line.b});
-      }
-      if (hit) v.hit = v.iteration;
-      if (last) {
-        v.finished = true;
-        break;
-      }
-      if (!std::isfinite(v.trainer->step(static_cast<float>(v.lr)))) {
-        v.diverged_at = v.iteration;
-        v.finished = true;
-        break;
-      }
-      ++v.iteration;
-    }
+    const int c = v.advance(
+        *v.trainer, [&] { return v.trainer->step(static_cast<float>(v.lr)); },
+        [&](double gap, bool last) {
+          if (!v.sampler.wants(v.iteration) && !last) return;
+          const double loss = v.quad->loss_at_optimum() + gap * v.quad->gap_scale();
+          const LinearWeights line = raw_units(v);
+          v.series->add({static_cast<double>(v.iteration), loss, gap, v.at.w.at(0), v.at.b,
+                         line.w.at(0), line.b});
+        },
+        *v.quad, tolerance_, steps);
     const double ms = w.elapsed_ms();
     v.wall_ms += ms;
     ++v.chunks;
@@ -242,11 +164,7 @@ class StandardizationRun final : public ChunkedRun {
   }
 
   LinearWeights raw_units(const Variant& v) const {
-    return v.scaler ? v.scaler->to_raw(v.last_finite) : v.last_finite;
-  }
-
-  static json optional_json(const std::optional<long long>& v) {
-    return v ? json(*v) : json(nullptr);
+    return v.scaler ? v.scaler->to_raw(v.at) : v.at;
   }
 
   json run_json(const Variant& v) const {
@@ -301,13 +219,6 @@ class StandardizationRun final : public ChunkedRun {
   LinearData data_;
   std::vector<std::unique_ptr<Variant>> variants_;
 };
-
-// The iterations a run needed, as a message: "39", "diverged at 12", "not reached in 200,000".
-json iterations_message(const Variant& v) {
-  if (v.hit) return msg("std.iter", {{"n", *v.hit}});
-  if (v.diverged_at) return msg("std.iter_diverged", {{"n", *v.diverged_at}});
-  return msg("std.iter_not_reached", {{"n", v.iteration}});
-}
 
 // Scaled is side a, raw side b, in every comparison.
 std::vector<Comparison> StandardizationRun::comparisons() const {
@@ -527,39 +438,34 @@ json StandardizationRun::headline(const std::vector<Comparison>& cmp) const {
   const Comparison* wall = find_comparison(cmp, "wall_time");
   const LinearWeights wr = raw_units(raw), ws = raw_units(scaled);
   json headline = json::array();
-  headline.push_back(
-      {{"label", msg("std.h_iter", {{"tol", tolerance_}})},
-       {"value", msg("std.h_iter_value",
-                     {{"raw", iterations_message(raw)}, {"scaled", iterations_message(scaled)}})},
-       {"note", it ? comparison_short_message(it->to_json()) : msg("std.h_iter_none")}});
-  headline.push_back(
-      {{"label", msg("std.h_wall", {{"mode", mode_name(mode_)}})},
-       {"value", msg("std.h_wall_value", {{"raw", raw.wall_ms}, {"scaled", scaled.wall_ms}})},
-       {"note", wall
-                    ? msg("std.h_wall_note", {{"short", comparison_short_message(wall->to_json())}})
-                    : msg("std.h_wall_none")}});
+  headline.push_back(card(msg("std.h_iter", {{"tol", tolerance_}}),
+                          msg("std.h_iter_value", {{"raw", iterations_message(raw)},
+                                                   {"scaled", iterations_message(scaled)}}),
+                          it ? it->short_message() : msg("std.h_iter_none")));
+  headline.push_back(card(
+      msg("std.h_wall", {{"mode", mode_name(mode_)}}),
+      msg("std.h_wall_value", {{"raw", raw.wall_ms}, {"scaled", scaled.wall_ms}}),
+      wall ? msg("std.h_wall_note", {{"short", wall->short_message()}}) : msg("std.h_wall_none")));
   for (const auto& v : variants_) {
     const RateAnalysis& r = v->rate;
-    headline.push_back(
-        {{"label", msg("std.h_why", {{"label", v->label}})},
-         {"value", msg("std.h_why_value", {{"rho", r.rho},
-                                           {"k", estimate_arg(r.estimate)},
-                                           {"measured", iterations_message(*v)}})},
-         {"note", msg("std.h_why_note",
-                      {{"kappa", r.kappa},
-                       {"max", v->quad->largest_stable_lr()},
-                       {"best_lr", r.best_lr},
-                       {"best_rho", r.best_rho},
-                       {"best_k", estimate_arg(r.best_estimate)},
-                       {"exact", v->predicted ? json(*v->predicted) : msg("std.never")}})}});
+    headline.push_back(card(
+        msg("std.h_why", {{"label", v->label}}),
+        msg("std.h_why_value", {{"rho", r.rho},
+                                {"k", estimate_arg(r.estimate)},
+                                {"measured", iterations_message(*v)}}),
+        msg("std.h_why_note", {{"kappa", r.kappa},
+                               {"max", v->quad->largest_stable_lr()},
+                               {"best_lr", r.best_lr},
+                               {"best_rho", r.best_rho},
+                               {"best_k", estimate_arg(r.best_estimate)},
+                               {"exact", v->predicted ? json(*v->predicted) : msg("std.never")}})));
   }
   headline.push_back(
-      {{"label", msg("std.h_weights")},
-       {"value", msg("std.h_weights_value",
-                     {{"w1", wr.w.at(0)}, {"b1", wr.b}, {"w2", ws.w.at(0)}, {"b2", ws.b}})},
-       {"note",
-        msg("std.h_weights_note",
-            {{"w", q.optimum().w.at(0)}, {"b", q.optimum().b}, {"mse", q.loss_at_optimum()}})}});
+      card(msg("std.h_weights"),
+           msg("std.h_weights_value",
+               {{"w1", wr.w.at(0)}, {"b1", wr.b}, {"w2", ws.w.at(0)}, {"b2", ws.b}}),
+           msg("std.h_weights_note",
+               {{"w", q.optimum().w.at(0)}, {"b", q.optimum().b}, {"mse", q.loss_at_optimum()}})));
   return headline;
 }
 
@@ -579,7 +485,7 @@ json StandardizationRun::reading(const std::vector<Comparison>& cmp) const {
   }
   json said = json::array();
   for (const Comparison& c : cmp)
-    if (c.quantity != Quantity::Loss) said.push_back(comparison_message(c.to_json()));
+    if (c.quantity != Quantity::Loss) said.push_back(c.message());
   const json measured = separated(said, "sep.semicolon");
   if (!measured.empty()) reading.push_back(msg("std.r_measured", {{"list", measured}}));
   if (raw.chunk_us.size() < 3 || scaled.chunk_us.size() < 3)
@@ -587,7 +493,7 @@ json StandardizationRun::reading(const std::vector<Comparison>& cmp) const {
   reading.push_back(msg("std.r_why", {{"raw", theory_message(raw, true)},
                                       {"scaled", theory_message(scaled, false)}}));
   if (const Comparison* g = find_comparison(cmp, "final_gap"))
-    reading.push_back(msg("std.r_end", {{"cmp", comparison_message(g->to_json())}}));
+    reading.push_back(msg("std.r_end", {{"cmp", g->message()}}));
   return msg("seq", {{"items", reading}});
 }
 

@@ -262,12 +262,11 @@ class UnrollRun final : public ChunkedRun {
                       : &k == &first()  ? "unr.a_none"
                                         : "unr.a_enough";
     // The same arguments either way: the structure of a result never depends on a timing.
-    return msg(key,
-               {{"k", k.k},
-                {"us", steady_us(k)},
-                {"us1", steady_us(first())},
-                {"c", enough.against ? comparison_message(enough.against->to_json()) : json("")},
-                {"compile", compile}});
+    return msg(key, {{"k", k.k},
+                     {"us", steady_us(k)},
+                     {"us1", steady_us(first())},
+                     {"c", enough.against ? enough.against->message() : json("")},
+                     {"compile", compile}});
   }
 
   // Compiled mode: how much of the trace + compile of k = 1 and of k = all went to generating and
@@ -320,9 +319,8 @@ class UnrollRun final : public ChunkedRun {
     json s = {{"comparisons", json::array()}};
     summary_messages(
         s,
-        json::array({{{"label", msg("unr.h_one")},
-                      {"value", msg("unr.us", {{"us", steady_us(u)}})},
-                      {"note", msg("unr.h_one_note")}}}),
+        json::array(
+            {card(msg("unr.h_one"), msg("unr.us", {{"us", steady_us(u)}}), msg("unr.h_one_note"))}),
         msg("unr.r_one", {{"us", steady_us(u)}, {"ms", u.setup_ms}, {"diverged", diverged()}}),
         msg("unr.a_one"));
     return s;
@@ -331,7 +329,7 @@ class UnrollRun final : public ChunkedRun {
   json step_headline_value(const std::vector<Comparison>& cmp) const {
     if (one_call(last())) return msg("unr.h_step_one_call");
     const Comparison* c = find_comparison(cmp, step_id(last()));
-    return c ? comparison_short_message(c->to_json()) : msg("unr.h_step_no_rounds");
+    return c ? c->short_message() : msg("unr.h_step_no_rounds");
   }
 
   json summary() const override {
@@ -340,23 +338,22 @@ class UnrollRun final : public ChunkedRun {
     const std::vector<Comparison> cmp = comparisons();
     s["comparisons"] = comparisons_json(cmp);
     const json f_info = first().trainer->setup_info(), l_info = last().trainer->setup_info();
-    const json headline = json::array(
-        {{{"label", msg("unr.h_compile")},
-          {"value", msg("unr.ms_to_ms", {{"a", first().setup_ms}, {"b", last().setup_ms}})},
-          {"note", msg("unr.h_compile_note", {{"k", last().k}})}},
-         {{"label", msg("unr.h_step")},
-          {"value", step_headline_value(cmp)},
-          {"note", msg(one_call(last()) ? "unr.us_to_us_one_call" : "unr.us_to_us",
-                       {{"a", steady_us(first())}, {"b", steady_us(last())}})}},
-         {{"label", msg("unr.h_size")},
-          {"value",
-           msg("unr.h_size_value", {{"a", f_info["instructions"]}, {"b", l_info["instructions"]}})},
-          {"note", msg("unr.h_size_note", {{"a", f_info["arena_bytes"]},
-                                           {"b", l_info["arena_bytes"]},
-                                           {"ops", f_info["nodes_before_fusion"]},
-                                           {"ins", f_info["nodes_after_fusion"]}})}}});
+    const json headline =
+        json::array({card(msg("unr.h_compile"),
+                          msg("unr.ms_to_ms", {{"a", first().setup_ms}, {"b", last().setup_ms}}),
+                          msg("unr.h_compile_note", {{"k", last().k}})),
+                     card(msg("unr.h_step"), step_headline_value(cmp),
+                          msg(one_call(last()) ? "unr.us_to_us_one_call" : "unr.us_to_us",
+                              {{"a", steady_us(first())}, {"b", steady_us(last())}})),
+                     card(msg("unr.h_size"),
+                          msg("unr.h_size_value",
+                              {{"a", f_info["instructions"]}, {"b", l_info["instructions"]}}),
+                          msg("unr.h_size_note", {{"a", f_info["arena_bytes"]},
+                                                  {"b", l_info["arena_bytes"]},
+                                                  {"ops", f_info["nodes_before_fusion"]},
+                                                  {"ins", f_info["nodes_after_fusion"]}}))});
     json said = json::array();  // every step comparison (the paired ones: not compile time)
-    for (const Comparison& c : paired_only(cmp)) said.push_back(comparison_message(c.to_json()));
+    for (const Comparison& c : paired_only(cmp)) said.push_back(c.message());
     for (const auto& u : ks_)
       if (one_call(*u))
         said.push_back(msg("unr.k_one_call", {{"k", u->k}, {"us", steady_us(*u)}}));

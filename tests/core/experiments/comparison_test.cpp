@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "looplab/experiments/result_contract.hpp"
+#include "result_contract.hpp"
 
 namespace looplab {
 namespace {

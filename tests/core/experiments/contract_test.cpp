@@ -8,7 +8,7 @@
 #include "looplab/api/api.hpp"
 #include "looplab/base/i18n.hpp"
 #include "looplab/experiments/experiment.hpp"
-#include "looplab/experiments/result_contract.hpp"
+#include "result_contract.hpp"
 #include "small_runs.hpp"
 #include "test_util.hpp"
 

@@ -106,6 +106,8 @@ struct Comparison {
   // The verdict in a few words for a headline card: "traced 1.73× faster", "raw 3,409× fewer
   // iterations", "no measurable difference".
   std::string short_text() const;
+  json message() const;        // sentence() as a message (comparison_message)
+  json short_message() const;  // short_text() as a message (comparison_short_message)
   json to_json() const;
 };
 

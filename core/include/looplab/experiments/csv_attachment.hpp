@@ -33,12 +33,9 @@ json take_csv_config(json& config, const std::string& experiment, bool accepted)
 // The CSV attached to validated params (values()["csv"]), parsed and selected, or nullopt.
 std::optional<CsvData> csv_data(const Params& p);
 
-// The params' values for a result's "config": the attachment replaced by its summary.
+// The params' values for a result's "config": the attachment replaced by its summary (and a
+// "data" choice, where there is one, by "csv").
 json config_without_text(const Params& p, const std::optional<CsvData>& csv);
-
-// The user's CSV must determine a line: two rows at least, and more than one distinct x
-// (ConfigError otherwise). Returns its data.
-LinearData checked_csv_data(CsvData csv);
 
 // The x, y data of a line-fitting experiment (standardization, optimizers): the checked CSV when
 // one came with the config, else the "data" parameter's seed004 or synthetic set (n, slope,

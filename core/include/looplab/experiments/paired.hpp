@@ -8,30 +8,12 @@
 //   switch (ratio_verdict(r)) { case RatioVerdict::AFaster: ... }
 //   beyond_band(r)   // faster by more than the band, or only faster?
 //
-// The estimate is the median of the per-round ratios (a load spike in one round moves it by one
-// rank, not by its size). Its interval is the distribution-free one for a median: the k-th
-// smallest and k-th largest per-round ratio, k the largest rank with P(Binomial(n, 1/2) < k) <= α/2
-// (Conover, Practical Nonparametric Statistics, 3.6). It assumes rounds independent with a common
-// median (positive autocorrelation, a load episode spanning rounds, would narrow it: hence the
-// random order within rounds), and holds for any noise distribution.
-//
-// Repeated looks. A run decides as it goes: it takes rounds until its verdicts are decided or its
-// time cap passes, and "Run longer" takes more. Looking after every round at a fixed 5% would call
-// identical sides different far more often than 5% (optional stopping: 22% at log-ratio noise 0.2
-// in a 300-round run). So a verdict looks only at 8, 16, 32, … rounds (8·2^j), and look j spends
-// α_j = 0.05 / ((j + 1)(j + 2)) of the error rate: the α_j sum to 0.05, so by the union bound
-// every look's interval covers the true median at once with probability ≥ 95%, however many looks
-// a run takes and whenever it stops (a 95% confidence sequence; Howard, Ramdas et al., "Time-
-// uniform, nonparametric, nonasymptotic confidence sequences", Ann. Statist. 2021, give tighter
-// ones; this is the simplest that holds). Rounds past the last look wait for the next one. The
-// interval shown is the interval the verdict is decided on: the last look's, over its rounds.
-//
-// A verdict is four-way and says what the interval supports (band: ±5% by default, a setting):
-// - Same: the whole interval lies inside [1/(1 + band), 1 + band]: any difference is under 5%;
-// - AFaster / BFaster: the whole interval lies on one side of 1: that side is faster. Whether by
-//   more than the band is beyond_band(): the whole interval beyond the band's edge; otherwise the
-//   margin is not decided yet, and more rounds may decide it;
-// - Inconclusive: the interval reaches across 1 and out of the band, or no look yet (< 8 rounds).
+// The estimate is the median of the per-round ratios; its interval the distribution-free one for a
+// median (Conover 3.6), judged only at 8, 16, 32, … rounds with the 5% spent across those looks, so
+// it holds however often a run looks and whenever it stops (docs/design.md, "Looking again keeps
+// the 5%"). A verdict is four-way (band: ±5% by default, a setting): Same, the whole interval
+// inside [1/(1 + band), 1 + band]; AFaster / BFaster, the whole interval on one side of 1
+// (beyond_band(): beyond the band's edge too); Inconclusive otherwise, or before the first look.
 // decided(): Same, or faster beyond the band: a run stops timing once every verdict is decided.
 #pragma once
 

@@ -42,9 +42,6 @@ json line_plot(const std::string& id, const Axis& x, const Axis& y,
 json bars_plot(const std::string& id, const std::string& category, const Axis& value,
                const std::vector<std::string>& stack = {},
                const std::vector<std::string>& stack_labels = {});
-// The same with `spread`: the run key holding the half-IQR of the value (whiskers value ± spread).
-json bars_plot_with_spread(const std::string& id, const std::string& category, const Axis& value,
-                           const std::string& spread);
 // The same with `interval`: the run key holding [lo, hi], the 95% interval of the value, a median
 // over paired rounds (paired.hpp's median_interval), drawn as a whisker from lo to hi.
 json bars_plot_with_interval(const std::string& id, const std::string& category, const Axis& value,

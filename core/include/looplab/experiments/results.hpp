@@ -57,6 +57,11 @@ json environment();
 // The clock's tick in ms, as environment() reports it in ns.
 double clock_resolution_ms();
 
+// One headline row: {label, value, note}, each a message.
+inline json card(json label, json value, json note) {
+  return {{"label", std::move(label)}, {"value", std::move(value)}, {"note", std::move(note)}};
+}
+
 // A summary's sentences given as messages (base/i18n.hpp): writes "headline" ([{label, value,
 // note}]), "reading", "answer" and "beside_quoted" ([{label, quoted, measured, why}], when not
 // empty) as English text, as every result has them, and "messages" holding the same four as

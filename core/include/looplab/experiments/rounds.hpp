@@ -10,16 +10,9 @@
 //   r.turn();                 // one side's turn: prepare (untimed), run (timed)
 //   r.rounds_us(0);           // µs per unit of side 0, one value per counted round
 //
-// The turn length, one rule: a side runs `units` units a turn, a multiple of rule.unit, starting
-// at one unit; after a round in which a turn that ran all its units lasted less than min_ms (at
-// least 100 ticks of the clock), its units grow to what that turn's pace says min_ms needs (with a
-// quarter to spare, at least double). With rule.same_units every side runs as many units a turn
-// (set by the side that needs most), so sides whose configured work must end together (epochs of
-// training) stay in step.
-// Which rounds count: a turn read from fewer than 50 ticks of the clock is read to worse than 2%
-// (browser clocks tick in 5-100 µs; native ones in tens of ns), so a round with such a turn is
-// calibration, timed but not counted, unless that turn ran out of work (the end of the configured
-// epochs: it cannot be longer) and the clock moved at all.
+// The turn length (a turn grows until it lasts min_ms, at least 100 clock ticks) and which rounds
+// count (none with a turn read from under 50 ticks) are written down in docs/design.md, "One
+// scheduler"; rule.same_units keeps sides whose configured work must end together in step.
 #pragma once
 
 #include <cstddef>

@@ -96,8 +96,8 @@ class ChunkedRun : public ExperimentRun {
   bool done() const final;
   bool extend(double seconds) final;
   // {"done", "fraction", "message", "series"}: fraction is fraction() clamped to [0, 0.99] until
-  // done, then 1; message is message() until done, then "done"; series holds the points every
-  // registered series gained since the previous call (Series::take_new).
+  // done, then 1; message is progress_message() in English until done, then "done"; series holds
+  // the points every registered series gained since the previous call (Series::take_new).
   std::string progress_json() final;
   // {"experiment", "config", "environment", "series", "runs", <tables>, "summary"}
   // (result_contract.hpp): config() plus "experiment", environment(), series(), runs(), each
@@ -115,10 +115,8 @@ class ChunkedRun : public ExperimentRun {
   // How much of the run is done, 0..1 (progress only; need not be exact).
   virtual double fraction() const = 0;
   // What the run is doing now as a message (base/i18n.hpp), e.g. {"key": "std.progress", "args":
-  // {"name": "raw x", "i": 1200}}, the progress event's "i18n"; message() is its English text,
-  // "raw x: iteration 1,200" (progress only).
+  // {"name": "raw x", "i": 1200}}, the progress event's "i18n" (progress only).
   virtual json progress_message() const = 0;
-  std::string message() const;
   // The result's "runs": one object per mode, variant, k, traced call or cell.
   virtual json runs() const = 0;
   // The result's "summary": {"headline": [{label, value, note}], "reading": "...", ...}.

@@ -19,7 +19,6 @@ struct ChunkTiming {
   double us_per_step = 0.0;  // median over the timed chunks
   double spread_us = 0.0;    // half the interquartile range of the chunks' µs per step
   long long steps_per_chunk = 0, steps = 0;
-  double total_ms = 0.0;
   float last_loss = 0.0f;
   bool diverged = false;  // a non-finite loss was seen
 };
@@ -42,9 +41,7 @@ ChunkTiming time_steps(Step&& step, double chunk_ms, int repeats) {
       if (!std::isfinite(t.last_loss)) t.diverged = true;
     }
     t.steps += k;
-    const double ms = w.elapsed_ms();
-    t.total_ms += ms;
-    return ms;
+    return w.elapsed_ms();
   };
   constexpr long long kMaxSteps = 1LL << 40;
   long long k = 1;

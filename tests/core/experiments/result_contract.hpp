@@ -1,4 +1,4 @@
-// looplab/experiments/result_contract.hpp — what a result and a progress event may hold, in one
+// tests/core/experiments/result_contract.hpp — what a result and a progress event may hold, in one
 // place, and the functions that check them.
 //
 // Every run (run.hpp) returns the same envelope; the CLI prints it, the page and the widget draw

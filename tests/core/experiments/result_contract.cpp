@@ -1,5 +1,5 @@
 // result_contract.cpp — checks results and progress events against result_contract.hpp.
-#include "looplab/experiments/result_contract.hpp"
+#include "result_contract.hpp"
 
 #include <regex>
 #include <set>
