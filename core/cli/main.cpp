@@ -125,9 +125,13 @@ int cmd_describe(const std::string& id) {
       {tr("cli.col_parameter"), tr("cli.col_default"), tr("cli.col_allowed"), tr("cli.col_help")}};
   for (const auto& p : d["parameters"]) {
     std::string help = cell(p["help"]);
-    if (p.contains("when"))
-      help += tr("cli.when", {{"name", p["when"].begin().key()},
-                              {"value", p["when"].begin()->get<std::string>()}});
+    if (p.contains("when")) {  // one value, or any of several
+      const json& want = *p["when"].begin();
+      std::string value = want.is_string() ? want.get<std::string>() : "";
+      for (const json& v : want.is_array() ? want : json::array())
+        value += (value.empty() ? "" : tr("ui.or")) + v.get<std::string>();
+      help += tr("cli.when", {{"name", p["when"].begin().key()}, {"value", value}});
+    }
     rows.push_back({cell(p["name"]), cell(p["default"]), cell(p["allowed"]), help});
   }
   print_table(rows);

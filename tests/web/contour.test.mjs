@@ -73,6 +73,28 @@ test('standardization on the page: the valleys and the paths drawn live, the pat
   await page.close();
 });
 
+// Several features (x, x², x³): the panels are the plane of the extreme eigen-directions, the axes
+// and a note say so, and the data panel draws no line (there is none in x alone).
+test('standardization with three features: the valley in the eigen-plane, named as such', { timeout: 240_000 }, async () => {
+  const { page, problems } = await browser.open('/web/?experiment=standardization&degree=3&scaling=whiten&lr_scaled=0.5&max_iterations=2000');
+  await waitForStatus(page, 'ready');
+  await page.click('#run');
+  await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
+  await page.waitForTimeout(100);
+  const note = page.locator('.plot-contour .plot-note');
+  assert.ok(await note.isVisible(), 'the eigen-plane note is shown');
+  assert.match(await note.textContent(), /slowest and fastest eigen-directions/);
+  const end = await readContour(page, null);
+  assert.ok(end.drawn && end.scaled > 20, `the whitened path is drawn: ${JSON.stringify({ ...end, label: undefined })}`);
+  assert.match(end.label, /no line: the fit has several features/);
+  const details = page.locator('.plot-box', { has: page.locator('.plot-contour') }).locator('details.plot-data');
+  await details.locator('summary').click();
+  await details.locator('tbody tr').first().waitFor({ timeout: 10_000 });
+  assert.match(await details.locator('thead').textContent(), /slowest direction.*fastest direction/s);
+  await assertClean(page, problems);
+  await page.close();
+});
+
 test('standardization in a widget: the same contour plot, drawn in the shadow root', { timeout: 240_000 }, async () => {
   const { page, problems } = await browser.open('/tests/web/fixtures/two-widgets.html');
   await page.waitForFunction(() => document.querySelector('#first')?.status === 'ready', null, { timeout: 60_000, polling: 50 });

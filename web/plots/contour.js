@@ -8,6 +8,8 @@
 //   levels series: one column per path name, the z values to draw lines at;
 //   path series: columns x, y (the parameters), line_w, line_b (the line in data units), iteration;
 //   data series: columns x and y.
+//   valley_plane series (several features only, core: valley.hpp): the grids and paths are in the
+//   plane of the slowest and fastest eigen-directions, so the axes are named for them.
 // One canvas, drawn with the 2-D context (no inline style, no HTML: CSP-safe); redrawn at most
 // once per animation frame. Contour lines come from marching squares on log z, so log-spaced
 // levels near the valley floor are as smooth as the outer ones.
@@ -93,7 +95,10 @@ export class ContourPlot {
     this.canvas.className = 'contour-canvas';
     this.canvas.setAttribute('role', 'img');
     this.canvas.hidden = true;
-    this.body.append(this.canvas);
+    this.note = document.createElement('p');
+    this.note.className = 'plot-note';
+    this.note.hidden = true;
+    this.body.append(this.canvas, this.note);
     this.clear();
     this.resizer = new ResizeObserver(() => {
       if (Math.abs(this.body.clientWidth - this.width) > 1) this.schedule();
@@ -109,7 +114,18 @@ export class ContourPlot {
     this.paths = new Map(spec.panels.map((p) => [p.path, empty(this.pathColumns)]));
     this.levels = empty(spec.panels.map((p) => p.path));
     this.data = empty(['x', 'y']);
+    this.setEigenPlane(false);
     this.schedule();
+  }
+
+  /** Axes named for the eigen-directions (several features) or for W and b. */
+  setEigenPlane(on) {
+    const { spec } = this;
+    this.eigen = on;
+    this.xLabel = on ? tr('plot.valley_slow', {}, spec.lang) : spec.x_label || spec.x;
+    this.yLabel = on ? tr('plot.valley_fast', {}, spec.lang) : spec.y_label || spec.y;
+    this.note.textContent = on ? tr('plot.eigen_plane', {}, spec.lang) : '';
+    this.note.hidden = !on;
   }
 
   /** New points of any series this plot draws: {seriesName: {column: [...]}}. */
@@ -120,6 +136,7 @@ export class ContourPlot {
       else if (this.paths.has(name)) push(this.paths.get(name), data, this.pathColumns);
       else if (name === spec.levels) push(this.levels, data, Object.keys(this.levels));
       else if (name === spec.data) push(this.data, data, ['x', 'y']);
+      else if (name === 'valley_plane') this.setEigenPlane(true);
     }
     this.schedule();
   }
@@ -139,8 +156,8 @@ export class ContourPlot {
   /** The paths as a table, for "Show data": one row per recorded iteration of each run. */
   table() {
     const { spec } = this;
-    const head = [tr('plot.col_run', {}, spec.lang), tr('plot.col_iteration', {}, spec.lang), spec.x_label || spec.x,
-      spec.y_label || spec.y, text(`field.${spec.z}`, spec.z, spec.lang),
+    const head = [tr('plot.col_run', {}, spec.lang), tr('plot.col_iteration', {}, spec.lang), this.xLabel,
+      this.yLabel, text(`field.${spec.z}`, spec.z, spec.lang),
       tr('plot.col_line', { name: spec.line_w }, spec.lang), tr('plot.col_line', { name: spec.line_b }, spec.lang)];
     const rows = [];
     for (const panel of spec.panels) {
@@ -272,8 +289,9 @@ export class ContourPlot {
     }
     // The panel's name alone when "<name>: loss over (W, b)" is wider than the panel (the plot's
     // title says what every panel shows).
-    ContourPlot.axes(ctx, s, [tr('plot.loss_over', { name: panel.name, x: spec.x, y: spec.y }, spec.lang), panel.name], spec.x_label || spec.x,
-      spec.y_label || spec.y, xr, yr, spec.lang);
+    const [ax, ay] = this.eigen ? ['u', 'v'] : [spec.x, spec.y];
+    ContourPlot.axes(ctx, s, [tr('plot.loss_over', { name: panel.name, x: ax, y: ay }, spec.lang), panel.name], this.xLabel,
+      this.yLabel, xr, yr, spec.lang);
     // Grid coordinates (0 .. n − 1) to pixels; the grid is evenly spaced.
     const gx = (i) => s.x(gxr[0] + (i / (n - 1)) * (gxr[1] - gxr[0]));
     const gy = (j) => s.y(gyr[0] + (j / (n - 1)) * (gyr[1] - gyr[0]));
@@ -366,7 +384,7 @@ export class ContourPlot {
       said.push(`${panel.name}: y = ${formatNumber(w, spec.lang)}·x + ${formatNumber(b, spec.lang)}`);
     });
     ctx.restore();
-    return tr('plot.data_said', { n: x.length, lines: said.length ? said.join('; ') : tr('plot.no_line', {}, spec.lang) }, spec.lang);
+    return tr('plot.data_said', { n: x.length, lines: said.length ? said.join('; ') : tr(this.eigen ? 'plot.no_line_features' : 'plot.no_line', {}, spec.lang) }, spec.lang);
   }
 
   destroy() {

@@ -192,15 +192,25 @@ CsvTable parse_csv(std::string_view text, const CsvLimits& limits) {
 }
 
 LinearData select_xy(const CsvTable& table, std::string_view x, std::string_view y) {
-  const std::size_t xi = table.index(x, "x"), yi = table.index(y, "y");
-  if (xi == yi) fail(msg("err.csv_same_column", {{"got", quoted_text(y)}}));
-  const int n = static_cast<int>(table.rows);
-  LinearData d{Tensor(Shape{n, 1}), Tensor(Shape{n, 1})};
-  for (std::size_t r = 0; r < table.rows; ++r) {
-    d.x[r] = static_cast<float>(table.at(r, xi));
-    d.y[r] = static_cast<float>(table.at(r, yi));
+  const std::size_t yi = table.index(y, "y");
+  std::vector<std::size_t> xi;
+  for (std::size_t from = 0;;) {  // "a,b,c": one column each
+    const std::size_t comma = x.find(',', from);
+    const std::size_t i = table.index(x.substr(from, comma - from), "x");
+    if (i == yi) fail(msg("err.csv_same_column", {{"got", quoted_text(y)}}));
+    if (std::find(xi.begin(), xi.end(), i) != xi.end())
+      fail(msg("err.csv_x_twice", {{"got", quoted_text(table.columns[i])}}));
+    xi.push_back(i);
+    if (comma == std::string_view::npos) break;
+    from = comma + 1;
   }
-  return d;
+  const int n = static_cast<int>(table.rows), d = static_cast<int>(xi.size());
+  LinearData out{Tensor(Shape{n, d}), Tensor(Shape{n, 1})};
+  for (std::size_t r = 0; r < table.rows; ++r) {
+    for (int j = 0; j < d; ++j) out.x[r * d + j] = static_cast<float>(table.at(r, xi[j]));
+    out.y[r] = static_cast<float>(table.at(r, yi));
+  }
+  return out;
 }
 
 }  // namespace looplab

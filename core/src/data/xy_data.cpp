@@ -29,6 +29,32 @@ LinearData synthetic_data(const SyntheticSpec& s) {
   return d;
 }
 
+LinearData correlated_data(int n, double r, double slope, double intercept, double noise,
+                           std::uint64_t seed) {
+  LinearData d{Tensor({n, 2}), Tensor({n, 1})};
+  Rng rng(seed);
+  for (int i = 0; i < n; ++i) {
+    const double x1 = rng.normal(), x2 = r * x1 + std::sqrt(1.0 - r * r) * rng.normal();
+    d.x[2 * static_cast<std::size_t>(i)] = static_cast<float>(x1);
+    d.x[2 * static_cast<std::size_t>(i) + 1] = static_cast<float>(x2);
+    d.y[i] = static_cast<float>(slope * (x1 + x2) + intercept + noise * rng.normal());
+  }
+  return d;
+}
+
+Tensor polynomial_features(const Tensor& x, int degree) {
+  const int n = x.shape().rows;
+  Tensor out({n, degree});
+  for (int i = 0; i < n; ++i) {
+    double power = 1.0;
+    for (int k = 0; k < degree; ++k) {
+      power *= x[i];
+      out[static_cast<std::size_t>(i) * degree + k] = static_cast<float>(power);
+    }
+  }
+  return out;
+}
+
 LinearData normal_data(int n, std::uint64_t seed) {
   LinearData d{Tensor({n, 1}), Tensor({n, 1})};
   Rng rng(seed);

@@ -60,49 +60,77 @@ json config_without_text(const Params& p, const std::optional<CsvData>& csv) {
 
 namespace {
 
-// The user's CSV must determine a line: two rows at least, and more than one distinct x
-// (ConfigError otherwise). Returns its data.
+// The user's CSV must determine a line: two rows at least, and every x column taking more than one
+// value (ConfigError otherwise). Returns its data.
 LinearData checked_csv_data(CsvData csv) {
   const Tensor& x = csv.data.x;
   if (csv.rows < 2)
     throw ConfigError(msg("err.csv_two_rows", {{"n", static_cast<long long>(csv.rows)}}));
-  for (std::size_t i = 1; i < csv.rows; ++i)
-    if (x[i] != x[0]) return std::move(csv.data);
-  throw ConfigError(msg("err.csv_one_x", {{"name", csv.x}}));
+  const std::size_t d = static_cast<std::size_t>(x.shape().cols);
+  for (std::size_t j = 0; j < d; ++j) {
+    bool varies = false;
+    for (std::size_t i = 1; i < csv.rows && !varies; ++i) varies = x[i * d + j] != x[j];
+    if (!varies) {
+      std::string name = csv.x;  // of "a,b,c", the j-th
+      for (std::size_t k = 0; k < j; ++k) name = name.substr(name.find(',') + 1);
+      throw ConfigError(msg("err.csv_one_x", {{"name", name.substr(0, name.find(','))}}));
+    }
+  }
+  return std::move(csv.data);
 }
 
 }  // namespace
 
 LinearData line_data(const Params& p, const std::optional<CsvData>& csv) {
-  if (csv) return checked_csv_data(*csv);
-  if (p.choice("data") == "seed004") return sine_trend_data();
-  SyntheticSpec s;
-  s.n = static_cast<int>(p.integer("n"));
-  s.slope = p.number("slope");
-  s.intercept = p.number("intercept");
-  s.noise = p.number("noise");
-  s.x_min = p.number("x_min");
-  s.x_max = p.number("x_max");
-  s.seed = static_cast<std::uint64_t>(p.integer("seed"));
-  return synthetic_data(s);
+  LinearData d;
+  if (csv) {
+    d = checked_csv_data(*csv);
+  } else if (p.choice("data") == "seed004") {
+    d = sine_trend_data();
+  } else if (p.choice("data") == "correlated") {
+    d = correlated_data(static_cast<int>(p.integer("n")), p.number("r"), p.number("slope"),
+                        p.number("intercept"), p.number("noise"),
+                        static_cast<std::uint64_t>(p.integer("seed")));
+  } else {
+    SyntheticSpec s;
+    s.n = static_cast<int>(p.integer("n"));
+    s.slope = p.number("slope");
+    s.intercept = p.number("intercept");
+    s.noise = p.number("noise");
+    s.x_min = p.number("x_min");
+    s.x_max = p.number("x_max");
+    s.seed = static_cast<std::uint64_t>(p.integer("seed"));
+    d = synthetic_data(s);
+  }
+  const int degree = static_cast<int>(p.integer("degree"));
+  if (degree > 1) d.x = polynomial_features(d.x, degree);
+  return d;
 }
 
 std::vector<ParamSpec> line_data_params() {
+  const json generated = json::array({"synthetic", "correlated"});
   return {
-      choice("data", "seed004", {"seed004", "synthetic"}),
-      common::samples(1000, 2).only_when("data", "synthetic"),
-      number("slope", 1.0, -1e6, 1e6).only_when("data", "synthetic"),
-      number("intercept", 15.0, -1e6, 1e6).only_when("data", "synthetic"),
-      number("noise", 10.0, 0.0, 1e6).only_when("data", "synthetic"),
+      choice("data", "seed004", {"seed004", "synthetic", "correlated"}),
+      integer("degree", 1, 1, 3).only_when("data", json::array({"seed004", "synthetic"})),
+      common::samples(1000, 2).only_when("data", generated),
+      number("r", 0.9, -1.0, 1.0).exclusive_min().exclusive_max().only_when("data", "correlated"),
+      number("slope", 1.0, -1e6, 1e6).only_when("data", generated),
+      number("intercept", 15.0, -1e6, 1e6).only_when("data", generated),
+      number("noise", 10.0, 0.0, 1e6).only_when("data", generated),
       number("x_min", 0.0, -1e6, 1e6).only_when("data", "synthetic"),
       number("x_max", 100.0, -1e6, 1e6).only_when("data", "synthetic"),
-      common::seed().only_when("data", "synthetic"),
+      common::seed().only_when("data", generated),
   };
 }
 
 void check_line_data(const Params& p) {
-  if (auto csv = csv_data(p))
-    checked_csv_data(std::move(*csv));  // so validation reports a bad file
+  auto csv = csv_data(p);
+  const long long columns = csv                                ? csv->data.x.shape().cols
+                            : p.choice("data") == "correlated" ? 2
+                                                               : 1;
+  if (csv) checked_csv_data(std::move(*csv));  // so validation reports a bad file
+  if (p.integer("degree") > 1 && columns > 1)  // powers of one x only
+    throw ConfigError(msg("err.degree_one_x", {{"got", p.integer("degree")}, {"n", columns}}));
   if (p.choice("data") == "synthetic" && !(p.number("x_min") < p.number("x_max")))
     throw ConfigError(msg("err.greater_than", {{"name", "x_max"},
                                                {"other", "x_min"},

@@ -59,10 +59,9 @@ class StandardizationRun final : public ChunkedRun {
         max_iterations_(p.integer("max_iterations")),
         csv_(csv_data(p)),
         data_(line_data(p, csv_)) {
-    const bool minmax = p.choice("scaling") == "minmax";
     add_variant("raw", "raw x", p.number("lr_raw"), std::nullopt);
-    add_variant("scaled", minmax ? "min-max scaled x" : "standardized x", p.number("lr_scaled"),
-                minmax ? ScalingKind::MinMax : ScalingKind::Standardize);
+    add_variant("scaled", scaling_label(p.choice("scaling")), p.number("lr_scaled"),
+                scaling_kind(p.choice("scaling")));
     add_valleys();
   }
 
@@ -123,6 +122,9 @@ class StandardizationRun final : public ChunkedRun {
     for (std::size_t k = 0; k < level_values[0].size(); ++k)
       levels.add({level_values[0][k], level_values[1][k]});
     add_data_sample(add_series("data", {"x", "y"}), data_);
+    // Several features: the panels show the plane of the extreme eigen-directions (valley.hpp).
+    if (valley_in_eigen_plane(*variants_[0]->quad))
+      add_series("valley_plane", {"eigen"}).add({1.0});
   }
 
   // The first unfinished variant (the last one once all are finished).
@@ -140,9 +142,8 @@ class StandardizationRun final : public ChunkedRun {
         [&](double gap, bool last) {
           if (!v.sampler.wants(v.iteration) && !last) return;
           const double loss = v.quad->loss_at_optimum() + gap * v.quad->gap_scale();
-          const LinearWeights line = raw_units(v);
-          v.series->add({static_cast<double>(v.iteration), loss, gap, v.at.w.at(0), v.at.b,
-                         line.w.at(0), line.b});
+          const auto xy = path_columns(*v.quad, v.at, raw_units(v));
+          v.series->add({static_cast<double>(v.iteration), loss, gap, xy[0], xy[1], xy[2], xy[3]});
         },
         *v.quad, tolerance_, steps);
     const double ms = w.elapsed_ms();
@@ -186,6 +187,7 @@ class StandardizationRun final : public ChunkedRun {
               {"predicted_iterations", optional_json(v.predicted)},
               {"rho", v.rate.rho},
               {"estimated_iterations", optional_json(v.rate.estimate)}};
+    add_weights(r, w);
     const json setup = v.trainer->setup_info();
     for (const auto& [key, value] : setup.items()) r[key] = value;
     if (v.scaler) {
@@ -463,9 +465,10 @@ json StandardizationRun::headline(const std::vector<Comparison>& cmp) const {
   headline.push_back(
       card(msg("std.h_weights"),
            msg("std.h_weights_value",
-               {{"w1", wr.w.at(0)}, {"b1", wr.b}, {"w2", ws.w.at(0)}, {"b2", ws.b}}),
-           msg("std.h_weights_note",
-               {{"w", q.optimum().w.at(0)}, {"b", q.optimum().b}, {"mse", q.loss_at_optimum()}})));
+               {{"w1", weights_arg(wr.w)}, {"b1", wr.b}, {"w2", weights_arg(ws.w)}, {"b2", ws.b}}),
+           msg("std.h_weights_note", {{"w", weights_arg(q.optimum().w)},
+                                      {"b", q.optimum().b},
+                                      {"mse", q.loss_at_optimum()}})));
   return headline;
 }
 
@@ -532,7 +535,7 @@ Experiment make_standardization_experiment() {
                   {
                       number("lr_raw", 1e-4, 0.0, 10.0).exclusive_min().log_scale(),
                       number("lr_scaled", 0.1, 0.0, 10.0).exclusive_min().log_scale(),
-                      choice("scaling", "standardize", {"standardize", "minmax"}),
+                      choice("scaling", "standardize", scaling_names()),
                       number("tolerance", 1e-6, 1e-12, 1.0).log_scale(),
                       integer("max_iterations", 200000, 1, 10'000'000),
                       choice("mode", "eager", {"eager", "traced", "compiled", "reference"}),
@@ -557,7 +560,8 @@ Experiment make_standardization_experiment() {
   e.small_config = {"data=synthetic", "n=300", "max_iterations=3000"};
   e.golden_configs = {{},
                       {"mode=traced", "scaling=minmax", "lr_scaled=0.05"},
-                      {"mode=eager", "lr_raw=1e-3", "max_iterations=2000"}};
+                      {"mode=eager", "lr_raw=1e-3", "max_iterations=2000"},
+                      {"degree=3", "scaling=whiten", "lr_scaled=0.5", "max_iterations=2000"}};
   e.start = start_run_of<StandardizationRun>;
   return e;
 }

@@ -39,9 +39,25 @@ Scaler Scaler::fit(const Tensor& x, ScalingKind kind) {
       const double v = x[static_cast<std::size_t>(i) * d + j] - mean;
       ss += v * v;
     }
-    const double spread = kind == ScalingKind::Standardize ? std::sqrt(ss / n) : hi - lo;
-    s.offset.push_back(kind == ScalingKind::Standardize ? mean : lo);
+    const double spread = kind == ScalingKind::Standardize ? std::sqrt(ss / n)
+                          : kind == ScalingKind::MinMax    ? hi - lo
+                                                           : 1.0;
+    s.offset.push_back(kind == ScalingKind::MinMax ? lo : mean);
     s.scale.push_back(spread > 0.0 ? spread : 1.0);
+  }
+  if (kind == ScalingKind::Whiten) {
+    // The population covariance's eigenvectors rotate x onto uncorrelated axes; dividing each by
+    // the square root of its variance leaves the identity.
+    Eigen::MatrixXd centred(n, d);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < d; ++j)
+        centred(i, j) = x[static_cast<std::size_t>(i) * d + j] - s.offset[j];
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(centred.transpose() * centred / n);
+    s.rotation = eig.eigenvectors();
+    for (int j = 0; j < d; ++j) {
+      const double sd = std::sqrt(std::max(0.0, eig.eigenvalues()(j)));
+      s.scale[j] = sd > 0.0 ? sd : 1.0;
+    }
   }
   return s;
 }
@@ -49,29 +65,48 @@ Scaler Scaler::fit(const Tensor& x, ScalingKind kind) {
 Tensor Scaler::transform(const Tensor& x) const {
   Tensor out(x.shape());
   const int n = x.shape().rows, d = x.shape().cols;
-  for (int i = 0; i < n; ++i)
+  std::vector<double> z(d);
+  for (int i = 0; i < n; ++i) {
+    const std::size_t row = static_cast<std::size_t>(i) * d;
+    for (int j = 0; j < d; ++j) z[j] = x[row + j] - offset[j];
     for (int j = 0; j < d; ++j) {
-      const std::size_t k = static_cast<std::size_t>(i) * d + j;
-      out[k] = static_cast<float>((x[k] - offset[j]) / scale[j]);
+      double v = z[j];
+      if (rotation.size() > 0) {
+        v = 0.0;
+        for (int k = 0; k < d; ++k) v += z[k] * rotation(k, j);
+      }
+      out[row + j] = static_cast<float>(v / scale[j]);
     }
+  }
   return out;
 }
 
-// x'·W_s + b_s = Σ (x_j − o_j)/s_j · W_s,j + b_s  ⇒  W_j = W_s,j / s_j,  b = b_s − Σ o_j·W_s,j /
-// s_j.
+// x'·W_s + b_s = ((x − o)·R)/s · W_s + b_s  ⇒  W = R·(W_s/s),  b = b_s − o·W.
 LinearWeights Scaler::to_raw(const LinearWeights& scaled) const {
-  LinearWeights raw{std::vector<double>(scaled.w.size()), scaled.b};
-  for (std::size_t j = 0; j < scaled.w.size(); ++j) {
-    raw.w[j] = scaled.w[j] / scale[j];
-    raw.b -= offset[j] * raw.w[j];
-  }
+  const std::size_t d = scaled.w.size();
+  std::vector<double> v(d);
+  for (std::size_t j = 0; j < d; ++j) v[j] = scaled.w[j] / scale[j];
+  LinearWeights raw{v, scaled.b};
+  if (rotation.size() > 0)
+    for (std::size_t j = 0; j < d; ++j) {
+      raw.w[j] = 0.0;
+      for (std::size_t k = 0; k < d; ++k) raw.w[j] += rotation(j, k) * v[k];
+    }
+  for (std::size_t j = 0; j < d; ++j) raw.b -= offset[j] * raw.w[j];
   return raw;
 }
 
+// The inverse: W_s = s·(Rᵀ·W) (R is orthonormal), b_s = b + o·W.
 LinearWeights Scaler::to_scaled(const LinearWeights& raw) const {
-  LinearWeights scaled{std::vector<double>(raw.w.size()), raw.b};
-  for (std::size_t j = 0; j < raw.w.size(); ++j) {
-    scaled.w[j] = raw.w[j] * scale[j];
+  const std::size_t d = raw.w.size();
+  LinearWeights scaled{raw.w, raw.b};
+  if (rotation.size() > 0)
+    for (std::size_t j = 0; j < d; ++j) {
+      scaled.w[j] = 0.0;
+      for (std::size_t k = 0; k < d; ++k) scaled.w[j] += rotation(k, j) * raw.w[k];
+    }
+  for (std::size_t j = 0; j < d; ++j) {
+    scaled.w[j] *= scale[j];
     scaled.b += offset[j] * raw.w[j];
   }
   return scaled;
@@ -159,32 +194,65 @@ std::optional<long long> Quadratic::predicted_iterations(const LinearWeights& st
   return hi;
 }
 
-Quadratic::HeavyBall Quadratic::best_heavy_ball() const {
+Quadratic::Tuning Quadratic::best_nesterov() const {
+  const double lo = eigenvalues_(0), hi = eigenvalues_(eigenvalues_.size() - 1);
+  const double kappa = hi / lo, s = std::sqrt(3.0 * kappa + 1.0);
+  return {4.0 / (3.0 * hi + lo), std::max(0.0, (s - 2.0) / (s + 2.0)),
+          std::max(0.0, 1.0 - 2.0 / s)};
+}
+
+Quadratic::Tuning Quadratic::best_heavy_ball() const {
   const double lo = std::sqrt(eigenvalues_(0)),
                hi = std::sqrt(eigenvalues_(eigenvalues_.size() - 1));
   const double rho = (hi - lo) / (hi + lo);  // (√κ − 1)/(√κ + 1)
   return {4.0 / ((hi + lo) * (hi + lo)), rho * rho, rho};
 }
 
+namespace {
+
+// The first k at which the gap ½ Σ λ_i e_i² reaches `target`, stepping each eigen-direction's
+// error e_i and its second state s_i with step(λ_i, e_i, s_i); nullopt past `limit` or diverged.
+template <class Step>
+std::optional<long long> first_within(const Eigen::VectorXd& lambda, Eigen::VectorXd e,
+                                      Eigen::VectorXd s, double target, long long limit,
+                                      Step&& step) {
+  for (long long k = 0; k <= limit; ++k) {
+    double gap = 0.0;
+    for (Eigen::Index i = 0; i < e.size(); ++i) gap += 0.5 * lambda(i) * e(i) * e(i);
+    if (gap <= target) return k;
+    if (!(gap < 1e300)) return std::nullopt;  // diverged
+    for (Eigen::Index i = 0; i < e.size(); ++i) step(lambda(i), e(i), s(i));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<long long> Quadratic::predicted_heavy_ball_iterations(const LinearWeights& start,
                                                                     double lr, double beta,
                                                                     double tolerance,
                                                                     long long limit) const {
   const Eigen::VectorXd c = eigenvectors_.transpose() * (to_theta(start) - to_theta(optimum_));
-  Eigen::VectorXd e = c, before = c;  // e_k and e_{k−1}
-  const double target = tolerance * gap_scale_;
-  for (long long k = 0; k <= limit; ++k) {
-    double gap = 0.0;
-    for (Eigen::Index i = 0; i < e.size(); ++i) gap += 0.5 * eigenvalues_(i) * e(i) * e(i);
-    if (gap <= target) return k;
-    if (!(gap < 1e300)) return std::nullopt;  // diverged
-    for (Eigen::Index i = 0; i < e.size(); ++i) {
-      const double next = (1.0 + beta - lr * eigenvalues_(i)) * e(i) - beta * before(i);
-      before(i) = e(i);
-      e(i) = next;
-    }
-  }
-  return std::nullopt;
+  // s: e_{k−1}, e_{−1} = e_0.
+  return first_within(eigenvalues_, c, c, tolerance * gap_scale_, limit,
+                      [&](double lambda, double& e, double& before) {
+                        const double next = (1.0 + beta - lr * lambda) * e - beta * before;
+                        before = e;
+                        e = next;
+                      });
+}
+
+std::optional<long long> Quadratic::predicted_nesterov_iterations(const LinearWeights& start,
+                                                                  double lr, double beta,
+                                                                  double tolerance,
+                                                                  long long limit) const {
+  const Eigen::VectorXd c = eigenvectors_.transpose() * (to_theta(start) - to_theta(optimum_));
+  // s: z, the momentum along the direction, z_0 = 0.
+  return first_within(eigenvalues_, c, Eigen::VectorXd::Zero(c.size()), tolerance * gap_scale_,
+                      limit, [&](double lambda, double& e, double& z) {
+                        z = beta * z + lambda * e;
+                        e -= lr * (lambda * e + beta * z);
+                      });
 }
 
 RateAnalysis Quadratic::rates(const LinearWeights& start, double lr, double tolerance) const {

@@ -192,7 +192,7 @@ TEST(Linear, HeavyBallAtTheOptimalRateAndMomentumMeetsThePrediction) {
   for (int scaled = 0; scaled < 2; ++scaled) {
     const Tensor x = scaled ? Scaler::fit(d.x, ScalingKind::Standardize).transform(d.x) : d.x;
     const Quadratic q(x, d.y);
-    const Quadratic::HeavyBall best = q.best_heavy_ball();
+    const Quadratic::Tuning best = q.best_heavy_ball();
     const double sk = std::sqrt(q.condition_number());
     EXPECT_NEAR(best.rho, (sk - 1.0) / (sk + 1.0), 1e-12);
     const auto predicted =

@@ -44,8 +44,9 @@ struct CsvTable {
 
 CsvTable parse_csv(std::string_view text, const CsvLimits& limits = {});
 
-// x = column `x`, y = column `y`, as float32 tensors [rows x 1]. Throws ConfigError for an unknown
-// name, for x == y, and for a value outside float32's range.
+// x = column `x` (or columns "a,b,c": x [rows x 3]), y = column `y` [rows x 1], as float32
+// tensors. Throws ConfigError for an unknown name, for y among x, for a column named twice, and for
+// a value outside float32's range.
 LinearData select_xy(const CsvTable& table, std::string_view x, std::string_view y);
 
 }  // namespace looplab

@@ -28,6 +28,15 @@ struct SyntheticSpec {
 // x uniform in [x_min, x_max], y = slope·x + intercept + noise·N(0, 1).
 LinearData synthetic_data(const SyntheticSpec& spec);
 
+// Two features x₁, x₂ ~ N(0, 1) with correlation r (x₂ = r·x₁ + √(1 − r²)·z), and y = slope·(x₁ +
+// x₂) + intercept + noise·N(0, 1): after standardizing, the valley keeps κ ≈ (1 + |r|)/(1 − |r|).
+LinearData correlated_data(int n, double r, double slope, double intercept, double noise,
+                           std::uint64_t seed);
+
+// The columns x, x², …, x^degree of a one-column x (polynomial features: a linear model in them
+// fits a curve). Powers of a positive x are strongly correlated, which scaling cannot undo.
+Tensor polynomial_features(const Tensor& x, int degree);
+
 // n samples of x and y, each ~ N(0, 1) and independent, x drawn first (docs/sources.md, thread
 // 000).
 LinearData normal_data(int n, std::uint64_t seed);

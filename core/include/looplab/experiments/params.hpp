@@ -28,19 +28,24 @@ struct ParamSpec {
   json default_value;
   double min = 0.0, max = 0.0;  // Number and Integer
   bool min_exclusive = false, max_exclusive = false;
-  bool log = false;                    // a hint for controls: the value spans decades
-  std::vector<std::string> choices;    // Choice
-  std::string when_param, when_value;  // shown only when another parameter has this value
+  bool log = false;                  // a hint for controls: the value spans decades
+  std::vector<std::string> choices;  // Choice
+  std::string when_param;  // shown only when another parameter has this value (or one of these)
+  json when_value;
 
   ParamSpec& exclusive_min() {
     min_exclusive = true;
+    return *this;
+  }
+  ParamSpec& exclusive_max() {
+    max_exclusive = true;
     return *this;
   }
   ParamSpec& log_scale() {
     log = true;
     return *this;
   }
-  ParamSpec& only_when(std::string param, std::string value) {
+  ParamSpec& only_when(std::string param, json value) {
     when_param = std::move(param);
     when_value = std::move(value);
     return *this;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <vector>
@@ -68,21 +69,42 @@ struct ToleranceRun {
   std::vector<double> theta_;  // read before the gap is known to be finite
 };
 
+// The preprocessing ladder's rungs as a `scaling` choice: "standardize", "minmax", "centre",
+// "whiten"; each one's kind and its label in sentences ("standardized x", a catalog label).
+std::vector<std::string> scaling_names();
+ScalingKind scaling_kind(const std::string& name);
+std::string scaling_label(const std::string& name);
+
+// A path point's plot columns: the valley plane's two coordinates, and the fitted line in raw units
+// of x (W, b) for one feature, NaN for more (there is no line to draw).
+std::array<double, 4> path_columns(const Quadratic& q, const LinearWeights& own,
+                                   const LinearWeights& raw);
+
 // The iterations a run needed, as a message: "39", "diverged at 12", "not reached in 200,000".
 json iterations_message(const ToleranceRun& r);
+
+// Weights W as a message argument: the number for one feature, "w₁, w₂, …" for more.
+json weights_arg(const std::vector<double>& w);
+// Adds "weights" (every W, raw units) to a run's record when there are several features ("W" is
+// the first).
+void add_weights(json& run, const LinearWeights& raw);
 
 // A count that may be missing: the number, or null.
 json optional_json(const std::optional<long long>& v);
 
-// The picture of a valley, known before the first step. A kGrid × kGrid grid of the relative gap
-// over (W, b) in the problem's own coordinates (one feature). The box is θ* ± 1.15·r_j, where
-// r_j = sqrt(2·gap₀·(H⁻¹)_jj) is the half-width of the loss's level set through the start (0, 0):
-// every point a converging run visits lies inside it, since each step lowers the loss.
+// The plane a valley is drawn in: for one feature (W, b) itself; for more, the plane through θ* of
+// H's slowest and fastest eigen-directions, a point's coordinates its distances from θ* along them.
+bool valley_in_eigen_plane(const Quadratic& q);
+
+// The picture of a valley, known before the first step: a kGrid × kGrid grid of the relative gap
+// over the plane, the other directions at their optimum. The box is θ* ± 1.15·r_j, where
+// r_j = sqrt(2·gap₀·a_jᵀH⁻¹a_j) is the half-width along axis a_j of the loss's level set through
+// the start θ = 0: every point a converging run visits lies inside it (each step lowers the loss).
 void add_valley_grid(Series& grid, const Quadratic& q);
 // The contour levels, log-spaced from a run's starting gap down two decades: in a narrow valley
 // the lines close to the floor matter most.
 std::vector<double> valley_levels(double gap0);
-// Up to 200 points of the data, evenly spaced, drawn under the fitted line.
+// Up to 200 points of the data (x: its first feature), evenly spaced, drawn under the fitted line.
 void add_data_sample(Series& data, const LinearData& d);
 
 }  // namespace looplab

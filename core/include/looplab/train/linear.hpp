@@ -9,11 +9,10 @@
 //   one GD step    θ − θ* ← (I − lr·H)(θ − θ*): each eigen-direction shrinks by |1 − lr·λ_i|,
 //   so it converges iff lr < 2/λ_max, and the slowest direction sets the pace: κ = λ_max/λ_min.
 //
-//   LinearData d = sine_trend_data();                 // x = arange(0, 100, 0.1), y = x + 20
-//   sin(x/10)
-//   + 15 Quadratic q(d.x, d.y);                         // closed form, eigenvalues, gap() Scaler s
-//   = Scaler::fit(d.x, ScalingKind::Standardize); Tensor xs = s.transform(d.x);                  //
-//   (x − mean) / std LinearWeights raw = s.to_raw(scaled_weights);  // W = W_s/std, b = b_s −
+//   LinearData d = sine_trend_data();           // x = arange(0, 100, 0.1), y = x + 20 sin(x/10) +
+//   15 Quadratic q(d.x, d.y);                      // closed form, eigenvalues, gap() Scaler s =
+//   Scaler::fit(d.x, ScalingKind::Standardize); Tensor xs = s.transform(d.x);               // (x −
+//   mean) / std LinearWeights raw = s.to_raw(scaled_weights);  // W = W_s/std, b = b_s −
 //   mean·W_s/std
 #pragma once
 
@@ -49,12 +48,18 @@ class LinearRegression final : public Model {
   Tensor w_, b_;
 };
 
-enum class ScalingKind { Standardize, MinMax };
+// The preprocessing ladder, each rung removing more of what makes the valley narrow: centring
+// (x − mean: the tilt between W and b), min-max ((x − min)/(max − min): the units, not centred),
+// standardizing ((x − mean)/std: both), whitening (PCA: also the correlation between features).
+enum class ScalingKind { Standardize, MinMax, Centre, Whiten };
 
-// x' = (x − offset) / scale per column: standardize uses (mean, population std), min-max uses
-// (min, max − min). A constant column keeps scale 1.
+// x' = ((x − offset)·R) / scale, R = I except for whitening: standardize uses (mean, population
+// std), min-max (min, max − min), centring (mean, 1), whitening (mean, R the eigenvectors of x's
+// population covariance, scale the square roots of its eigenvalues: x' has identity covariance).
+// A constant column (an eigenvalue 0) keeps scale 1.
 struct Scaler {
   std::vector<double> offset, scale;
+  Eigen::MatrixXd rotation;  // d x d, whitening only (empty: the identity)
   static Scaler fit(const Tensor& x, ScalingKind kind);
   Tensor transform(const Tensor& x) const;
   LinearWeights to_raw(const LinearWeights& scaled) const;
@@ -88,7 +93,8 @@ class Quadratic {
 
   const LinearWeights& optimum() const { return optimum_; }
   double loss_at_optimum() const { return loss_star_; }
-  const Eigen::VectorXd& eigenvalues() const { return eigenvalues_; }  // ascending
+  const Eigen::VectorXd& eigenvalues() const { return eigenvalues_; }    // ascending
+  const Eigen::MatrixXd& eigenvectors() const { return eigenvectors_; }  // columns, in that order
   double condition_number() const {
     return eigenvalues_(eigenvalues_.size() - 1) / eigenvalues_(0);
   }
@@ -109,10 +115,14 @@ class Quadratic {
   // Heavy ball (Momentum in optim.hpp) at its optimal rate and momentum for this quadratic,
   // α = 4/(√λmax + √λmin)² and β = ((√κ − 1)/(√κ + 1))², where every direction shrinks at
   // ρ = √β = (√κ − 1)/(√κ + 1) per step (GD's best: (κ − 1)/(κ + 1)).
-  struct HeavyBall {
+  struct Tuning {
     double lr = 0.0, beta = 0.0, rho = 0.0;
   };
-  HeavyBall best_heavy_ball() const;
+  Tuning best_heavy_ball() const;
+  // Nesterov at the rate and momentum of Lessard, Recht and Packard (2016, "Analysis and design of
+  // optimization algorithms via integral quadratic constraints"): α = 4/(3λmax + λmin),
+  // β = (√(3κ + 1) − 2)/(√(3κ + 1) + 2), the error shrinking at ρ = 1 − 2/√(3κ + 1) per step.
+  Tuning best_nesterov() const;
   // The first iteration k at which exact-arithmetic heavy ball (z ← β·z + g, θ ← θ − α·z, z = 0 at
   // the start) from `start` has relative gap ≤ tolerance; nullopt when k would pass limit. Each
   // eigen-direction's error follows e_{k+1} = (1 + β − αλ)·e_k − β·e_{k−1} with e_{−1} = e_0,
@@ -122,6 +132,11 @@ class Quadratic {
   std::optional<long long> predicted_heavy_ball_iterations(const LinearWeights& start, double lr,
                                                            double beta, double tolerance,
                                                            long long limit = 100'000'000) const;
+  // The same for Nesterov momentum as optim.hpp steps it (z ← β·z + g, θ ← θ − α·(g + β·z)): per
+  // eigen-direction z_{k+1} = β·z_k + λ·e_k, e_{k+1} = e_k − α·(λ·e_k + β·z_{k+1}), z_0 = 0.
+  std::optional<long long> predicted_nesterov_iterations(const LinearWeights& start, double lr,
+                                                         double beta, double tolerance,
+                                                         long long limit = 100'000'000) const;
   const Eigen::MatrixXd& hessian() const { return hessian_; }
 
  private:
