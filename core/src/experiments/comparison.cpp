@@ -173,24 +173,28 @@ json comparison_message(const json& c) {
                              : verdict == "inconclusive" ? "cmp.unsure."
                              : paired                    ? "cmp.same_paired."
                                                          : "cmp.same.";
+  // A winner over a count that stopped at its limit won by at least its factor.
+  const std::string bound = win && second.value("bound", false) ? "_bound" : "";
   json args = {{"a", first.value("label", "")},
                {"b", second.value("label", "")},
                {"factor", factor_of(c)},
                {"unit", unit},
                {"values", values}};
   if (paired) args["band"] = band_percent(c);
-  return msg(family + quantity, args);
+  return msg(family + quantity + bound, args);
 }
 
 json comparison_short_message(const json& c) {
   const std::string verdict = c.value("verdict", "same"), quantity = c.value("quantity", "time");
   const bool paired = is_paired(c);
-  const std::string key = leaning(c)                         ? std::string("cmp.short.lean")
-                          : verdict == "a" || verdict == "b" ? "cmp.short." + quantity
-                          : verdict == "inconclusive"        ? std::string("cmp.short.unsure")
-                          : quantity == "loss"               ? std::string("cmp.short.same_loss")
-                          : paired                           ? std::string("cmp.short.same_paired")
-                                                             : std::string("cmp.short.same");
+  const bool bound = c[verdict == "b" ? "a" : "b"].value("bound", false);
+  const std::string key = leaning(c) ? std::string("cmp.short.lean")
+                          : verdict == "a" || verdict == "b"
+                              ? "cmp.short." + quantity + (bound ? "_bound" : "")
+                          : verdict == "inconclusive" ? std::string("cmp.short.unsure")
+                          : quantity == "loss"        ? std::string("cmp.short.same_loss")
+                          : paired                    ? std::string("cmp.short.same_paired")
+                                                      : std::string("cmp.short.same");
   json args = {{"a", c[verdict == "b" ? "b" : "a"].value("label", "")},
                {"factor", factor_of(c)},
                {"unit", c.value("unit", "")}};
@@ -200,7 +204,9 @@ json comparison_short_message(const json& c) {
 
 json Comparison::to_json() const {
   const auto side = [](const Measure& m) {
-    return json{{"label", m.label}, {"value", m.value}, {"spread", m.spread}};
+    json s = {{"label", m.label}, {"value", m.value}, {"spread", m.spread}};
+    if (m.bound) s["bound"] = true;
+    return s;
   };
   json j = {{"id", id},
             {"a", side(a)},

@@ -1,13 +1,13 @@
 // optimizers.cpp — issue 25: can a better optimizer replace scaling?
 //
 // The valley of the standardization experiment (the same data, the same exact stopping rule),
-// crossed by four optimizers on raw and on standardized x, each at a tuned rate: gradient descent
-// at 2/(λmin + λmax), heavy ball at its optimal α = 4/(√λmax + √λmin)², β = ((√κ − 1)/(√κ + 1))²,
-// Nesterov at α = 4/(3λmax + λmin), β = (√(3κ + 1) − 2)/(√(3κ + 1) + 2) — all from this run's
-// eigenvalues — and Adam at the rate of a small grid that reaches the tolerance in the fewest
-// iterations. Each run stops at the relative gap (L − L*)/L* ≤ tolerance, evaluated exactly in
-// double from the float32 weights (L − L* = ½ δᵀHδ), or at max_iterations. The theory's rates
-// per step, GD (κ − 1)/(κ + 1), heavy ball (√κ − 1)/(√κ + 1), Nesterov 1 − 2/√(3κ + 1), stand
+// crossed by four optimizers on raw and on scaled x (standardized by default), each at a tuned
+// rate: gradient descent at 2/(λmin + λmax), heavy ball at its optimal α = 4/(√λmax + √λmin)², β =
+// ((√κ − 1)/(√κ + 1))², Nesterov at α = 4/(3λmax + λmin), β = (√(3κ + 1) − 2)/(√(3κ + 1) + 2) — all
+// from this run's eigenvalues — and Adam at the rate of a small grid that reaches the tolerance in
+// the fewest iterations. Each run stops at the relative gap (L − L*)/L* ≤ tolerance, evaluated
+// exactly in double from the float32 weights (L − L* = ½ δᵀHδ), or at max_iterations. The theory's
+// rates per step, GD (κ − 1)/(κ + 1), heavy ball (√κ − 1)/(√κ + 1), Nesterov 1 − 2/√(3κ + 1), stand
 // beside the measured counts.
 #include <Eigen/Dense>
 #include <algorithm>
@@ -47,23 +47,31 @@ constexpr std::size_t kTimingRounds = kMinDecidingRounds;
 // replay: a run of one step takes a few µs, a browser clock's tick (5 µs or more), and a reading of
 // 0 would make the round's ratio infinite.
 constexpr double kMinTurnUs = 200.0;
+// Directions of the eigen plot: d + 1 for d ≤ 3 features.
+constexpr int kMaxDirections = 4;
 // Adam's rate is tuned on this grid, largest first; each later trial stops once it has taken as
 // many iterations as the best so far (it can no longer win), so the grid costs little more than
 // the best run.
 constexpr double kAdamGrid[] = {1.0, 0.1, 0.01, 0.001};
-const char* const kOptimizers[] = {"gd", "momentum", "nesterov", "adam"};
+enum class Method { Gd, Momentum, Nesterov, Adam };
+constexpr Method kOptimizers[] = {Method::Gd, Method::Momentum, Method::Nesterov, Method::Adam};
+// Its name in parameters, ids and results: "gd", "momentum", "nesterov", "adam".
+const char* name_of(Method o) {
+  static const char* const names[] = {"gd", "momentum", "nesterov", "adam"};
+  return names[static_cast<int>(o)];
+}
 const char* const kScalings[] = {"raw", "scaled"};
 
 // Linear regression trained by one optimizer of optim.hpp, full batch, in one mode.
 class OptimizerTrainer {
  public:
-  OptimizerTrainer(Mode mode, const std::string& optimizer, double lr, double beta, const Tensor& x,
+  OptimizerTrainer(Mode mode, Method optimizer, double lr, double beta, const Tensor& x,
                    const Tensor& y)
       : x_(x.data()),
         y_(y.data()),
         model_(x.shape().cols),
-        opt_(make_optimizer(optimizer == "gd" ? "sgd" : optimizer, lr, model_.parameters(),
-                            options(beta))),
+        opt_(make_optimizer(optimizer == Method::Gd ? "sgd" : name_of(optimizer), lr,
+                            model_.parameters(), options(beta))),
         trainer_(mode, model_, *opt_, x.shape(), y.shape()) {}
   float step() {
     float loss = 0.0f;
@@ -109,7 +117,8 @@ struct Trial {
 };
 
 struct Variant {
-  std::string name, optimizer, label;  // "raw_gd", "gd", "gradient descent on raw x"
+  std::string name, label;  // "raw_gd", "gd, raw x"
+  Method optimizer = Method::Gd;
   Problem* problem = nullptr;
   double lr = 0.0, beta = 0.0, rho = 0.0;  // rho: the theory's rate per step (not for adam)
   std::optional<long long> predicted;      // exact arithmetic (gd, momentum, nesterov)
@@ -117,14 +126,22 @@ struct Variant {
   std::vector<Trial> trials;  // adam: the grid, as far as it has been run
   std::optional<Track> trial;
   double wall_ms = 0.0, tuning_ms = 0.0;  // wall_ms: the recorded run's, scaling included
-  // The timing rounds: each turn replays the run to its hit (scaling x again, for standardized
+  // The timing rounds: each turn replays the run to its hit (scaling x again, for scaled
   // x), nothing recorded, on trainers built before the turn; µs per replay, a round each.
   const std::vector<double>* round_us = nullptr;
   std::vector<Track> replays;
   SeriesSampler sampler;
   Series* series = nullptr;
-  bool tuned() const { return optimizer != "adam" || trials.size() == std::size(kAdamGrid); }
+  bool tuned() const { return optimizer != Method::Adam || trials.size() == std::size(kAdamGrid); }
 };
+
+// Every run's name, "raw_gd" … "scaled_adam".
+std::vector<std::string> run_names() {
+  std::vector<std::string> names;
+  for (const char* s : kScalings)
+    for (const Method o : kOptimizers) names.push_back(std::string(s) + "_" + name_of(o));
+  return names;
+}
 
 class OptimizersRun final : public ChunkedRun {
  public:
@@ -138,13 +155,15 @@ class OptimizersRun final : public ChunkedRun {
         data_(line_data(p, csv_)) {
     for (int s = 0; s < 2; ++s) add_problem(s == 1);
     for (int s = 0; s < 2; ++s)
-      for (const char* o : kOptimizers) {
-        const std::string name = std::string(kScalings[s]) + "_" + o;
+      for (const Method o : kOptimizers) {
+        const std::string name = std::string(kScalings[s]) + "_" + name_of(o);
         Series& series =
             add_series(name, {"iteration", "loss", "gap", "W", "b", "line_w", "line_b"});
-        if (p.flag(o)) add_variant(problems_[s], o, series);
+        if (p.flag(name_of(o))) add_variant(problems_[s], o, series);
       }
     add_valleys();
+    for (int i = 1; i <= kMaxDirections; ++i)
+      eigen_.push_back(&add_series("λ" + std::to_string(i), {"iteration", "gap"}));
   }
 
   bool finished() const override { return variants_.back()->track.finished && timing_done_; }
@@ -153,10 +172,10 @@ class OptimizersRun final : public ChunkedRun {
   void add_problem(bool scaled) {
     Problem& pr = problems_[scaled ? 1 : 0];
     pr.name = scaled ? "scaled" : "raw";
-    pr.label = scaled ? "standardized x" : "raw x";
+    pr.label = scaled ? scaling_label(params().choice("scaling")) : "raw x";
     if (scaled) {
       const Stopwatch w;
-      pr.scaler = Scaler::fit(data_.x, ScalingKind::Standardize);
+      pr.scaler = Scaler::fit(data_.x, scaling_kind(params().choice("scaling")));
       pr.x = pr.scaler->transform(data_.x);
       pr.scaling_ms = w.elapsed_ms();
     } else {
@@ -174,35 +193,35 @@ class OptimizersRun final : public ChunkedRun {
     return {std::vector<double>(static_cast<std::size_t>(data_.x.shape().cols), 0.0), 0.0};
   }
 
-  void add_variant(Problem& pr, const std::string& o, Series& series) {
+  void add_variant(Problem& pr, Method o, Series& series) {
     auto v = std::make_unique<Variant>();
-    v->name = pr.name + "_" + o;
+    v->name = pr.name + "_" + name_of(o);
     v->optimizer = o;
-    v->label = o + ", " + pr.label;
+    v->label = std::string(name_of(o)) + ", " + pr.label;
     v->problem = &pr;
     v->series = &series;
     v->wall_ms = pr.scaling_ms;
     const Quadratic& q = *pr.quad;
-    if (manual_ && o != "adam") {
+    if (manual_ && o != Method::Adam) {
       v->lr = params().number("manual_lr");
-      v->beta = o == "gd" ? 0.0 : params().number("manual_beta");
-    } else if (o == "gd") {
+      v->beta = o == Method::Gd ? 0.0 : params().number("manual_beta");
+    } else if (o == Method::Gd) {
       v->lr = pr.gd.best_lr;
-    } else if (o == "momentum") {
+    } else if (o == Method::Momentum) {
       v->lr = pr.hb.lr;
       v->beta = pr.hb.beta;
-    } else if (o == "nesterov") {
+    } else if (o == Method::Nesterov) {
       v->lr = pr.nag.lr;
       v->beta = pr.nag.beta;
     }
-    if (o == "gd") {
+    if (o == Method::Gd) {
       v->rho = q.rates(zero(), v->lr, tolerance_).rho;
       v->predicted = q.predicted_iterations(zero(), v->lr, tolerance_);
-    } else if (o == "momentum") {
+    } else if (o == Method::Momentum) {
       v->rho = manual_ ? std::nan("") : pr.hb.rho;
       v->predicted = q.predicted_heavy_ball_iterations(zero(), v->lr, v->beta, tolerance_,
                                                        std::max(max_iterations_, 1000000LL));
-    } else if (o == "nesterov") {
+    } else if (o == Method::Nesterov) {
       v->rho = manual_ ? std::nan("") : pr.nag.rho;
       v->predicted = q.predicted_nesterov_iterations(zero(), v->lr, v->beta, tolerance_,
                                                      std::max(max_iterations_, 1000000LL));
@@ -291,17 +310,26 @@ class OptimizersRun final : public ChunkedRun {
           const double loss = q.loss_at_optimum() + gap * q.gap_scale();
           const auto xy = path_columns(q, t.at, raw_units(v));
           v.series->add({static_cast<double>(t.iteration), loss, gap, xy[0], xy[1], xy[2], xy[3]});
+          if (v.name == params().choice("eigen_run")) add_eigen_point(q, t);
         },
         q, tolerance_, steps);
   }
 
-  // Timing rounds. The sides: both runs of every optimizer whose raw and standardized runs reached
-  // the tolerance, in pairs (side 2k standardized, 2k + 1 raw).
+  // The chosen run's gap along each eigen-direction (the "eigen" plot): series λ1 … λ(d+1),
+  // ascending eigenvalues.
+  void add_eigen_point(const Quadratic& q, const Track& t) {
+    const std::vector<double> shares = gap_by_direction(q, t.at);
+    for (std::size_t i = 0; i < shares.size() && i < eigen_.size(); ++i)
+      eigen_[i]->add({static_cast<double>(t.iteration), shares[i]});
+  }
+
+  // Timing rounds. The sides: both runs of every optimizer whose raw and scaled runs reached
+  // the tolerance, in pairs (side 2k scaled, 2k + 1 raw).
   std::vector<Variant*> timed_pairs() const {
     std::vector<Variant*> sides;
-    for (const char* o : kOptimizers) {
-      Variant* raw = find(std::string("raw_") + o);
-      Variant* scaled = find(std::string("scaled_") + o);
+    for (const Method o : kOptimizers) {
+      Variant* raw = find(std::string("raw_") + name_of(o));
+      Variant* scaled = find(std::string("scaled_") + name_of(o));
       if (raw && scaled && raw->track.hit && scaled->track.hit) {
         sides.push_back(scaled);
         sides.push_back(raw);
@@ -340,11 +368,11 @@ class OptimizersRun final : public ChunkedRun {
     }
   }
 
-  // The turn: each replay scales x again (standardized x) and runs to its hit.
+  // The turn: each replay scales x again (scaled x) and runs to its hit.
   long long replay(Variant& v, long long replays) {
     for (Track& t : v.replays) {
       if (v.problem->scaler) {
-        const Scaler scaler = Scaler::fit(data_.x, ScalingKind::Standardize);
+        const Scaler scaler = Scaler::fit(data_.x, scaling_kind(params().choice("scaling")));
         const Tensor x = scaler.transform(data_.x);
         (void)x;
       }
@@ -408,25 +436,27 @@ class OptimizersRun final : public ChunkedRun {
       const LinearWeights w = raw_units(v);
       const double steps = static_cast<double>(std::max<long long>(1, t.iteration));
       json r = {{"variant", v.name},
-                {"optimizer", v.optimizer},
+                {"optimizer", name_of(v.optimizer)},
                 {"x", v.problem->name},
                 {"mode", mode_name(mode_)},
                 {"lr", v.lr},
-                {"beta", v.optimizer == "adam" ? json(nullptr) : json(v.beta)},
+                {"beta", v.optimizer == Method::Adam ? json(nullptr) : json(v.beta)},
                 {"iterations_to_tolerance", optional_json(t.hit)},
                 {"iterations_run", t.iteration},
                 {"diverged_at", optional_json(t.diverged_at)},
                 {"wall_ms", time_ms(v)},
                 {"rounds", static_cast<long long>(timed(v) ? v.round_us->size() : 0)},
                 {"ci_ms", !timed(v) ? json(nullptr) : interval_json(ms_rounds(v))},
-                {"us_per_iteration", (time_ms(v) - v.problem->scaling_ms) * 1000.0 / steps},
+                // One basis: the recorded run's own time, less its own scaling of x (the rounds'
+                // warm replays against a cold scaling could go negative).
+                {"us_per_iteration", (v.wall_ms - v.problem->scaling_ms) * 1000.0 / steps},
                 {"W", w.w.at(0)},
                 {"b", w.b},
                 {"final_gap", t.diverged_at ? json(nullptr) : json(t.last_gap)},
                 {"condition_number", v.problem->quad->condition_number()},
                 {"theory_rho", number_or_null(v.rho)},
                 {"predicted_iterations", optional_json(v.predicted)}};
-      if (v.optimizer == "adam") r["tuning_ms"] = v.tuning_ms;
+      if (v.optimizer == Method::Adam) r["tuning_ms"] = v.tuning_ms;
       add_weights(r, w);
       const json setup = t.trainer ? t.trainer->setup_info() : json::object();
       for (const auto& [key, value] : setup.items()) r[key] = value;
@@ -467,6 +497,7 @@ class OptimizersRun final : public ChunkedRun {
   LinearData data_;
   Problem problems_[2];
   std::vector<std::unique_ptr<Variant>> variants_;
+  std::vector<Series*> eigen_;   // the chosen run's gap along eigen-directions 1 … d + 1
   std::vector<Variant*> timed_;  // the timing rounds' sides (timed_pairs), once the runs are done
   PairedRounds* rounds_ = nullptr;  // the timing rounds, once the runs are done
   bool timing_started_ = false, timing_done_ = false;
@@ -481,36 +512,40 @@ std::optional<Comparison> count_comparison(const std::string& id, const Variant&
   if (ta.diverged_at || tb.diverged_at || (!ta.hit && !tb.hit)) return std::nullopt;
   auto side = [](const Variant& v) {
     const Track& t = v.track;
-    return Measure{t.hit ? v.label : v.label + " (not reached)",
-                   static_cast<double>(t.hit.value_or(t.iteration)), 0.0};
+    Measure m{t.hit ? v.label : v.label + " (not reached)",
+              static_cast<double>(t.hit.value_or(t.iteration)), 0.0};
+    m.bound = !t.hit;
+    return m;
   };
   return compare(id, side(a), side(b), Quantity::Count, "iterations");
 }
 
 std::vector<Comparison> OptimizersRun::comparisons() const {
   std::vector<Comparison> c;
-  // Scaling's effect on each optimizer: standardized is side a, raw side b.
-  for (const char* o : kOptimizers) {
-    const Variant* raw = find(std::string("raw_") + o);
-    const Variant* scaled = find(std::string("scaled_") + o);
+  // Scaling's effect on each optimizer: scaled is side a, raw side b.
+  for (const Method o : kOptimizers) {
+    const Variant* raw = find(std::string("raw_") + name_of(o));
+    const Variant* scaled = find(std::string("scaled_") + name_of(o));
     if (!raw || !scaled) continue;
-    if (auto k = count_comparison(std::string(o) + "_scaling", *scaled, *raw)) c.push_back(*k);
+    if (auto k = count_comparison(std::string(name_of(o)) + "_scaling", *scaled, *raw))
+      c.push_back(*k);
   }
   // Each optimizer against gradient descent on the same x: the optimizer is side a.
   for (const char* s : kScalings) {
     const Variant* gd = find(std::string(s) + "_gd");
     if (!gd) continue;
-    for (const char* o : kOptimizers) {
-      const Variant* v = find(std::string(s) + "_" + o);
+    for (const Method o : kOptimizers) {
+      const Variant* v = find(std::string(s) + "_" + name_of(o));
       if (!v || v == gd) continue;
-      if (auto k = count_comparison(std::string(s) + "_" + o + "_vs_gd", *v, *gd)) c.push_back(*k);
+      if (auto k = count_comparison(std::string(s) + "_" + name_of(o) + "_vs_gd", *v, *gd))
+        c.push_back(*k);
     }
   }
   for (Comparison& w : wall_comparisons()) c.push_back(std::move(w));
   return c;
 }
 
-// Wall times to the tolerance, standardized against raw x per optimizer, from the paired timing
+// Wall times to the tolerance, scaled against raw x per optimizer, from the paired timing
 // rounds (ms, scaling x included).
 std::vector<Comparison> OptimizersRun::wall_comparisons() const {
   std::vector<Comparison> c;
@@ -518,8 +553,8 @@ std::vector<Comparison> OptimizersRun::wall_comparisons() const {
     const Variant &scaled = *timed_[i], &raw = *timed_[i + 1];
     if (!timed(scaled) || !timed(raw)) continue;
     auto side = [](const Variant& v) { return paired_side(v.label, ms_rounds(v)); };
-    c.push_back(compare(scaled.optimizer + "_wall_time", side(scaled), side(raw), Quantity::Time,
-                        "ms to the tolerance"));
+    c.push_back(compare(std::string(name_of(scaled.optimizer)) + "_wall_time", side(scaled),
+                        side(raw), Quantity::Time, "ms to the tolerance"));
   }
   return c;
 }
@@ -541,7 +576,8 @@ json OptimizersRun::answer(const std::vector<Comparison>& cmp) const {
     return msg("opt.a_partial", {{"list", separated(list, "sep.semicolon")}});
   if (!scaling || !momentum || !both_m || !both_s || !sg->track.hit || !rm->track.hit ||
       !sm->track.hit || scaling->verdict != Verdict::A || momentum->verdict != Verdict::A)
-    return msg("opt.a_open", {{"list", separated(list, "sep.semicolon")}});
+    return msg("opt.a_open",
+               {{"list", separated(list, "sep.semicolon")}, {"label", problems_[1].label}});
   // Gains as factors of iterations; on a log scale, momentum recovers ln(f_m)/ln(f_s) of
   // scaling's gain. When raw GD did not reach the tolerance its count is a lower bound, and so
   // are both factors and the share (it grows with GD's count, since momentum needs more than
@@ -568,7 +604,8 @@ json OptimizersRun::answer(const std::vector<Comparison>& cmp) const {
                                     {"gds", *sg->track.hit},
                                     {"share", 100.0 * std::min(1.0, share)},
                                     {"kr", rg->problem->quad->condition_number()},
-                                    {"ks", sg->problem->quad->condition_number()}});
+                                    {"ks", sg->problem->quad->condition_number()},
+                                    {"label", sg->problem->label}});
   const char* key =
       both_m->verdict == Verdict::A && both_s->verdict == Verdict::A      ? "opt.a_beats_both"
       : both_m->verdict == Verdict::A && both_s->verdict == Verdict::Same ? "opt.a_ties_scaling"
@@ -598,7 +635,7 @@ json OptimizersRun::headline() const {
   for (const auto& vp : variants_) {
     const Variant& v = *vp;
     json tuned;
-    if (v.optimizer == "adam")
+    if (v.optimizer == Method::Adam)
       tuned = msg("opt.tuned_adam", {{"lr", v.lr},
                                      {"g0", kAdamGrid[0]},
                                      {"g1", kAdamGrid[1]},
@@ -607,7 +644,7 @@ json OptimizersRun::headline() const {
     else if (manual_)
       tuned = msg("opt.tuned_manual", {{"lr", v.lr}, {"beta", v.beta}});
     else
-      tuned = msg(v.optimizer == "gd" ? "opt.tuned_gd" : "opt.tuned_theory",
+      tuned = msg(v.optimizer == Method::Gd ? "opt.tuned_gd" : "opt.tuned_theory",
                   {{"lr", v.lr}, {"beta", v.beta}});
     json note =
         msg("opt.h_run_note",
@@ -631,7 +668,7 @@ json OptimizersRun::reading(const std::vector<Comparison>& cmp) const {
       reading.push_back(
           msg("std.r_not_reached",
               {{"label", v.label}, {"n", v.track.iteration}, {"gap", v.track.last_gap}}));
-    if (v.optimizer == "adam") {
+    if (v.optimizer == Method::Adam) {
       json grid = json::array();
       for (const Trial& t : v.trials)
         grid.push_back(msg(t.hit ? "opt.r_trial" : "opt.r_trial_stopped",
@@ -679,7 +716,7 @@ json OptimizersRun::summary() const {
   s["tuning"] = manual_ ? "manual" : "theory";
   json grid = json::object();
   for (const auto& v : variants_) {
-    if (v->optimizer != "adam") continue;
+    if (v->optimizer != Method::Adam) continue;
     json trials = json::array();
     for (const Trial& t : v->trials)
       trials.push_back({{"lr", t.lr}, {"iterations_to_tolerance", optional_json(t.hit)}});
@@ -706,7 +743,9 @@ Experiment make() {
                       boolean("momentum", true),
                       boolean("nesterov", true),
                       boolean("adam", true),
+                      choice("scaling", "standardize", scaling_names()),
                       choice("tuning", "theory", {"theory", "manual"}),
+                      choice("eigen_run", "raw_momentum", run_names()),
                       number("manual_lr", 1e-4, 0.0, 10.0)
                           .exclusive_min()
                           .log_scale()
@@ -722,16 +761,20 @@ Experiment make() {
   std::vector<std::string> names;
   std::vector<ContourPanel> panels;
   for (const char* s : kScalings)
-    for (const char* o : kOptimizers) {
-      const std::string name = std::string(s) + "_" + o;
+    for (const Method o : kOptimizers) {
+      const std::string name = std::string(s) + "_" + name_of(o);
       names.push_back(name);
       panels.push_back(
-          {std::string(o) + ", " + (std::string(s) == "raw" ? "raw x" : "standardized x"),
+          {std::string(name_of(o)) + ", " + (std::string(s) == "raw" ? "raw x" : "scaled x"),
            std::string(s) + "_valley", name});
     }
-  e.plots = json::array({line_plot("gap", {"iteration", Scale::Log}, {"gap", Scale::Log}, names),
-                         contour_plot("valley", {"W"}, {"b"}, "gap", panels, "valley_levels",
-                                      "data", "line_w", "line_b")});
+  std::vector<std::string> directions;
+  for (int i = 1; i <= kMaxDirections; ++i) directions.push_back("λ" + std::to_string(i));
+  e.plots =
+      json::array({line_plot("gap", {"iteration", Scale::Log}, {"gap", Scale::Log}, names),
+                   contour_plot("valley", {"W"}, {"b"}, "gap", panels, "valley_levels", "data",
+                                "line_w", "line_b"),
+                   line_plot("eigen", {"iteration", Scale::Log}, {"gap", Scale::Log}, directions)});
   e.check = [](const Params& p) {
     check_line_data(p);
     if (!p.flag("gd") && !p.flag("momentum") && !p.flag("nesterov") && !p.flag("adam"))
@@ -745,10 +788,10 @@ Experiment make() {
     // every run and every grid trial, up to max_iterations, and the timing rounds' replays (at
     // least kTimingRounds of every run; more within max_seconds).
     double runs = 0.0, trials = 0.0;
-    for (const char* o : kOptimizers)
-      if (p.flag(o)) {
+    for (const Method o : kOptimizers)
+      if (p.flag(name_of(o))) {
         runs += 2.0;
-        if (std::string(o) == "adam") trials += 2.0 * static_cast<double>(std::size(kAdamGrid));
+        if (o == Method::Adam) trials += 2.0 * static_cast<double>(std::size(kAdamGrid));
       }
     return Estimate{1e6 + n * 4.0 * (3.0 + 8.0 * (runs + 1.0)),
                     (runs * (1.0 + kTimingRounds) + trials) *

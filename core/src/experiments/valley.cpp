@@ -34,6 +34,18 @@ void ToleranceRun::start(std::size_t d, long long iteration_limit) {
   limit = iteration_limit;
 }
 
+std::vector<double> gap_by_direction(const Quadratic& q, const LinearWeights& w) {
+  const Eigen::Index p = q.eigenvalues().size();
+  Eigen::VectorXd delta(p);
+  for (Eigen::Index i = 0; i + 1 < p; ++i) delta(i) = w.w[i] - q.optimum().w[i];
+  delta(p - 1) = w.b - q.optimum().b;
+  const Eigen::VectorXd c = q.eigenvectors().transpose() * delta;
+  std::vector<double> share(static_cast<std::size_t>(p));
+  for (Eigen::Index i = 0; i < p; ++i)
+    share[i] = 0.5 * q.eigenvalues()(i) * c(i) * c(i) / q.gap_scale();
+  return share;
+}
+
 json iterations_message(const ToleranceRun& r) {
   if (r.hit) return msg("std.iter", {{"n", *r.hit}});
   if (r.diverged_at) return msg("std.iter_diverged", {{"n", *r.diverged_at}});

@@ -194,9 +194,13 @@ std::optional<long long> Quadratic::predicted_iterations(const LinearWeights& st
   return hi;
 }
 
+// Eigenvalues within this ratio are equal: float32 inputs leave equal ones apart by rounding.
+constexpr double kSameEigenvalues = 1.0 + 1e-7;
+
 Quadratic::Tuning Quadratic::best_nesterov() const {
   const double lo = eigenvalues_(0), hi = eigenvalues_(eigenvalues_.size() - 1);
   const double kappa = hi / lo, s = std::sqrt(3.0 * kappa + 1.0);
+  if (kappa <= kSameEigenvalues) return {4.0 / (3.0 * hi + lo), 0.0, 0.0};
   return {4.0 / (3.0 * hi + lo), std::max(0.0, (s - 2.0) / (s + 2.0)),
           std::max(0.0, 1.0 - 2.0 / s)};
 }
@@ -204,7 +208,8 @@ Quadratic::Tuning Quadratic::best_nesterov() const {
 Quadratic::Tuning Quadratic::best_heavy_ball() const {
   const double lo = std::sqrt(eigenvalues_(0)),
                hi = std::sqrt(eigenvalues_(eigenvalues_.size() - 1));
-  const double rho = (hi - lo) / (hi + lo);  // (√κ − 1)/(√κ + 1)
+  // (√κ − 1)/(√κ + 1); κ = 1 to float32 rounding of the inputs: no momentum (not β = 1e-19).
+  const double rho = hi * hi <= kSameEigenvalues * lo * lo ? 0.0 : (hi - lo) / (hi + lo);
   return {4.0 / ((hi + lo) * (hi + lo)), rho * rho, rho};
 }
 

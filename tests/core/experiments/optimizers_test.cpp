@@ -185,5 +185,37 @@ TEST(OptimizersExperiment, BadInputsAreRejectedNamingTheParameter) {
   }
 }
 
+// The eigen plot (issue 36, item 3): the chosen run's gap along each eigen-direction, recorded at
+// the run's own plot points, adds up to its gap there; with correlated features (d = 2) there are
+// three directions, and the slowest one holds the gap at the end.
+TEST(OptimizersExperiment, GapAlongEigenDirectionsAddsUpToTheGap) {
+  const json r = run_to_end(
+      R"({"experiment": "optimizers", "data": "correlated", "r": 0.99, "max_iterations": 20000,
+          "max_seconds": 0, "eigen_run": "scaled_gd"})",
+      200.0);
+  const json& path = r["series"]["scaled_gd"];
+  ASSERT_EQ(r["series"]["λ3"]["gap"].size(), path["gap"].size());
+  EXPECT_TRUE(r["series"]["λ4"]["gap"].empty());  // d + 1 = 3 directions
+  for (std::size_t k = 0; k < path["gap"].size(); ++k) {
+    double sum = 0.0;
+    for (const char* d : {"λ1", "λ2", "λ3"}) {
+      EXPECT_EQ(r["series"][d]["iteration"][k], path["iteration"][k]);
+      sum += r["series"][d]["gap"][k].get<double>();
+    }
+    EXPECT_NEAR(sum, path["gap"][k].get<double>(), 1e-9 * path["gap"][k].get<double>()) << k;
+  }
+  // Gradient descent shrinks direction i's share by (1 − lr·λᵢ)² a step: iterations 0 to 10.
+  const double lr = optimizers_run_named(r, "scaled_gd")["lr"];
+  const json& theory = r["summary"]["theory"]["scaled"];
+  const std::pair<const char*, double> ends[] = {{"λ1", theory["lambda_min"]},
+                                                 {"λ3", theory["lambda_max"]}};
+  for (const auto& [d, lambda] : ends) {
+    const json& g = r["series"][d]["gap"];
+    ASSERT_EQ(r["series"][d]["iteration"][10], 10);
+    EXPECT_NEAR(g[10].get<double>() / g[0].get<double>(), std::pow(1.0 - lr * lambda, 20), 1e-3)
+        << d;
+  }
+}
+
 }  // namespace
 }  // namespace looplab

@@ -37,6 +37,7 @@ struct Measure {
   // count, a loss).
   std::vector<double> rounds;
   bool in_rounds = false;  // timed in paired rounds (paired_side), even before any round counted
+  bool bound = false;      // a count that stopped at its limit: the true count is at least this
 };
 
 // The practical band (paired.hpp) of the comparisons being made: the current run's "band" setting

@@ -80,6 +80,10 @@ std::string scaling_label(const std::string& name);
 std::array<double, 4> path_columns(const Quadratic& q, const LinearWeights& own,
                                    const LinearWeights& raw);
 
+// The relative gap along each eigen-direction of H, slowest (smallest λ) first: ½λᵢcᵢ²/L*, where
+// c = Vᵀ(θ − θ*); they sum to the relative gap (Distill's "Why Momentum Really Works", measured).
+std::vector<double> gap_by_direction(const Quadratic& q, const LinearWeights& w);
+
 // The iterations a run needed, as a message: "39", "diverged at 12", "not reached in 200,000".
 json iterations_message(const ToleranceRun& r);
 
