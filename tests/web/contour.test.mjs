@@ -124,7 +124,7 @@ test('optimizers on the page: one valley panel per run, every path drawn, no err
   assert.equal(end.points, expected, 'every path point of every run is drawn');
   for (const r of result.runs) assert.ok(result.series[r.variant].W.length > 1, `${r.variant} has a path`);
   assert.match(end.label, /momentum, raw x: 10 contour lines, \d+ path points/);
-  assert.match(end.label, /gd, standardized x: 10 contour lines, \d+ path points/);
+  assert.match(end.label, /gd, scaled x: 10 contour lines, \d+ path points/);
   // Heavy ball overshoots across raw x's steep walls, far beyond the level set through the start:
   // its frame is widened to the whole path, and says so; gradient descent's stays inside.
   const swing = Math.max(...result.series.raw_momentum.W.map(Math.abs));

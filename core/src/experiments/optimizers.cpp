@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <map>
 #include <optional>
 
 #include "looplab/base/i18n.hpp"
@@ -49,10 +51,23 @@ constexpr std::size_t kTimingRounds = kMinDecidingRounds;
 constexpr double kMinTurnUs = 200.0;
 // Directions of the eigen plot: d + 1 for d ≤ 3 features.
 constexpr int kMaxDirections = 4;
-// Adam's rate is tuned on this grid, largest first; each later trial stops once it has taken as
-// many iterations as the best so far (it can no longer win), so the grid costs little more than
-// the best run.
-constexpr double kAdamGrid[] = {1.0, 0.1, 0.01, 0.001};
+// Adam's rate is chosen from a sweep of this grid (1-2-5 steps), largest first, by the fewest
+// iterations; a trial stops at kSweepSlack times the fewest so far (it can no longer win, and the
+// sweep plot has its count near the best), so the sweep costs a few best runs. The choice is
+// bracketed unless it lies at an end of the grid, and the result says which.
+constexpr double kAdamGrid[] = {10.0, 5.0,  2.0,  1.0,   0.5,   0.2,  0.1,
+                                0.05, 0.02, 0.01, 0.005, 0.002, 0.001};
+constexpr double kSweepSlack = 4.0;
+// While the largest rate tried is the best, the sweep goes on at twice it, up to this rate: the
+// choice is then bracketed on both sides.
+constexpr double kAdamMaxRate = 1000.0;
+constexpr int kAdamMaxExtensions = 7;  // 10 · 2⁷ = 1,280 > kAdamMaxRate
+// The exact sweep of the other optimizers: rates (2/λmax)·10^(−4 + k/8), k = 0 … 38 (up to about
+// 5.6 × 2/λmax: heavy ball's cliff lies at 2(1 + β)/λmax), each counted by its exact recurrence.
+constexpr int kSweepRates = 39;
+// Its rows: gradient descent, heavy ball at the theory's β, heavy ball at β = 0.9, Nesterov at the
+// theory's β.
+const char* const kSweepRows[] = {"gd", "momentum", "momentum_0.9", "nesterov"};
 enum class Method { Gd, Momentum, Nesterov, Adam };
 constexpr Method kOptimizers[] = {Method::Gd, Method::Momentum, Method::Nesterov, Method::Adam};
 // Its name in parameters, ids and results: "gd", "momentum", "nesterov", "adam".
@@ -132,7 +147,9 @@ struct Variant {
   std::vector<Track> replays;
   SeriesSampler sampler;
   Series* series = nullptr;
-  bool tuned() const { return optimizer != Method::Adam || trials.size() == std::size(kAdamGrid); }
+  bool bracketed = false;     // adam: the chosen rate has a grid rate on either side
+  std::vector<double> rates;  // adam: the sweep's rates, in the order tried
+  bool tuned() const { return optimizer != Method::Adam || trials.size() == rates.size(); }
 };
 
 // Every run's name, "raw_gd" … "scaled_adam".
@@ -140,6 +157,16 @@ std::vector<std::string> run_names() {
   std::vector<std::string> names;
   for (const char* s : kScalings)
     for (const Method o : kOptimizers) names.push_back(std::string(s) + "_" + name_of(o));
+  return names;
+}
+
+// The sweep plot's series: "sweep_raw_gd", … "sweep_scaled_adam".
+std::vector<std::string> sweep_names() {
+  std::vector<std::string> names;
+  for (const char* s : kScalings) {
+    for (const char* row : kSweepRows) names.push_back(std::string("sweep_") + s + "_" + row);
+    names.push_back(std::string("sweep_") + s + "_adam");
+  }
   return names;
 }
 
@@ -164,6 +191,8 @@ class OptimizersRun final : public ChunkedRun {
     add_valleys();
     for (int i = 1; i <= kMaxDirections; ++i)
       eigen_.push_back(&add_series("λ" + std::to_string(i), {"iteration", "gap"}));
+    for (const std::string& name : sweep_names())
+      sweep_[name] = &add_series(name, {"lr", "iterations"});
   }
 
   bool finished() const override { return variants_.back()->track.finished && timing_done_; }
@@ -228,6 +257,7 @@ class OptimizersRun final : public ChunkedRun {
     } else {
       v->rho = std::nan("");
     }
+    if (o == Method::Adam) v->rates.assign(std::begin(kAdamGrid), std::end(kAdamGrid));
     if (v->tuned()) start_track(*v, v->track, v->lr, max_iterations_);
     variants_.push_back(std::move(v));
   }
@@ -256,6 +286,30 @@ class OptimizersRun final : public ChunkedRun {
     if (valley_in_eigen_plane(*problems_[0].quad)) add_series("valley_plane", {"eigen"}).add({1.0});
   }
 
+  // One row of the exact learning-rate sweep: the iterations each rate needs in exact arithmetic
+  // (none plotted past the cliff or beyond max_iterations).
+  void sweep_row(std::size_t i) {
+    Problem& pr = problems_[i / std::size(kSweepRows)];
+    const std::string row = kSweepRows[i % std::size(kSweepRows)];
+    const Quadratic& q = *pr.quad;
+    const double edge = 2.0 / pr.gd.lambda_max;
+    for (int k = 0; k < kSweepRates; ++k) {
+      const double lr = edge * std::pow(10.0, -4.0 + 0.125 * k);
+      const std::optional<long long> n =
+          row == "gd" ? q.predicted_iterations(zero(), lr, tolerance_, max_iterations_)
+          : row == "nesterov"
+              ? q.predicted_nesterov_iterations(zero(), lr, pr.nag.beta, tolerance_,
+                                                max_iterations_)
+              : q.predicted_heavy_ball_iterations(zero(), lr, row == "momentum" ? pr.hb.beta : 0.9,
+                                                  tolerance_, max_iterations_);
+      if (n) sweep_series(pr, row).add({lr, static_cast<double>(*n)});
+    }
+  }
+
+  Series& sweep_series(const Problem& pr, const std::string& row) {
+    return *sweep_.at("sweep_" + pr.name + "_" + row);
+  }
+
   Variant& current() const {
     for (const auto& v : variants_)
       if (!v->track.finished) return *v;
@@ -263,6 +317,7 @@ class OptimizersRun final : public ChunkedRun {
   }
 
   void work_one() override {
+    if (swept_ < 2 * std::size(kSweepRows)) return sweep_row(swept_++);
     if (variants_.back()->track.finished) return time_turn();
     Variant& v = current();
     if (v.tuned()) {
@@ -271,30 +326,43 @@ class OptimizersRun final : public ChunkedRun {
       v.wall_ms += w.elapsed_ms();
       return;
     }
-    // Adam's grid: the next trial, capped at the best count so far.
+    // Adam's sweep: the next trial, capped at kSweepSlack times the best count so far.
     const Stopwatch w;
     if (!v.trial) {
       long long limit = max_iterations_;
       for (const Trial& t : v.trials)
-        if (t.hit) limit = std::min(limit, *t.hit);
+        if (t.hit)
+          limit =
+              std::min(limit, static_cast<long long>(kSweepSlack * static_cast<double>(*t.hit)));
       v.trial.emplace();
-      start_track(v, *v.trial, kAdamGrid[v.trials.size()], limit);
+      start_track(v, *v.trial, v.rates[v.trials.size()], limit);
     }
     run_chunk(v, *v.trial, kChunk, false);
     if (v.trial->finished) {
-      v.trials.push_back({kAdamGrid[v.trials.size()], v.trial->hit,
+      v.trials.push_back({v.rates[v.trials.size()], v.trial->hit,
                           v.trial->diverged_at ? std::nan("") : v.trial->last_gap});
+      if (v.trial->hit)
+        sweep_series(*v.problem, "adam")
+            .add({v.trials.back().lr, static_cast<double>(*v.trial->hit)});
       v.trial.reset();
       if (v.tuned()) {
         // The fewest iterations; with none reaching the tolerance, the lowest final gap.
         const Trial* best = &v.trials[0];
+        double top = 0.0, bottom = std::numeric_limits<double>::infinity();
         for (const Trial& t : v.trials) {
           const bool better = t.hit ? (!best->hit || *t.hit < *best->hit)
                                     : (!best->hit && std::isfinite(t.gap) && !(t.gap >= best->gap));
           if (better) best = &t;
+          top = std::max(top, t.lr);
+          bottom = std::min(bottom, t.lr);
         }
-        v.lr = best->lr;
-        start_track(v, v.track, v.lr, max_iterations_);
+        if (best->hit && best->lr == top && 2.0 * top <= kAdamMaxRate) {
+          v.rates.push_back(2.0 * top);  // the best is the largest tried: try a larger one
+        } else {
+          v.lr = best->lr;
+          v.bracketed = best->lr != top && best->lr != bottom;
+          start_track(v, v.track, v.lr, max_iterations_);
+        }
       }
     }
     v.tuning_ms += w.elapsed_ms();
@@ -419,7 +487,7 @@ class OptimizersRun final : public ChunkedRun {
     const Variant& v = current();
     if (!v.tuned())
       return msg("opt.progress_tuning", {{"name", v.label},
-                                         {"lr", kAdamGrid[v.trials.size()]},
+                                         {"lr", v.rates[v.trials.size()]},
                                          {"i", v.trial ? v.trial->iteration : 0}});
     return msg("opt.progress", {{"name", v.label}, {"i", v.track.iteration}});
   }
@@ -497,7 +565,10 @@ class OptimizersRun final : public ChunkedRun {
   LinearData data_;
   Problem problems_[2];
   std::vector<std::unique_ptr<Variant>> variants_;
-  std::vector<Series*> eigen_;   // the chosen run's gap along eigen-directions 1 … d + 1
+  std::vector<Series*> eigen_;
+  std::map<std::string, Series*> sweep_;  // sweep_<x>_<row>: iterations against the rate
+  std::size_t swept_ =
+      0;  // rows of the exact sweep done   // the chosen run's gap along eigen-directions 1 … d + 1
   std::vector<Variant*> timed_;  // the timing rounds' sides (timed_pairs), once the runs are done
   PairedRounds* rounds_ = nullptr;  // the timing rounds, once the runs are done
   bool timing_started_ = false, timing_done_ = false;
@@ -637,10 +708,9 @@ json OptimizersRun::headline() const {
     json tuned;
     if (v.optimizer == Method::Adam)
       tuned = msg("opt.tuned_adam", {{"lr", v.lr},
-                                     {"g0", kAdamGrid[0]},
-                                     {"g1", kAdamGrid[1]},
-                                     {"g2", kAdamGrid[2]},
-                                     {"g3", kAdamGrid[3]}});
+                                     {"hi", *std::max_element(v.rates.begin(), v.rates.end())},
+                                     {"lo", *std::min_element(v.rates.begin(), v.rates.end())},
+                                     {"edge", v.bracketed ? json() : msg("opt.sweep_edge")}});
     else if (manual_)
       tuned = msg("opt.tuned_manual", {{"lr", v.lr}, {"beta", v.beta}});
     else
@@ -673,9 +743,10 @@ json OptimizersRun::reading(const std::vector<Comparison>& cmp) const {
       for (const Trial& t : v.trials)
         grid.push_back(msg(t.hit ? "opt.r_trial" : "opt.r_trial_stopped",
                            {{"lr", t.lr}, {"n", t.hit.value_or(0)}}));
-      reading.push_back(
-          msg("opt.r_adam",
-              {{"label", v.label}, {"list", separated(grid, "sep.semicolon")}, {"lr", v.lr}}));
+      reading.push_back(msg("opt.r_adam", {{"label", v.label},
+                                           {"list", separated(grid, "sep.semicolon")},
+                                           {"lr", v.lr},
+                                           {"slack", kSweepSlack}}));
     }
   }
   json said = json::array();
@@ -720,7 +791,7 @@ json OptimizersRun::summary() const {
     json trials = json::array();
     for (const Trial& t : v->trials)
       trials.push_back({{"lr", t.lr}, {"iterations_to_tolerance", optional_json(t.hit)}});
-    grid[v->problem->name] = trials;
+    grid[v->problem->name] = {{"trials", trials}, {"bracketed", v->bracketed}};
   }
   s["adam_grid"] = grid;
   s["theory"] = theory();
@@ -770,11 +841,12 @@ Experiment make() {
     }
   std::vector<std::string> directions;
   for (int i = 1; i <= kMaxDirections; ++i) directions.push_back("λ" + std::to_string(i));
-  e.plots =
-      json::array({line_plot("gap", {"iteration", Scale::Log}, {"gap", Scale::Log}, names),
-                   contour_plot("valley", {"W"}, {"b"}, "gap", panels, "valley_levels", "data",
-                                "line_w", "line_b"),
-                   line_plot("eigen", {"iteration", Scale::Log}, {"gap", Scale::Log}, directions)});
+  e.plots = json::array(
+      {line_plot("gap", {"iteration", Scale::Log}, {"gap", Scale::Log}, names),
+       contour_plot("valley", {"W"}, {"b"}, "gap", panels, "valley_levels", "data", "line_w",
+                    "line_b"),
+       line_plot("eigen", {"iteration", Scale::Log}, {"gap", Scale::Log}, directions),
+       line_plot("sweep", {"lr", Scale::Log}, {"iterations", Scale::Log}, sweep_names())});
   e.check = [](const Params& p) {
     check_line_data(p);
     if (!p.flag("gd") && !p.flag("momentum") && !p.flag("nesterov") && !p.flag("adam"))
@@ -791,7 +863,8 @@ Experiment make() {
     for (const Method o : kOptimizers)
       if (p.flag(name_of(o))) {
         runs += 2.0;
-        if (o == Method::Adam) trials += 2.0 * static_cast<double>(std::size(kAdamGrid));
+        if (o == Method::Adam)
+          trials += 2.0 * static_cast<double>(std::size(kAdamGrid) + kAdamMaxExtensions);
       }
     return Estimate{1e6 + n * 4.0 * (3.0 + 8.0 * (runs + 1.0)),
                     (runs * (1.0 + kTimingRounds) + trials) *
