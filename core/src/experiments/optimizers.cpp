@@ -170,6 +170,14 @@ std::vector<std::string> sweep_names() {
   return names;
 }
 
+// The sweep plot of raw or of scaled x: its five rows.
+json sweep_plot(const std::string& x) {
+  std::vector<std::string> series;
+  for (const std::string& name : sweep_names())
+    if (name.rfind("sweep_" + x + "_", 0) == 0) series.push_back(name);
+  return line_plot("sweep_" + x, {"lr", Scale::Log}, {"iterations", Scale::Log}, series);
+}
+
 class OptimizersRun final : public ChunkedRun {
  public:
   explicit OptimizersRun(const Params& p)
@@ -841,12 +849,12 @@ Experiment make() {
     }
   std::vector<std::string> directions;
   for (int i = 1; i <= kMaxDirections; ++i) directions.push_back("λ" + std::to_string(i));
-  e.plots = json::array(
-      {line_plot("gap", {"iteration", Scale::Log}, {"gap", Scale::Log}, names),
-       contour_plot("valley", {"W"}, {"b"}, "gap", panels, "valley_levels", "data", "line_w",
-                    "line_b"),
-       line_plot("eigen", {"iteration", Scale::Log}, {"gap", Scale::Log}, directions),
-       line_plot("sweep", {"lr", Scale::Log}, {"iterations", Scale::Log}, sweep_names())});
+  e.plots =
+      json::array({line_plot("gap", {"iteration", Scale::Log}, {"gap", Scale::Log}, names),
+                   contour_plot("valley", {"W"}, {"b"}, "gap", panels, "valley_levels", "data",
+                                "line_w", "line_b"),
+                   line_plot("eigen", {"iteration", Scale::Log}, {"gap", Scale::Log}, directions),
+                   sweep_plot("raw"), sweep_plot("scaled")});
   e.check = [](const Params& p) {
     check_line_data(p);
     if (!p.flag("gd") && !p.flag("momentum") && !p.flag("nesterov") && !p.flag("adam"))
