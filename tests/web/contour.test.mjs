@@ -90,7 +90,7 @@ test('standardization with three features: the valley in the eigen-plane, named 
   const details = page.locator('.plot-box', { has: page.locator('.plot-contour') }).locator('details.plot-data');
   await details.locator('summary').click();
   await details.locator('tbody tr').first().waitFor({ timeout: 10_000 });
-  assert.match(await details.locator('thead').textContent(), /slowest direction.*fastest direction/s);
+  assert.match(await details.locator('thead').textContent(), /u \(λmin\).*v \(λmax\)/s);
   await assertClean(page, problems);
   await page.close();
 });
