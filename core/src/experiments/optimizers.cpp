@@ -294,24 +294,23 @@ class OptimizersRun final : public ChunkedRun {
     if (valley_in_eigen_plane(*problems_[0].quad)) add_series("valley_plane", {"eigen"}).add({1.0});
   }
 
-  // One row of the exact learning-rate sweep: the iterations each rate needs in exact arithmetic
-  // (none plotted past the cliff or beyond max_iterations).
-  void sweep_row(std::size_t i) {
-    Problem& pr = problems_[i / std::size(kSweepRows)];
-    const std::string row = kSweepRows[i % std::size(kSweepRows)];
+  // One point of the exact learning-rate sweep, a unit of work (a recurrence may run to
+  // max_iterations): the iterations rate k of a row needs in exact arithmetic, plotted unless it
+  // diverges (past the cliff) or needs more than max_iterations.
+  void sweep_point(std::size_t i) {
+    const std::size_t rows = std::size(kSweepRows);
+    Problem& pr = problems_[i / (rows * kSweepRates)];
+    const std::string row = kSweepRows[(i / kSweepRates) % rows];
     const Quadratic& q = *pr.quad;
-    const double edge = 2.0 / pr.gd.lambda_max;
-    for (int k = 0; k < kSweepRates; ++k) {
-      const double lr = edge * std::pow(10.0, -4.0 + 0.125 * k);
-      const std::optional<long long> n =
-          row == "gd" ? q.predicted_iterations(zero(), lr, tolerance_, max_iterations_)
-          : row == "nesterov"
-              ? q.predicted_nesterov_iterations(zero(), lr, pr.nag.beta, tolerance_,
-                                                max_iterations_)
-              : q.predicted_heavy_ball_iterations(zero(), lr, row == "momentum" ? pr.hb.beta : 0.9,
-                                                  tolerance_, max_iterations_);
-      if (n) sweep_series(pr, row).add({lr, static_cast<double>(*n)});
-    }
+    const double lr = 2.0 / pr.gd.lambda_max *
+                      std::pow(10.0, -4.0 + 0.125 * static_cast<double>(i % kSweepRates));
+    const std::optional<long long> n =
+        row == "gd" ? q.predicted_iterations(zero(), lr, tolerance_, max_iterations_)
+        : row == "nesterov"
+            ? q.predicted_nesterov_iterations(zero(), lr, pr.nag.beta, tolerance_, max_iterations_)
+            : q.predicted_heavy_ball_iterations(zero(), lr, row == "momentum" ? pr.hb.beta : 0.9,
+                                                tolerance_, max_iterations_);
+    if (n) sweep_series(pr, row).add({lr, static_cast<double>(*n)});
   }
 
   Series& sweep_series(const Problem& pr, const std::string& row) {
@@ -325,7 +324,7 @@ class OptimizersRun final : public ChunkedRun {
   }
 
   void work_one() override {
-    if (swept_ < 2 * std::size(kSweepRows)) return sweep_row(swept_++);
+    if (swept_ < 2 * std::size(kSweepRows) * kSweepRates) return sweep_point(swept_++);
     if (variants_.back()->track.finished) return time_turn();
     Variant& v = current();
     if (v.tuned()) {
@@ -573,10 +572,9 @@ class OptimizersRun final : public ChunkedRun {
   LinearData data_;
   Problem problems_[2];
   std::vector<std::unique_ptr<Variant>> variants_;
-  std::vector<Series*> eigen_;
+  std::vector<Series*> eigen_;            // the chosen run's gap along eigen-directions 1 … d + 1
   std::map<std::string, Series*> sweep_;  // sweep_<x>_<row>: iterations against the rate
-  std::size_t swept_ =
-      0;  // rows of the exact sweep done   // the chosen run's gap along eigen-directions 1 … d + 1
+  std::size_t swept_ = 0;                 // points of the exact sweep done
   std::vector<Variant*> timed_;  // the timing rounds' sides (timed_pairs), once the runs are done
   PairedRounds* rounds_ = nullptr;  // the timing rounds, once the runs are done
   bool timing_started_ = false, timing_done_ = false;
