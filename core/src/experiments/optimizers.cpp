@@ -199,6 +199,7 @@ class OptimizersRun final : public ChunkedRun {
     add_valleys();
     for (int i = 1; i <= kMaxDirections; ++i)
       eigen_.push_back(&add_series("λ" + std::to_string(i), {"iteration", "gap"}));
+    eigen_run_ = find(p.choice("eigen_run"));
     for (const std::string& name : sweep_names())
       sweep_[name] = &add_series(name, {"lr", "iterations"});
   }
@@ -385,7 +386,7 @@ class OptimizersRun final : public ChunkedRun {
           const double loss = q.loss_at_optimum() + gap * q.gap_scale();
           const auto xy = path_columns(q, t.at, raw_units(v));
           v.series->add({static_cast<double>(t.iteration), loss, gap, xy[0], xy[1], xy[2], xy[3]});
-          if (v.name == params().choice("eigen_run")) add_eigen_point(q, t);
+          if (&v == eigen_run_) add_eigen_point(q, t);
         },
         q, tolerance_, steps);
   }
@@ -573,6 +574,7 @@ class OptimizersRun final : public ChunkedRun {
   Problem problems_[2];
   std::vector<std::unique_ptr<Variant>> variants_;
   std::vector<Series*> eigen_;            // the chosen run's gap along eigen-directions 1 … d + 1
+  const Variant* eigen_run_ = nullptr;    // the run the eigen plot follows, when it runs
   std::map<std::string, Series*> sweep_;  // sweep_<x>_<row>: iterations against the rate
   std::size_t swept_ = 0;                 // points of the exact sweep done
   std::vector<Variant*> timed_;  // the timing rounds' sides (timed_pairs), once the runs are done

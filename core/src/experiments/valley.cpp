@@ -35,13 +35,9 @@ void ToleranceRun::start(std::size_t d, long long iteration_limit) {
 }
 
 std::vector<double> gap_by_direction(const Quadratic& q, const LinearWeights& w) {
-  const Eigen::Index p = q.eigenvalues().size();
-  Eigen::VectorXd delta(p);
-  for (Eigen::Index i = 0; i + 1 < p; ++i) delta(i) = w.w[i] - q.optimum().w[i];
-  delta(p - 1) = w.b - q.optimum().b;
-  const Eigen::VectorXd c = q.eigenvectors().transpose() * delta;
-  std::vector<double> share(static_cast<std::size_t>(p));
-  for (Eigen::Index i = 0; i < p; ++i)
+  const Eigen::VectorXd c = q.eigen_coordinates(w);
+  std::vector<double> share(static_cast<std::size_t>(c.size()));
+  for (Eigen::Index i = 0; i < c.size(); ++i)
     share[i] = 0.5 * q.eigenvalues()(i) * c(i) * c(i) / q.gap_scale();
   return share;
 }
@@ -57,15 +53,8 @@ namespace {
 // A point's coordinates in the valley's plane (valley_in_eigen_plane).
 std::array<double, 2> valley_coordinates(const Quadratic& q, const LinearWeights& w) {
   if (!valley_in_eigen_plane(q)) return {w.w.at(0), w.b};
-  const Eigen::MatrixXd& e = q.eigenvectors();
-  const Eigen::Index p = e.rows();
-  std::array<double, 2> at{0.0, 0.0};
-  for (Eigen::Index i = 0; i < p; ++i) {
-    const double delta = (i + 1 < p ? w.w[i] - q.optimum().w[i] : w.b - q.optimum().b);
-    at[0] += e(i, 0) * delta;      // the slowest direction (the smallest eigenvalue)
-    at[1] += e(i, p - 1) * delta;  // the fastest
-  }
-  return at;
+  const Eigen::VectorXd c = q.eigen_coordinates(w);
+  return {c(0), c(c.size() - 1)};  // the slowest direction, the fastest
 }
 
 struct ScalingRung {

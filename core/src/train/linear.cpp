@@ -145,6 +145,10 @@ Eigen::VectorXd Quadratic::to_theta(const LinearWeights& w) const {
   return t;
 }
 
+Eigen::VectorXd Quadratic::eigen_coordinates(const LinearWeights& w) const {
+  return eigenvectors_.transpose() * (to_theta(w) - to_theta(optimum_));
+}
+
 double Quadratic::gap(const LinearWeights& w) const {
   const Eigen::VectorXd delta = to_theta(w) - to_theta(optimum_);
   return 0.5 * delta.dot(hessian_ * delta);
@@ -166,7 +170,7 @@ double Quadratic::relative_gap(const double* theta) const {
 std::optional<long long> Quadratic::predicted_iterations(const LinearWeights& start, double lr,
                                                          double tolerance, long long limit) const {
   // In the eigenbasis, the gap after k steps is ½ Σ λ_i c_i² (1 − lr·λ_i)^(2k).
-  const Eigen::VectorXd c = eigenvectors_.transpose() * (to_theta(start) - to_theta(optimum_));
+  const Eigen::VectorXd c = eigen_coordinates(start);
   const double target = tolerance * gap_scale_;
   auto gap_after = [&](long long k) {
     double g = 0.0;
@@ -237,7 +241,7 @@ std::optional<long long> Quadratic::predicted_heavy_ball_iterations(const Linear
                                                                     double lr, double beta,
                                                                     double tolerance,
                                                                     long long limit) const {
-  const Eigen::VectorXd c = eigenvectors_.transpose() * (to_theta(start) - to_theta(optimum_));
+  const Eigen::VectorXd c = eigen_coordinates(start);
   // s: e_{k−1}, e_{−1} = e_0.
   return first_within(eigenvalues_, c, c, tolerance * gap_scale_, limit,
                       [&](double lambda, double& e, double& before) {
@@ -251,7 +255,7 @@ std::optional<long long> Quadratic::predicted_nesterov_iterations(const LinearWe
                                                                   double lr, double beta,
                                                                   double tolerance,
                                                                   long long limit) const {
-  const Eigen::VectorXd c = eigenvectors_.transpose() * (to_theta(start) - to_theta(optimum_));
+  const Eigen::VectorXd c = eigen_coordinates(start);
   // s: z, the momentum along the direction, z_0 = 0.
   return first_within(eigenvalues_, c, Eigen::VectorXd::Zero(c.size()), tolerance * gap_scale_,
                       limit, [&](double lambda, double& e, double& z) {
@@ -261,7 +265,7 @@ std::optional<long long> Quadratic::predicted_nesterov_iterations(const LinearWe
 }
 
 RateAnalysis Quadratic::rates(const LinearWeights& start, double lr, double tolerance) const {
-  const Eigen::VectorXd c = eigenvectors_.transpose() * (to_theta(start) - to_theta(optimum_));
+  const Eigen::VectorXd c = eigen_coordinates(start);
   const Eigen::Index p = c.size();
   // share(i): direction i's part of the starting relative gap, ½ λ_i c_i² / L*.
   auto share = [&](Eigen::Index i) { return 0.5 * eigenvalues_(i) * c(i) * c(i) / gap_scale_; };

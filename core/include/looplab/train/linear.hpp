@@ -95,6 +95,8 @@ class Quadratic {
   double loss_at_optimum() const { return loss_star_; }
   const Eigen::VectorXd& eigenvalues() const { return eigenvalues_; }    // ascending
   const Eigen::MatrixXd& eigenvectors() const { return eigenvectors_; }  // columns, in that order
+  // c = Vᵀ(θ − θ*): how far w lies from the optimum along each eigen-direction, in that order.
+  Eigen::VectorXd eigen_coordinates(const LinearWeights& w) const;
   double condition_number() const {
     return eigenvalues_(eigenvalues_.size() - 1) / eigenvalues_(0);
   }
