@@ -103,7 +103,7 @@ LinearData line_data(const Params& p, const std::optional<CsvData>& csv) {
     d = synthetic_data(s);
   }
   const int degree = static_cast<int>(p.integer("degree"));
-  if (degree > 1) d.x = polynomial_features(d.x, degree);
+  if (degree > 1 && d.x.shape().cols == 1) d.x = polynomial_features(d.x, degree);
   return d;
 }
 
@@ -123,14 +123,15 @@ std::vector<ParamSpec> line_data_params() {
   };
 }
 
-void check_line_data(const Params& p) {
+void check_line_data(const Params& p, long long default_degree) {
   auto csv = csv_data(p);
   const long long columns = csv                                ? csv->data.x.shape().cols
                             : p.choice("data") == "correlated" ? 2
                                                                : 1;
   if (csv) checked_csv_data(std::move(*csv));  // so validation reports a bad file
-  if (p.integer("degree") > 1 && columns > 1)  // powers of one x only
-    throw ConfigError(msg("err.degree_one_x", {{"got", p.integer("degree")}, {"n", columns}}));
+  const long long degree = p.integer("degree");
+  if (degree > 1 && degree != default_degree && columns > 1)  // powers of one x only
+    throw ConfigError(msg("err.degree_one_x", {{"got", degree}, {"n", columns}}));
   if (p.choice("data") == "synthetic" && !(p.number("x_min") < p.number("x_max")))
     throw ConfigError(msg("err.greater_than", {{"name", "x_max"},
                                                {"other", "x_min"},

@@ -548,7 +548,7 @@ Experiment make_standardization_experiment() {
                     "valley_levels", "data", "line_w", "line_b")});
   e.quoted_sources = {"seed thread 004, question", "seed thread 004, question",
                       "seed thread 004, question", "seed thread 004, answer 2"};
-  e.check = check_line_data;
+  e.check = [](const Params& p) { check_line_data(p); };
   e.estimate = [](const Params& p) {
     const double n = p.choice("data") == "synthetic" ? static_cast<double>(p.integer("n")) : 1000.0;
     // x and y, each variant's own x, its trainer's buffers (eager allocates a few n-sized tensors

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include "looplab/train/optim.hpp"
+
 namespace looplab {
 
 LinearRegression::LinearRegression(int features) : w_({features, 1}), b_({1, 1}) {}
@@ -262,6 +264,29 @@ std::optional<long long> Quadratic::predicted_nesterov_iterations(const LinearWe
                         z = beta * z + lambda * e;
                         e -= lr * (lambda * e + beta * z);
                       });
+}
+
+std::optional<long long> Quadratic::predicted_adam_iterations(const LinearWeights& start, double lr,
+                                                              double tolerance,
+                                                              long long limit) const {
+  const OptimizerOptions keras;  // β₁, β₂ and ε as the trainers use them
+  const double target = tolerance * gap_scale_;
+  Eigen::VectorXd e = to_theta(start) - to_theta(optimum_);
+  Eigen::VectorXd m = Eigen::VectorXd::Zero(e.size()), v = m;
+  double b1t = 1.0, b2t = 1.0;  // β₁ᵗ, β₂ᵗ
+  for (long long k = 0; k <= limit; ++k) {
+    const Eigen::VectorXd g = hessian_ * e;
+    const double gap = 0.5 * e.dot(g);
+    if (gap <= target) return k;
+    if (!(gap < 1e300)) return std::nullopt;  // diverged
+    b1t *= keras.beta1;
+    b2t *= keras.beta2;
+    m = keras.beta1 * m + (1.0 - keras.beta1) * g;
+    v = keras.beta2 * v + (1.0 - keras.beta2) * g.cwiseAbs2();
+    e -= (lr * std::sqrt(1.0 - b2t) / (1.0 - b1t)) *
+         m.cwiseQuotient((v.cwiseSqrt().array() + keras.epsilon).matrix());
+  }
+  return std::nullopt;
 }
 
 RateAnalysis Quadratic::rates(const LinearWeights& start, double lr, double tolerance) const {

@@ -67,6 +67,10 @@ inline constexpr ResultTable kResultTables[] = {
     {"overhead", "points",
      "every (N, mode) measurement in order: {n, mode, us_per_step, steps_per_chunk, steps, "
      "diverged}; the page appends js_per_call's"},
+    {"optimizers", "ladder",
+     "a row per rung of the preprocessing ladder and optimizer, rungs in order: {x, optimizer "
+     "(messages), condition_number, exact_iterations (double precision; null beyond the limit), "
+     "iterations_to_tolerance (float32; null when not reached), iterations_run, lr, wall_ms}"},
     {"retracing", "calls",
      "every call of the script in order: {call, rows, training, traced, reason (null when "
      "replayed), ms (a traced call timed alone; a replay, its chunk's ms per replay; null for a "

@@ -40,14 +40,15 @@ json config_without_text(const Params& p, const std::optional<CsvData>& csv);
 // The x, y data of a line-fitting experiment (standardization, optimizers): the checked CSV when
 // one came with the config (x: one column or several), else the "data" parameter's seed004,
 // synthetic (n, slope, intercept, noise, x_min, x_max, seed) or correlated set (two features with
-// correlation r); with degree > 1, x's powers x, x², … as its features.
+// correlation r); with degree > 1 and one x column, x's powers x, x², … as its features.
 LinearData line_data(const Params& p, const std::optional<CsvData>& csv);
 
 // The parameters line_data reads, declared once for both experiments: data (seed004 | synthetic |
 // correlated), degree, and for generated data n, r, slope, intercept, noise, x_min, x_max, seed.
 std::vector<ParamSpec> line_data_params();
 // Their check beyond each one's range (ConfigError): an attached CSV determines a line, degree > 1
-// only for one x, and x_min < x_max.
-void check_line_data(const Params& p);
+// only for one x (except the experiment's own default degree, which several x columns ignore:
+// optimizers trains on x, x² by default, and on a CSV's x=a,b as they are), and x_min < x_max.
+void check_line_data(const Params& p, long long default_degree = 1);
 
 }  // namespace looplab

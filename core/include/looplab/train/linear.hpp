@@ -139,6 +139,12 @@ class Quadratic {
   std::optional<long long> predicted_nesterov_iterations(const LinearWeights& start, double lr,
                                                          double beta, double tolerance,
                                                          long long limit = 100'000'000) const;
+  // The same for Adam as optim.hpp steps it (Keras's update: m ← β₁m + (1 − β₁)g, v ← β₂v +
+  // (1 − β₂)g², θ ← θ − lr·√(1 − β₂ᵗ)/(1 − β₁ᵗ)·m/(√v + ε)), in double on θ itself: Adam works
+  // per parameter, not per eigen-direction, so g = H(θ − θ*) is formed every step.
+  std::optional<long long> predicted_adam_iterations(const LinearWeights& start, double lr,
+                                                     double tolerance,
+                                                     long long limit = 100'000'000) const;
   const Eigen::MatrixXd& hessian() const { return hessian_; }
 
  private:
