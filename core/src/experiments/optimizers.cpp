@@ -72,8 +72,9 @@ constexpr int kAdamMaxExtensions = 7;  // 10 · 2⁷ = 1,280 > kAdamMaxRate
 // The exact sweep of the other optimizers: rates (2/λmax)·10^(−4 + k/8), k = 0 … 38 (up to about
 // 5.6 × 2/λmax: heavy ball's cliff lies at 2(1 + β)/λmax), each counted by its exact recurrence.
 constexpr int kSweepRates = 39;
-// A run's exact count is stepped up to this many iterations (or max_iterations, if more): the
-// answer ranks the optimizers by it, also where the float32 run stops at max_iterations.
+// A run's exact count is stepped up to this many iterations (heavy ball, Nesterov, Adam: a unit of
+// work, whatever max_iterations): the answer ranks the optimizers by it, also where the float32
+// run stops at max_iterations. Counts beyond it rank as unknown.
 constexpr long long kExactLimit = 1'000'000;
 constexpr long long kGdExactLimit = 1'000'000'000'000;  // Quadratic::predicted_iterations' own
 // Features by default: x and x² of the seed's data (make() says why).
@@ -300,8 +301,7 @@ class OptimizersRun final : public ChunkedRun {
       v->rho = o == Method::Gd ? pr.quad->rates(zero(), v->lr, tolerance_).rho
                : theory        ? (o == Method::Momentum ? pr.hb.rho : pr.nag.rho)
                                : std::nan("");
-      v->predicted = exact_count(
-          *v, v->lr, o == Method::Gd ? kGdExactLimit : std::max(max_iterations_, kExactLimit));
+      v->predicted = exact_count(*v, v->lr, o == Method::Gd ? kGdExactLimit : kExactLimit);
     }
     if (o == Method::Adam) v->rates.assign(std::begin(kAdamGrid), std::end(kAdamGrid));
     if (v->tuned()) start_track(*v, v->track, v->lr, max_iterations_);
@@ -324,22 +324,31 @@ class OptimizersRun final : public ChunkedRun {
     return std::nullopt;
   }
 
+  // The largest lr·λmax at which no direction grows: 2 (gradient descent), 2(1 + β) (heavy ball),
+  // 2(1 + β)/(1 + 2β) (Nesterov: its 2×2 recurrence per direction, by Jury's test); none for Adam.
+  static double cliff(Method o, double b) {
+    return o == Method::Gd         ? 2.0
+           : o == Method::Momentum ? 2.0 * (1.0 + b)
+           : o == Method::Nesterov ? 2.0 * (1.0 + b) / (1.0 + 2.0 * b)
+                                   : std::numeric_limits<double>::infinity();
+  }
+  bool diverges(const Variant& v) const {
+    return v.lr * v.problem->gd.lambda_max >= cliff(v.optimizer, v.beta);
+  }
+
   // tuning = sweep: β = kSweepBeta for heavy ball and Nesterov, and the rate of kExactSweep with
-  // the fewest iterations, each counted in exact arithmetic up to max_iterations (what running the
+  // the fewest iterations, each counted in exact arithmetic up to max_iterations (at most
+  // kExactLimit; what running the
   // trials would find, without running them). When none gets there: the largest rate at which
   // no direction grows, lr·λmax below 2 (gradient descent), 2(1 + β) (heavy ball) or
   // 2(1 + β)/(1 + 2β) (Nesterov): a trial past it diverges at once.
   void sweep_tune(Variant& v) const {
     v.beta = v.optimizer == Method::Gd ? 0.0 : kSweepBeta;
-    const double b = v.beta;
-    const double cliff = v.optimizer == Method::Gd         ? 2.0
-                         : v.optimizer == Method::Momentum ? 2.0 * (1.0 + b)
-                                                           : 2.0 * (1.0 + b) / (1.0 + 2.0 * b);
     std::optional<long long> best;
     double stable = kExactSweep[std::size(kExactSweep) - 1];
     for (const double lr : kExactSweep) {
-      if (lr * v.problem->gd.lambda_max < cliff) stable = std::max(stable, lr);
-      const std::optional<long long> n = exact_count(v, lr, max_iterations_);
+      if (lr * v.problem->gd.lambda_max < cliff(v.optimizer, v.beta)) stable = std::max(stable, lr);
+      const std::optional<long long> n = exact_count(v, lr, std::min(max_iterations_, kExactLimit));
       if (n && (!best || *n < *best)) {
         best = n;
         v.lr = lr;
@@ -449,7 +458,7 @@ class OptimizersRun final : public ChunkedRun {
         } else {
           v.lr = best->lr;
           v.bracketed = best->lr != top && best->lr != bottom;
-          v.predicted = exact_count(v, v.lr, std::max(max_iterations_, kExactLimit));
+          v.predicted = exact_count(v, v.lr, kExactLimit);
           start_track(v, v.track, v.lr, max_iterations_);
         }
       }
@@ -502,14 +511,21 @@ class OptimizersRun final : public ChunkedRun {
   }
 
   // The optimizer on raw x that needs the fewest iterations in exact arithmetic (double), among
-  // those that get there within kExactLimit; nullptr when none does.
+  // those that get there within kExactLimit (gradient descent's count, found by bisection, can be
+  // larger; the others' are unknown beyond it); nullptr when none does.
   const Variant* best_raw() const {
     const Variant* best = nullptr;
     for (const Method o : kOptimizers) {
       const Variant* v = find(std::string("raw_") + name_of(o));
-      if (v && v->predicted && (!best || *v->predicted < *best->predicted)) best = v;
+      if (v && ranked_count(*v) < kUnranked && (!best || *v->predicted < *best->predicted))
+        best = v;
     }
     return best;
+  }
+  // The count the answer ranks by: the exact count within kExactLimit, else kUnranked.
+  static constexpr long long kUnranked = std::numeric_limits<long long>::max();
+  static long long ranked_count(const Variant& v) {
+    return v.predicted && *v.predicted <= kExactLimit ? *v.predicted : kUnranked;
   }
 
   std::size_t rounds_done() const { return rounds_ ? rounds_->rounds() : 0; }
@@ -777,29 +793,25 @@ json OptimizersRun::answer(const std::vector<Comparison>& cmp) const {
   if (!gd || !gd->predicted || !any_raw)
     return msg("opt.a_partial", {{"list", separated(list, "sep.semicolon")}});
   json items = json::array();
-  if (!best) {  // none gets there within the exact limit
-    items.push_back(msg("opt.a_raw_beyond", {{"label", gd->problem->label},
-                                             {"gds", *gd->predicted},
-                                             {"kr", problems_[0].quad->condition_number()},
-                                             {"ranking", ranking()},
-                                             {"n", std::max(max_iterations_, kExactLimit)}}));
-    for (json story : {ladder_story(), momentum_story()})
-      if (!story.is_null()) items.push_back(std::move(story));
-    return msg("seq", {{"items", items}});
+  if (tuning_ == "manual") items.push_back(msg("opt.a_manual"));
+  json args = {{"label", gd->problem->label},
+               {"gds", *gd->predicted},
+               {"kr", problems_[0].quad->condition_number()},
+               {"ranking", ranking()},
+               {"n", kExactLimit}};
+  const char* key = "opt.a_raw_beyond";  // none gets there within the exact limit
+  if (best) {
+    const double gds = static_cast<double>(std::max<long long>(1, *gd->predicted));
+    const double f = static_cast<double>(*best->predicted) / gds;
+    key = *best->predicted > *gd->predicted   ? "opt.a_closest_more"
+          : *best->predicted < *gd->predicted ? "opt.a_closest_fewer"
+                                              : "opt.a_closest_same";
+    args["best"] = best->label;
+    args["n"] = *best->predicted;
+    args["f"] = f >= 1.0 ? f : 1.0 / std::max(f, 1.0 / gds);
+    args["needs"] = needs(*best);
   }
-  const double gds = static_cast<double>(std::max<long long>(1, *gd->predicted));
-  const double f = static_cast<double>(*best->predicted) / gds;
-  const char* key = f > 1.0   ? "opt.a_closest_more"
-                    : f < 1.0 ? "opt.a_closest_fewer"
-                              : "opt.a_closest_same";
-  items.push_back(msg(key, {{"label", gd->problem->label},
-                            {"gds", *gd->predicted},
-                            {"kr", problems_[0].quad->condition_number()},
-                            {"ranking", ranking()},
-                            {"best", best->label},
-                            {"n", *best->predicted},
-                            {"f", f > 1.0 ? f : 1.0 / f},
-                            {"needs", needs(*best)}}));
+  items.push_back(msg(key, args));
   for (json story : {ladder_story(), momentum_story()})
     if (!story.is_null()) items.push_back(std::move(story));
   for (const auto& v : variants_) {  // float32 runs that stopped where exact arithmetic did not
@@ -818,14 +830,14 @@ json OptimizersRun::answer(const std::vector<Comparison>& cmp) const {
   return msg("seq", {{"items", items}});
 }
 
-// The optimizers on raw x by their exact counts, fewest first; those beyond kExactLimit last.
+// The optimizers on raw x by their exact counts, fewest first; those beyond kExactLimit last, in
+// their order (each said with its count, or "more than", or "diverges").
 json OptimizersRun::ranking() const {
   std::vector<const Variant*> raw;
   for (const Method o : kOptimizers)
     if (const Variant* v = find(std::string("raw_") + name_of(o))) raw.push_back(v);
   std::stable_sort(raw.begin(), raw.end(), [](const Variant* a, const Variant* b) {
-    return a->predicted.value_or(std::numeric_limits<long long>::max()) <
-           b->predicted.value_or(std::numeric_limits<long long>::max());
+    return ranked_count(*a) < ranked_count(*b);
   });
   json items = json::array();
   for (const Variant* v : raw)
@@ -842,7 +854,8 @@ json OptimizersRun::needs(const Variant& v) const {
     return msg("opt.needs_sweep", {{"trials", static_cast<long long>(v.trials.size())}});
   if (tuning_ == "manual") return msg("opt.needs_manual");
   if (tuning_ == "sweep")
-    return msg("opt.needs_sweep_exact", {{"trials", static_cast<long long>(v.swept)}});
+    return msg(v.sweep_reached ? "opt.needs_sweep_exact" : "opt.needs_sweep_none",
+               {{"trials", static_cast<long long>(v.swept)}});
   return msg(v.optimizer == Method::Gd ? "opt.needs_gd" : "opt.needs_oracle");
 }
 
@@ -850,9 +863,8 @@ json OptimizersRun::needs(const Variant& v) const {
 // found by bisection, not stepped: up to predicted_iterations' own limit).
 json OptimizersRun::exact_message(const Variant& v) const {
   if (v.predicted) return msg("std.iter", {{"n", *v.predicted}});
-  const long long limit =
-      v.optimizer == Method::Gd ? kGdExactLimit : std::max(max_iterations_, kExactLimit);
-  return msg("opt.beyond", {{"n", limit}});
+  if (diverges(v)) return msg("opt.diverges");
+  return msg("opt.beyond", {{"n", v.optimizer == Method::Gd ? kGdExactLimit : kExactLimit}});
 }
 
 // Down the ladder with gradient descent (exact counts); nothing unless every rung ran.
@@ -874,13 +886,18 @@ json OptimizersRun::momentum_story() const {
   const Variant *gd = find("scaled_gd"), *hb = find("scaled_momentum");
   if (!gd || !hb || !gd->predicted || !hb->predicted || *hb->predicted <= 0) return nullptr;
   const double kappa = gd->problem->quad->condition_number();
-  return msg(*hb->predicted < *gd->predicted ? "opt.a_momentum_buys" : "opt.a_momentum_none",
-             {{"label", gd->problem->label},
-              {"kappa", kappa},
-              {"hb", *hb->predicted},
-              {"gd", *gd->predicted},
-              {"f", static_cast<double>(*gd->predicted) / static_cast<double>(*hb->predicted)},
-              {"sk", std::sqrt(kappa)}});
+  // √κ is the theory's gain at its own α, β: beside another β, the β is said instead.
+  const char* key = *hb->predicted > *gd->predicted    ? "opt.a_momentum_loses"
+                    : *hb->predicted == *gd->predicted ? "opt.a_momentum_none"
+                    : tuning_ == "theory"              ? "opt.a_momentum_buys"
+                                                       : "opt.a_momentum_buys_beta";
+  return msg(key, {{"label", gd->problem->label},
+                   {"kappa", kappa},
+                   {"hb", *hb->predicted},
+                   {"gd", *gd->predicted},
+                   {"f", static_cast<double>(*gd->predicted) / static_cast<double>(*hb->predicted)},
+                   {"sk", std::sqrt(kappa)},
+                   {"beta", hb->beta}});
 }
 
 json OptimizersRun::ladder_table() const {
@@ -1112,7 +1129,7 @@ Experiment make() {
                         static_cast<double>(p.integer("max_iterations") + 1),
                     "n and max_iterations"};
   };
-  e.small_config = {"data=synthetic", "n=300", "max_iterations=3000", "max_seconds=0"};
+  e.small_config = {"data=synthetic", "n=100", "max_iterations=1000", "max_seconds=0"};
   e.golden_configs = {
       {},
       {"mode=eager", "degree=1", "nesterov=false", "adam=false", "ladder=false",

@@ -272,10 +272,10 @@ std::optional<long long> Quadratic::predicted_adam_iterations(const LinearWeight
   const OptimizerOptions keras;  // β₁, β₂ and ε as the trainers use them
   const double target = tolerance * gap_scale_;
   Eigen::VectorXd e = to_theta(start) - to_theta(optimum_);
-  Eigen::VectorXd m = Eigen::VectorXd::Zero(e.size()), v = m;
-  double b1t = 1.0, b2t = 1.0;  // β₁ᵗ, β₂ᵗ
-  for (long long k = 0; k <= limit; ++k) {
-    const Eigen::VectorXd g = hessian_ * e;
+  Eigen::VectorXd g(e.size()), m = Eigen::VectorXd::Zero(e.size()), v = m;
+  double b1t = 1.0, b2t = 1.0;              // β₁ᵗ, β₂ᵗ
+  for (long long k = 0; k <= limit; ++k) {  // allocates nothing: up to a million steps
+    g.noalias() = hessian_ * e;
     const double gap = 0.5 * e.dot(g);
     if (gap <= target) return k;
     if (!(gap < 1e300)) return std::nullopt;  // diverged
@@ -283,8 +283,9 @@ std::optional<long long> Quadratic::predicted_adam_iterations(const LinearWeight
     b2t *= keras.beta2;
     m = keras.beta1 * m + (1.0 - keras.beta1) * g;
     v = keras.beta2 * v + (1.0 - keras.beta2) * g.cwiseAbs2();
-    e -= (lr * std::sqrt(1.0 - b2t) / (1.0 - b1t)) *
-         m.cwiseQuotient((v.cwiseSqrt().array() + keras.epsilon).matrix());
+    // The step as optim.cpp computes it: m/(√v + ε), then times the bias-corrected rate.
+    e.array() -= (lr * std::sqrt(1.0 - b2t) / (1.0 - b1t)) *
+                 (m.array() / (v.array().sqrt() + keras.epsilon));
   }
   return std::nullopt;
 }

@@ -41,14 +41,14 @@ const json* optimizers_comparison(const json& result, const std::string& id) {
   return nullptr;
 }
 
-// One feature of the seed-004 data (degree 1, traced, tolerance 1e-6, 200,000 iterations).
+// One feature of the seed-004 data (degree 1, traced, tolerance 1e-6, 60,000 iterations).
 // Measured 2026-12-04: heavy ball 934 on raw x (931 predicted), Nesterov 928, Adam 125 at lr 2
-// (the sweep's best); gradient descent at its best rate does not reach the tolerance in 200,000
-// float32 steps (exact arithmetic: 57,367); on standardized x gradient descent, heavy ball and
-// Nesterov need 1 step, Adam 158.
+// (the sweep's best); float32 gradient descent at its best rate stalls at a gap of 1.89e-6, short
+// of the tolerance (in 60,000 steps as in 200,000; exact arithmetic: 57,367); on standardized x
+// gradient descent, heavy ball and Nesterov need 1 step, Adam 158.
 TEST(OptimizersExperiment, OneFeatureCountsAndTheTheoryBesideThem) {
   const json r = run_to_end(R"({"experiment": "optimizers", "degree": 1, "ladder": false,
-                                "max_iterations": 200000})",
+                                "max_iterations": 60000, "max_seconds": 0})",
                             200.0);
   const json& gd = optimizers_run_named(r, "raw_gd");
   const json& hb = optimizers_run_named(r, "raw_momentum");
@@ -98,7 +98,7 @@ TEST(OptimizersExperiment, OneFeatureCountsAndTheTheoryBesideThem) {
       << answer;
   EXPECT_NE(answer.find("no optimizer on raw x replaces scaling"), std::string::npos) << answer;
   EXPECT_NE(answer.find("In float32, gradient descent on raw x stopped at a gap of 1.89e-06 after "
-                        "200,000 iterations, where exact arithmetic reaches the tolerance at "
+                        "60,000 iterations, where exact arithmetic reaches the tolerance at "
                         "57,367"),
             std::string::npos)
       << answer;
@@ -150,7 +150,10 @@ TEST(OptimizersExperiment, OneFeatureCountsAndTheTheoryBesideThem) {
 // the answer ranks the optimizers on raw x by their exact counts and says what momentum buys on
 // standardized x, all from the ladder's own numbers.
 TEST(OptimizersExperiment, DefaultLadderRanksByExactCounts) {
-  const json r = run_to_end(R"({"experiment": "optimizers"})", 200.0);
+  // 100 synthetic points (x uniform in [0, 100]): the shape of the default, a tenth of its work per
+  // step (the sanitizer build runs this at -O0).
+  const json r = run_to_end(
+      R"({"experiment": "optimizers", "data": "synthetic", "n": 100, "max_seconds": 0})", 200.0);
   const json& ladder = r["ladder"];
   ASSERT_EQ(ladder.size(), 20u);
   const char* const rungs[] = {"raw x", "centred x", "min-max scaled x", "standardized x",
@@ -170,9 +173,14 @@ TEST(OptimizersExperiment, DefaultLadderRanksByExactCounts) {
                 ladder[i - 4]["condition_number"].get<double>())
           << i;
   }
+  // On the scaled rungs float32 Adam ends within two steps of its exact count (measured: 174, 135,
+  // 134 both ways): a wrong β, ε or bias correction in the exact update would show here.
+  for (const int row : {11, 15, 19})
+    EXPECT_NEAR(ladder[row]["iterations_to_tolerance"].get<double>(),
+                ladder[row]["exact_iterations"].get<double>(), 2.0)
+        << row;
   EXPECT_NEAR(ladder[16]["condition_number"].get<double>(), 1.0, 1e-6);  // whitened
   for (int o = 0; o < 3; ++o) EXPECT_EQ(ladder[16 + o]["exact_iterations"], 1) << o;
-  EXPECT_NEAR(ladder[12]["condition_number"].get<double>(), 61.9, 0.1);  // standardized
 
   // The answer's numbers are the ladder's: raw x's optimizers by their exact counts, fewest first,
   // the closest against gradient descent on standardized x, and heavy ball's gain there.
@@ -186,8 +194,9 @@ TEST(OptimizersExperiment, DefaultLadderRanksByExactCounts) {
     ranking += (ranking.empty() ? "" : ", ") + name + " " + format_count(n);
   EXPECT_NE(answer.find(ranking), std::string::npos) << ranking << "\n" << answer;
   const long long gds = ladder[12]["exact_iterations"].get<long long>();
-  EXPECT_EQ(raw[0].second, "Adam");
-  EXPECT_GT(raw[0].first, gds);
+  EXPECT_NE(answer.find("The closest, " + raw[0].second + " on raw x, needs"), std::string::npos)
+      << answer;
+  ASSERT_GT(raw[0].first, gds);  // this data: every optimizer on raw x needs more
   EXPECT_NE(answer.find("no optimizer on raw x replaces scaling"), std::string::npos) << answer;
   EXPECT_NE(answer.find("the iterations are heavy ball " +
                         format_count(ladder[13]["exact_iterations"].get<long long>()) +
@@ -201,13 +210,21 @@ TEST(OptimizersExperiment, DefaultLadderRanksByExactCounts) {
 
 // tuning = sweep: gradient descent, heavy ball and Nesterov (β = 0.9) each take the rate of the
 // 1-2-5 grid 10 … 1e-9 that needs the fewest iterations in exact arithmetic (up to max_iterations),
-// recounted here on the seed's x, raw and standardized, with Quadratic's recurrences.
+// recounted here on the run's x (100 synthetic points), raw and standardized, with Quadratic's
+// recurrences.
 TEST(OptimizersExperiment, SweepTuningTakesTheGridRateWithTheFewestExactIterations) {
   const json r = run_to_end(R"({"experiment": "optimizers", "tuning": "sweep", "degree": 1,
-                                "ladder": false, "adam": false, "max_iterations": 100000,
+                                "data": "synthetic", "n": 100, "x_min": 0, "x_max": 10,
+                                "slope": 1, "intercept": 15, "noise": 10, "seed": 1,
+                                "ladder": false, "adam": false, "max_iterations": 5000,
                                 "max_seconds": 0})");
   EXPECT_EQ(r["summary"]["tuning"], "sweep");
-  const LinearData d = sine_trend_data();
+  SyntheticSpec spec;
+  spec.n = 100;
+  spec.x_max = 10.0;
+  spec.intercept = 15.0;
+  spec.noise = 10.0;
+  const LinearData d = synthetic_data(spec);
   const Tensor scaled = Scaler::fit(d.x, ScalingKind::Standardize).transform(d.x);
   std::vector<double> grid = {10.0};
   for (double decade = 1.0; decade > 5e-10; decade /= 10.0)
@@ -221,10 +238,10 @@ TEST(OptimizersExperiment, SweepTuningTakesTheGridRateWithTheFewestExactIteratio
       const double beta = std::string(o) == "gd" ? 0.0 : 0.9;
       EXPECT_EQ(run["beta"], beta) << x << o;
       auto count = [&](double lr) {
-        return std::string(o) == "gd" ? q.predicted_iterations(zero, lr, 1e-6, 100000)
+        return std::string(o) == "gd" ? q.predicted_iterations(zero, lr, 1e-6, 5000)
                : std::string(o) == "momentum"
-                   ? q.predicted_heavy_ball_iterations(zero, lr, beta, 1e-6, 100000)
-                   : q.predicted_nesterov_iterations(zero, lr, beta, 1e-6, 100000);
+                   ? q.predicted_heavy_ball_iterations(zero, lr, beta, 1e-6, 5000)
+                   : q.predicted_nesterov_iterations(zero, lr, beta, 1e-6, 5000);
       };
       std::optional<long long> best;
       double best_lr = 0.0;
@@ -250,7 +267,7 @@ TEST(OptimizersExperiment, SweepTuningTakesTheGridRateWithTheFewestExactIteratio
 TEST(OptimizersExperiment, EagerTracedAndCompiledGiveTheSameLosses) {
   auto run = [](const char* mode) {
     return run_to_end(std::string(R"({"experiment": "optimizers", "degree": 1, "ladder": false,
-                        "max_iterations": 1500, "mode": ")") +
+                        "max_iterations": 1500, "max_seconds": 0, "mode": ")") +
                       mode + "\"}");
   };
   const json eager = run("eager"), traced = run("traced"), compiled = run("compiled");
@@ -277,7 +294,7 @@ TEST(OptimizersExperiment, EagerTracedAndCompiledGiveTheSameLosses) {
 TEST(OptimizersExperiment, MomentumWithBetaZeroIsGradientDescent) {
   const json r = run_to_end(
       R"({"experiment": "optimizers", "tuning": "manual", "manual_lr": 1e-4, "manual_beta": 0,
-          "nesterov": false, "adam": false, "max_iterations": 3000})");
+          "nesterov": false, "adam": false, "ladder": false, "max_iterations": 3000})");
   for (const char* x : {"raw", "scaled"}) {
     const json& gd = optimizers_run_named(r, std::string(x) + "_gd");
     const json& hb = optimizers_run_named(r, std::string(x) + "_momentum");
@@ -295,7 +312,7 @@ TEST(OptimizersExperiment, MomentumWithBetaZeroIsGradientDescent) {
 
 TEST(OptimizersExperiment, OnlyTheSelectedOptimizersRunAndTheAnswerSaysWhatIsMissing) {
   const json r = run_to_end(R"({"experiment": "optimizers", "gd": false, "momentum": false,
-                                "max_iterations": 2000})");
+                                "ladder": false, "max_seconds": 0, "max_iterations": 2000})");
   EXPECT_EQ(r["runs"].size(), 4u);
   for (const auto& run : r["runs"]) EXPECT_NE(run["optimizer"], "gd");
   const std::string answer = r["summary"]["answer"].get<std::string>();
@@ -325,7 +342,7 @@ TEST(OptimizersExperiment, BadInputsAreRejectedNamingTheParameter) {
 TEST(OptimizersExperiment, GapAlongEigenDirectionsAddsUpToTheGap) {
   const json r = run_to_end(
       R"({"experiment": "optimizers", "data": "correlated", "r": 0.99, "max_iterations": 20000,
-          "max_seconds": 0, "eigen_run": "scaled_gd"})",
+          "max_seconds": 0, "ladder": false, "eigen_run": "scaled_gd"})",
       200.0);
   const json& path = r["series"]["scaled_gd"];
   ASSERT_EQ(r["series"]["λ3"]["gap"].size(), path["gap"].size());
@@ -357,7 +374,7 @@ TEST(OptimizersExperiment, GapAlongEigenDirectionsAddsUpToTheGap) {
 TEST(OptimizersExperiment, LearningRateSweepShowsTheCliffAndTunesAdam) {
   const json r = run_to_end(
       R"({"experiment": "optimizers", "data": "correlated", "r": 0.99, "max_iterations": 20000,
-          "max_seconds": 0})",
+          "max_seconds": 0, "ladder": false})",
       200.0);
   for (const char* x : {"raw", "scaled"}) {
     SCOPED_TRACE(x);
