@@ -114,6 +114,10 @@ test('autorun: a widget below the fold starts its worker and runs only when scro
   assert.ok(await page.evaluate(() => document.querySelector('#later').result.runs.length) >= 2);
 
   // Moved in the page while running (disconnected, connected again): a new worker, and it runs again.
+  // Eager mode makes the run last long enough (seconds) to be caught running: the default traced run
+  // can finish between two polls of its status.
+  await page.evaluate(() => document.querySelector('#later').setAttribute('mode', 'eager'));
+  await page.waitForFunction(() => { const w = document.querySelector('#later'); return w.panel.config().mode === 'eager' && w.status === 'ready'; });
   await page.evaluate(() => { const w = document.querySelector('#later'); w.run(); });
   await waitWidget(page, '#later', 'running');   // an error status fails with its text
   await page.evaluate(() => { const w = document.querySelector('#later'); document.body.prepend(w); w.scrollIntoView(); });

@@ -26,8 +26,8 @@ import { errorText, labelDescribe, localizeResult, render, t } from '../util/i18
 import { Controls } from './controls.js';
 import { DataPicker } from './data-picker.js';
 import { chartImage, dataTable } from './plot-data.js';
-import { LAYOUTS, buildShell, relabel } from './shell.js';
-import { renderExplanation, renderQuoted, renderResult, seriesCsv } from './summary.js';
+import { LAYOUTS, SUBHEADING, buildShell, relabel } from './shell.js';
+import { renderExplanation, renderQuoted, renderResult, seriesCsv, wrapTable } from './summary.js';
 
 const REDUCED_MOTION = '(prefers-reduced-motion: reduce)';
 const VALIDATE_DELAY_MS = 120;    // typing: ask the core once the keys pause
@@ -150,7 +150,7 @@ export class ExperimentPanel extends EventTarget {
     ui.title.textContent = d.question || d.title;
     ui.eyebrow.textContent = d.question && d.title !== d.question ? d.title : '';
     ui.eyebrow.hidden = !ui.eyebrow.textContent;
-    renderExplanation(ui.explanation, d.explanation, d.tensorflow, this.lang);
+    renderExplanation(ui.explanation, d.explanation, d.tensorflow, this.lang, SUBHEADING[this.layout.heading]);
     ui.fixedBox.replaceChildren();
     this.controls = new Controls(ui.controls, d.parameters || [], () => this.scheduleValidation(), this.lang);
     this.data?.show(Boolean(d.takes_csv));
@@ -417,10 +417,10 @@ export class ExperimentPanel extends EventTarget {
     const box = el('div', 'plot-box');
     this.ui.plots.append(box);
     const plot = createPlot(box, spec, this.colorOf);
-    const tableHolder = el('div', 'table-wrap');
+    const tableHolder = el('div');
     const data = el('details', 'plot-data', null, el('summary', null, t('ui.show_data', { title: spec.title }, this.lang)), tableHolder);
     data.addEventListener('toggle', () => {
-      if (data.open) tableHolder.replaceChildren(dataTable(plot, spec, localizeResult(this.state.result, this.lang)));
+      if (data.open) tableHolder.replaceChildren(wrapTable(dataTable(plot, spec, localizeResult(this.state.result, this.lang))));
     });
     const image = el('button', 'quiet small', t('ui.download_chart', {}, this.lang));
     image.type = 'button';

@@ -19,7 +19,8 @@ export const LAYOUTS = {
     landmarks: false },
 };
 
-const SUBHEADING = { h1: 'h2', h2: 'h3' };
+/** The heading level under a layout's title: its sections (parameters, explanations, summary). */
+export const SUBHEADING = { h1: 'h2', h2: 'h3' };
 
 /** Marks `node`'s text as catalog key `key` (relabel() puts it in the panel's language). */
 function label(node, key) {

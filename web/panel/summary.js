@@ -16,18 +16,18 @@ const fieldName = (key, lang) => (lang === 'en' ? humanize(key) : text(`field.${
  * describe.explanation {intro, try, mechanism, ...} -> titled blocks, then describe.tensorflow
  * [{looplab, tensorflow}] as "In TensorFlow terms".
  */
-export function renderExplanation(container, explanation, tensorflow = [], lang = 'en') {
+export function renderExplanation(container, explanation, tensorflow = [], lang = 'en', heading = 'h3') {
   container.replaceChildren();
   for (const [key, body] of Object.entries(explanation || {})) {
     if (typeof body !== 'string' || !body) continue;
     const block = el('div', `explain explain-${key}`);
-    block.append(el('h3', null, has(`ui.explain_${key}`, lang) ? t(`ui.explain_${key}`, {}, lang) : humanize(key)), el('p', null, body));
+    block.append(el(heading, null, has(`ui.explain_${key}`, lang) ? t(`ui.explain_${key}`, {}, lang) : humanize(key)), el('p', null, body));
     container.append(block);
   }
   if (!tensorflow?.length) return;
   const dl = el('dl', 'tf-terms');
   for (const term of tensorflow) dl.append(el('dt', null, term.looplab), el('dd', null, term.tensorflow));
-  container.append(el('div', 'explain explain-tensorflow', null, el('h3', null, t('ui.tensorflow_terms', {}, lang)), dl));
+  container.append(el('div', 'explain explain-tensorflow', null, el(heading, null, t('ui.tensorflow_terms', {}, lang)), dl));
 }
 
 /** "raw x: 18.8 ± 0.4 µs per step": a side of a comparison as measured. */
@@ -47,7 +47,7 @@ function comparisonsTable(comparisons, lang) {
   const table = el('table', 'runs-table comparisons-table');
   table.append(el('caption', null, t('ui.cmp_caption', {}, lang)));
   const head = el('tr');
-  for (const h of ['', t('ui.cmp_one_side', {}, lang), t('ui.cmp_other_side', {}, lang), t('ui.cmp_ratio', {}, lang), t('ui.cmp_verdict', {}, lang)]) {
+  for (const h of [t('ui.cmp_name', {}, lang), t('ui.cmp_one_side', {}, lang), t('ui.cmp_other_side', {}, lang), t('ui.cmp_ratio', {}, lang), t('ui.cmp_verdict', {}, lang)]) {
     const th = el('th', null, h);
     th.scope = 'col';
     head.append(th);
@@ -249,8 +249,16 @@ function nameCell(r, nameKey, colorOf, scope, lang) {
   return th;
 }
 
-function wrapTable(table) {
+/**
+ * A table in a box that scrolls sideways when it is wider than the panel: a keyboard reaches it (tab
+ * stop) and can scroll it with the arrow keys; a screen reader names it by the table's caption.
+ */
+export function wrapTable(table) {
   const wrap = el('div', 'table-wrap');
+  wrap.tabIndex = 0;
+  wrap.setAttribute('role', 'region');
+  const caption = table.querySelector('caption')?.textContent;
+  if (caption) wrap.setAttribute('aria-label', caption);
   wrap.append(table);
   return wrap;
 }
