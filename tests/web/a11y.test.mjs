@@ -5,12 +5,10 @@
 //   node --test tests/web/a11y.test.mjs   (needs `npm ci`, the wasm build, /usr/bin/chromium)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT, RUN_TIMEOUT_MS, assertClean, useBrowser, waitForStatus } from './harness.mjs';
+import axe from 'axe-core';
+import { RUN_TIMEOUT_MS, assertClean, useBrowser, waitForStatus } from './harness.mjs';
 
 const browser = useBrowser();
-const AXE = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 // Every experiment, with settings that finish in a few seconds in the browser.
 const PAGES = [
@@ -28,7 +26,7 @@ const PAGES = [
 /** axe's violations on the page (its shadow roots included), one line each: rule, impact, where. */
 async function violations(page) {
   // Evaluated through the debugging protocol, which the page's CSP (no inline scripts) does not govern.
-  await page.evaluate(AXE);
+  await page.evaluate(axe.source);
   const found = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations);
   return found.flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary.split('\n')[1] ?? ''}`));
 }
