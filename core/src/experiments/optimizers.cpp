@@ -171,11 +171,18 @@ struct Variant {
   std::vector<Track> replays;
   SeriesSampler sampler;
   Series* series = nullptr;
-  bool bracketed = false;      // adam, tuning = sweep: the chosen rate has a grid rate either side
-  int swept = 0;               // tuning = sweep: rates counted in exact arithmetic
-  bool sweep_reached = false;  // … and one of them reached the tolerance
+  bool bracketed = false;  // adam, tuning = sweep: the chosen rate has a grid rate either side
+  // tuning = sweep (gd, momentum, nesterov): the rates counted in exact arithmetic so far, the
+  // fewest iterations among them, and the largest rate at which no direction grows.
+  bool sweeping = false;
+  int swept = 0;
+  std::optional<long long> sweep_best;
+  double sweep_stable = 0.0;
+  bool sweep_reached = false;  // the sweep is done and one of its rates reached the tolerance
   std::vector<double> rates;   // adam: the sweep's rates, in the order tried
-  bool tuned() const { return optimizer != Method::Adam || trials.size() == rates.size(); }
+  bool tuned() const {
+    return optimizer == Method::Adam ? trials.size() == rates.size() : !sweeping;
+  }
 };
 
 // Every run's name, "raw_gd" … "scaled_adam".
@@ -288,24 +295,28 @@ class OptimizersRun final : public ChunkedRun {
       v->lr = params().number("manual_lr");
       v->beta = o == Method::Gd ? 0.0 : params().number("manual_beta");
     } else if (tuning_ == "sweep") {
-      sweep_tune(*v);
-    } else {  // the theory's optimum
+      v->beta = o == Method::Gd ? 0.0 : kSweepBeta;
+      v->sweeping = true;  // one rate per unit of work (sweep_step), then exact_tuned
+    } else {               // the theory's optimum
       const Quadratic::Tuning theory = o == Method::Gd         ? Quadratic::Tuning{pr.gd.best_lr}
                                        : o == Method::Momentum ? pr.hb
                                                                : pr.nag;
       v->lr = theory.lr;
       v->beta = theory.beta;
     }
-    if (o != Method::Adam) {
-      const bool theory = tuning_ == "theory";
-      v->rho = o == Method::Gd ? pr.quad->rates(zero(), v->lr, tolerance_).rho
-               : theory        ? (o == Method::Momentum ? pr.hb.rho : pr.nag.rho)
-                               : std::nan("");
-      v->predicted = exact_count(*v, v->lr, o == Method::Gd ? kGdExactLimit : kExactLimit);
-    }
     if (o == Method::Adam) v->rates.assign(std::begin(kAdamGrid), std::end(kAdamGrid));
-    if (v->tuned()) start_track(*v, v->track, v->lr, max_iterations_);
+    if (v->tuned()) exact_tuned(*v);
     variants_.push_back(std::move(v));
+  }
+
+  // Gradient descent, heavy ball or Nesterov at its rate: its ρ, its exact count, its run.
+  void exact_tuned(Variant& v) {
+    const Problem& pr = *v.problem;
+    v.rho = v.optimizer == Method::Gd ? pr.quad->rates(zero(), v.lr, tolerance_).rho
+            : tuning_ == "theory"     ? (v.optimizer == Method::Momentum ? pr.hb.rho : pr.nag.rho)
+                                      : std::nan("");
+    v.predicted = exact_count(v, v.lr, v.optimizer == Method::Gd ? kGdExactLimit : kExactLimit);
+    start_track(v, v.track, v.lr, max_iterations_);
   }
 
   // The iterations the optimizer of v (at its β) needs at rate lr in exact arithmetic, up to limit.
@@ -336,28 +347,27 @@ class OptimizersRun final : public ChunkedRun {
     return v.lr * v.problem->gd.lambda_max >= cliff(v.optimizer, v.beta);
   }
 
-  // tuning = sweep: β = kSweepBeta for heavy ball and Nesterov, and the rate of kExactSweep with
-  // the fewest iterations, each counted in exact arithmetic up to max_iterations (at most
-  // kExactLimit; what running the
-  // trials would find, without running them). When none gets there: the largest rate at which
-  // no direction grows, lr·λmax below 2 (gradient descent), 2(1 + β) (heavy ball) or
-  // 2(1 + β)/(1 + 2β) (Nesterov): a trial past it diverges at once.
-  void sweep_tune(Variant& v) const {
-    v.beta = v.optimizer == Method::Gd ? 0.0 : kSweepBeta;
-    std::optional<long long> best;
-    double stable = kExactSweep[std::size(kExactSweep) - 1];
-    for (const double lr : kExactSweep) {
-      if (lr * v.problem->gd.lambda_max < cliff(v.optimizer, v.beta)) stable = std::max(stable, lr);
-      const std::optional<long long> n = exact_count(v, lr, std::min(max_iterations_, kExactLimit));
-      if (n && (!best || *n < *best)) {
-        best = n;
-        v.lr = lr;
-      }
+  // tuning = sweep, one rate of kExactSweep per unit of work: β = kSweepBeta for heavy ball and
+  // Nesterov, and the rate with the fewest iterations, each counted in exact arithmetic up to
+  // max_iterations (at most kExactLimit): what running the trials would find, without running
+  // them. When none gets there: the largest rate at which no direction grows, lr·λmax below 2
+  // (gradient descent), 2(1 + β) (heavy ball) or 2(1 + β)/(1 + 2β) (Nesterov): a trial past it
+  // diverges at once.
+  void sweep_step(Variant& v) {
+    const double lr = kExactSweep[v.swept++];
+    if (lr * v.problem->gd.lambda_max < cliff(v.optimizer, v.beta))
+      v.sweep_stable = std::max(v.sweep_stable, lr);
+    const std::optional<long long> n = exact_count(v, lr, std::min(max_iterations_, kExactLimit));
+    if (n && (!v.sweep_best || *n < *v.sweep_best)) {
+      v.sweep_best = n;
+      v.lr = lr;
     }
-    if (!best) v.lr = stable;
-    v.swept = static_cast<int>(std::size(kExactSweep));
-    v.sweep_reached = best.has_value();
-    v.bracketed = best && v.lr != kExactSweep[0] && v.lr != kExactSweep[v.swept - 1];
+    if (v.swept < static_cast<int>(std::size(kExactSweep))) return;
+    v.sweeping = false;
+    v.sweep_reached = v.sweep_best.has_value();
+    if (!v.sweep_reached) v.lr = v.sweep_stable > 0.0 ? v.sweep_stable : kExactSweep[v.swept - 1];
+    v.bracketed = v.sweep_reached && v.lr != kExactSweep[0] && v.lr != kExactSweep[v.swept - 1];
+    exact_tuned(v);
   }
 
   void start_track(const Variant& v, Track& t, double lr, long long limit) {
@@ -421,6 +431,12 @@ class OptimizersRun final : public ChunkedRun {
       const Stopwatch w;
       run_chunk(v, v.track, kChunk, true);
       v.wall_ms += w.elapsed_ms();
+      return;
+    }
+    if (v.sweeping) {
+      const Stopwatch w;
+      sweep_step(v);
+      v.tuning_ms += w.elapsed_ms();
       return;
     }
     // Adam's sweep: the next trial, capped at kSweepSlack times the best count so far.
@@ -611,6 +627,9 @@ class OptimizersRun final : public ChunkedRun {
                                          {"k", static_cast<long long>(rounds_done() + 1)},
                                          {"n", static_cast<long long>(kTimingRounds)}});
     const Variant& v = current();
+    if (v.sweeping)
+      return msg("opt.progress_tuning",
+                 {{"name", v.label}, {"lr", kExactSweep[v.swept]}, {"i", 0}});
     if (!v.tuned())
       return msg("opt.progress_tuning", {{"name", v.label},
                                          {"lr", v.rates[v.trials.size()]},
@@ -651,7 +670,7 @@ class OptimizersRun final : public ChunkedRun {
                 {"condition_number", v.problem->quad->condition_number()},
                 {"theory_rho", number_or_null(v.rho)},
                 {"predicted_iterations", optional_json(v.predicted)}};
-      if (v.optimizer == Method::Adam) r["tuning_ms"] = v.tuning_ms;
+      if (v.optimizer == Method::Adam || tuning_ == "sweep") r["tuning_ms"] = v.tuning_ms;
       add_weights(r, w);
       const json setup = t.trainer ? t.trainer->setup_info() : json::object();
       for (const auto& [key, value] : setup.items()) r[key] = value;
