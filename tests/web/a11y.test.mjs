@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import axe from 'axe-core';
-import { RUN_TIMEOUT_MS, assertClean, useBrowser, waitForStatus } from './harness.mjs';
+import { RUN_TIMEOUT_MS, assertClean, useBrowser, waitForStatus, waitWidget } from './harness.mjs';
 
 const browser = useBrowser();
 
@@ -45,9 +45,9 @@ for (const [id, query] of PAGES) {
 
 test('a widget: no accessibility violation after its run', { timeout: 240_000 }, async () => {
   const { page, problems } = await browser.open('/tests/web/fixtures/optimizers-widget.html');
-  await page.waitForFunction(() => document.querySelector('#opt')?.status === 'ready', null, { timeout: 60_000, polling: 50 });
+  await waitWidget(page, '#opt', 'ready', 60_000);
   await page.evaluate(() => document.querySelector('#opt').run());
-  await page.waitForFunction(() => /^(done|error)/.test(document.querySelector('#opt').status), null, { timeout: RUN_TIMEOUT_MS, polling: 100 });
+  await waitWidget(page, '#opt', 'done', RUN_TIMEOUT_MS);
   await assertClean(page, problems);
   assert.deepEqual(await violations(page), []);
   await page.close();

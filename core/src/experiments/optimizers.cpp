@@ -319,20 +319,25 @@ class OptimizersRun final : public ChunkedRun {
     start_track(v, v.track, v.lr, max_iterations_);
   }
 
-  // The iterations the optimizer of v (at its β) needs at rate lr in exact arithmetic, up to limit.
-  std::optional<long long> exact_count(const Variant& v, double lr, long long limit) const {
-    const Quadratic& q = *v.problem->quad;
-    switch (v.optimizer) {
+  // The iterations optimizer o (at momentum beta) needs on pr's x at rate lr in exact arithmetic,
+  // up to limit: the runs' counts, the tuning sweep's and the plotted sweep's.
+  std::optional<long long> exact_count(const Problem& pr, Method o, double beta, double lr,
+                                       long long limit) const {
+    const Quadratic& q = *pr.quad;
+    switch (o) {
       case Method::Gd:
         return q.predicted_iterations(zero(), lr, tolerance_, limit);
       case Method::Momentum:
-        return q.predicted_heavy_ball_iterations(zero(), lr, v.beta, tolerance_, limit);
+        return q.predicted_heavy_ball_iterations(zero(), lr, beta, tolerance_, limit);
       case Method::Nesterov:
-        return q.predicted_nesterov_iterations(zero(), lr, v.beta, tolerance_, limit);
+        return q.predicted_nesterov_iterations(zero(), lr, beta, tolerance_, limit);
       case Method::Adam:
         return q.predicted_adam_iterations(zero(), lr, tolerance_, limit);
     }
     return std::nullopt;
+  }
+  std::optional<long long> exact_count(const Variant& v, double lr, long long limit) const {
+    return exact_count(*v.problem, v.optimizer, v.beta, lr, limit);
   }
 
   // The largest lr·λmax at which no direction grows: 2 (gradient descent), 2(1 + β) (heavy ball),
@@ -343,9 +348,10 @@ class OptimizersRun final : public ChunkedRun {
            : o == Method::Nesterov ? 2.0 * (1.0 + b) / (1.0 + 2.0 * b)
                                    : std::numeric_limits<double>::infinity();
   }
-  bool diverges(const Variant& v) const {
-    return v.lr * v.problem->gd.lambda_max >= cliff(v.optimizer, v.beta);
+  static bool grows(const Problem& pr, Method o, double beta, double lr) {
+    return lr * pr.gd.lambda_max >= cliff(o, beta);
   }
+  static bool diverges(const Variant& v) { return grows(*v.problem, v.optimizer, v.beta, v.lr); }
 
   // tuning = sweep, one rate of kExactSweep per unit of work: β = kSweepBeta for heavy ball and
   // Nesterov, and the rate with the fewest iterations, each counted in exact arithmetic up to
@@ -355,8 +361,7 @@ class OptimizersRun final : public ChunkedRun {
   // diverges at once.
   void sweep_step(Variant& v) {
     const double lr = kExactSweep[v.swept++];
-    if (lr * v.problem->gd.lambda_max < cliff(v.optimizer, v.beta))
-      v.sweep_stable = std::max(v.sweep_stable, lr);
+    if (!grows(*v.problem, v.optimizer, v.beta, lr)) v.sweep_stable = std::max(v.sweep_stable, lr);
     const std::optional<long long> n = exact_count(v, lr, std::min(max_iterations_, kExactLimit));
     if (n && (!v.sweep_best || *n < *v.sweep_best)) {
       v.sweep_best = n;
@@ -401,15 +406,16 @@ class OptimizersRun final : public ChunkedRun {
     const std::size_t rows = std::size(kSweepRows);
     Problem& pr = problems_[i / (rows * kSweepRates)];
     const std::string row = kSweepRows[(i / kSweepRates) % rows];
-    const Quadratic& q = *pr.quad;
     const double lr = 2.0 / pr.gd.lambda_max *
                       std::pow(10.0, -4.0 + 0.125 * static_cast<double>(i % kSweepRates));
-    const std::optional<long long> n =
-        row == "gd" ? q.predicted_iterations(zero(), lr, tolerance_, max_iterations_)
-        : row == "nesterov"
-            ? q.predicted_nesterov_iterations(zero(), lr, pr.nag.beta, tolerance_, max_iterations_)
-            : q.predicted_heavy_ball_iterations(zero(), lr, row == "momentum" ? pr.hb.beta : 0.9,
-                                                tolerance_, max_iterations_);
+    const Method o = row == "gd"         ? Method::Gd
+                     : row == "nesterov" ? Method::Nesterov
+                                         : Method::Momentum;
+    const double beta = row == "gd"         ? 0.0
+                        : row == "nesterov" ? pr.nag.beta
+                        : row == "momentum" ? pr.hb.beta
+                                            : kSweepBeta;  // "momentum_0.9"
+    const std::optional<long long> n = exact_count(pr, o, beta, lr, max_iterations_);
     if (n) sweep_series(pr, row).add({lr, static_cast<double>(*n)});
   }
 
@@ -510,17 +516,17 @@ class OptimizersRun final : public ChunkedRun {
   // x (best_raw), when that is another optimizer.
   struct WallPair {
     std::string id;
-    const Variant *a, *b;
+    Variant *a, *b;
   };
   std::vector<WallPair> wall_pairs() const {
     std::vector<WallPair> pairs;
     for (const Method o : kOptimizers) {
-      const Variant* raw = find(std::string("raw_") + name_of(o));
-      const Variant* scaled = find(std::string("scaled_") + name_of(o));
+      Variant* raw = find(std::string("raw_") + name_of(o));
+      Variant* scaled = find(std::string("scaled_") + name_of(o));
       if (raw && scaled && raw->track.hit && scaled->track.hit)
         pairs.push_back({std::string(name_of(o)) + "_wall_time", scaled, raw});
     }
-    const Variant *gd = find("scaled_gd"), *best = best_raw();
+    Variant *gd = find("scaled_gd"), *best = best_raw();
     if (gd && best && gd->track.hit && best->track.hit && best->optimizer != Method::Gd)
       pairs.push_back({"best_raw_wall_time", gd, best});
     return pairs;
@@ -529,10 +535,10 @@ class OptimizersRun final : public ChunkedRun {
   // The optimizer on raw x that needs the fewest iterations in exact arithmetic (double), among
   // those that get there within kExactLimit (gradient descent's count, found by bisection, can be
   // larger; the others' are unknown beyond it); nullptr when none does.
-  const Variant* best_raw() const {
-    const Variant* best = nullptr;
+  Variant* best_raw() const {
+    Variant* best = nullptr;
     for (const Method o : kOptimizers) {
-      const Variant* v = find(std::string("raw_") + name_of(o));
+      Variant* v = find(std::string("raw_") + name_of(o));
       if (v && ranked_count(*v) < kUnranked && (!best || *v->predicted < *best->predicted))
         best = v;
     }
@@ -552,9 +558,8 @@ class OptimizersRun final : public ChunkedRun {
     timing_started_ = true;
     pairs_ = wall_pairs();
     for (const WallPair& p : pairs_)
-      for (const Variant* v : {p.a, p.b})
-        if (std::find(timed_.begin(), timed_.end(), v) == timed_.end())
-          timed_.push_back(const_cast<Variant*>(v));
+      for (Variant* v : {p.a, p.b})
+        if (std::find(timed_.begin(), timed_.end(), v) == timed_.end()) timed_.push_back(v);
     if (timed_.empty()) {
       timing_done_ = true;
       return;
