@@ -102,6 +102,14 @@ val environment() {
   return result_or_error([] { return looplab::environment_json(); });
 }
 
+// Every mode compiled and run once, untimed (api.hpp's warm_up): true, or an Error.
+val warm_up() {
+  return result_or_error([] {
+    looplab::warm_up();
+    return true;
+  });
+}
+
 // {"heap_bytes": size of wasm memory, "used_bytes": bytes malloc has handed out}: the long-session
 // test checks both stay flat over 1,000 runs.
 val heap_stats() {
@@ -137,6 +145,7 @@ EMSCRIPTEN_BINDINGS(looplab) {
   function("describe", &describe);
   function("validateConfig", &validate_config);
   function("environment", &environment);
+  function("warmUp", &warm_up);
   function("createRun", &create_run);
   function("heapStats", &heap_stats);
 }

@@ -9,6 +9,7 @@
 //   node build/wasm/looplab_bench.js [repeats]
 //   build/native/looplab_bench 1 w1-traced    one case alone
 //                                 (w1|w2 - hand|reference|traced|unfused|compiled)
+//   build/native/looplab_bench cold w1-compiled [raw]   a cold run (tests/bench/cold.mjs runs them)
 //   build/native/looplab_bench 3 rounds 5     5 interleaved rounds of the hand, reference, traced
 //                                             and compiled cases, every round printed
 // The "hand" cases are the yardstick: what a careful engineer writes by hand (float32, 16 partial
@@ -23,6 +24,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -37,6 +39,18 @@
 
 namespace looplab {
 namespace {
+
+#ifdef __EMSCRIPTEN__
+// Blocks this thread without spinning, as an idle page's worker waits: the engine's compiler
+// threads have the machine to themselves meanwhile. (Chromium: the bench's page is cross-origin
+// isolated, web/tools/serve.py, so a worker has SharedArrayBuffer.)
+EM_JS(void, idle_ms, (double ms),
+      { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms); });
+#else
+void idle_ms(double ms) {
+  std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+}
+#endif
 
 #ifdef __EMSCRIPTEN__
 // Node's CPU time of this process (the bench runs under node only, never on the page).
@@ -381,13 +395,26 @@ json cold_json(const ColdRun& r) {
 }
 
 // `looplab_bench cold <case>`: this process's first run of the case, then a second (warm) one.
-int print_cold(const std::string& name) {
+// `looplab_bench cold <case> [raw]`: this process's first run of the case, then a second (warm)
+// one. First, as on the page: the warm-up every run starts with (api.hpp, warm_up), which the
+// page's worker does while idle after loading, then a second of that idleness (the student reads
+// the page). `raw` leaves both out: nothing is compiled before the case.
+int print_cold(const std::string& name, bool raw) {
   const MlpData d;
+  double warm_up_ms = 0.0;
+  if (!raw) {
+    const double t0 = wall_ms();
+    warm_up();
+    warm_up_ms = wall_ms() - t0;
+    idle_ms(1000.0);
+  }
   const ColdRun cold = cold_case(name, d);
   const ColdRun warm = cold_case(name, d);
-  std::printf(
-      "%s\n",
-      json({{"case", name}, {"cold", cold_json(cold)}, {"warm", cold_json(warm)}}).dump().c_str());
+  const json line = {{"case", name},
+                     {"warm_up_ms", warm_up_ms},
+                     {"cold", cold_json(cold)},
+                     {"warm", cold_json(warm)}};
+  std::printf("%s\n", line.dump().c_str());
   return 0;
 }
 
@@ -397,7 +424,8 @@ int print_cold(const std::string& name) {
 int main(int argc, char** argv) {
   using namespace looplab;
   const int repeats = argc > 1 ? std::atoi(argv[1]) : 3;
-  if (argc > 2 && std::string(argv[1]) == "cold") return print_cold(argv[2]);  // before anything
+  if (argc > 2 && std::string(argv[1]) == "cold")
+    return print_cold(argv[2], argc > 3 && std::string(argv[3]) == "raw");  // before anything
   const json env = environment();
   std::printf("timings: process CPU time\n");
   std::printf("build: %s, SIMD %s, compiler %s, best of %d\n\n",

@@ -3,7 +3,10 @@
 // the cases taking turns within a round (the order reversed every other round, so drift hits them
 // alike); each process also runs the same case a second time, warm. Wall time. Not a test.
 //
-//   node tests/bench/cold.mjs [rounds] [native|node|chromium] [a looplab_bench .js]
+//   node tests/bench/cold.mjs [rounds] [native|node|chromium] [first-click|raw] [a looplab_bench .js]
+//     first-click: as on the page, the warm-up every run starts with (api.hpp, warm_up), done while
+//               the page is idle after loading, then one second idle (the student reads), then the
+//               case; raw: the case first thing in the process, nothing compiled before it
 //     native:   build/native/looplab_bench (LOOPLAB_JIT_CACHE a fresh directory per run, so the C
 //               compiler runs: no process before has built this program)
 //     node:     build/wasm/looplab_bench.js, or the given one (e.g. a copy built before a change)
@@ -20,14 +23,16 @@ import { join } from 'node:path';
 
 const rounds = Number(process.argv[2] || 5);
 const target = process.argv[3] || 'node';
-const benchJs = process.argv[4] || 'build/wasm/looplab_bench.js';
+const regime = process.argv[4] || 'first-click';
+const benchJs = process.argv[5] || 'build/wasm/looplab_bench.js';
+const regimeArgs = regime === 'raw' ? ['raw'] : [];
 const cases = ['w1-reference', 'w1-compiled', 'w2-reference', 'w2-compiled'];
 
 async function runOnce(name) {
   if (target === 'native') {
     const cache = mkdtempSync(join(tmpdir(), 'looplab-cold-'));
     try {
-      const out = execFileSync('build/native/looplab_bench', ['cold', name], {
+      const out = execFileSync('build/native/looplab_bench', ['cold', name, ...regimeArgs], {
         env: { ...process.env, LOOPLAB_JIT_CACHE: cache },
       });
       return JSON.parse(out);
@@ -36,7 +41,7 @@ async function runOnce(name) {
     }
   }
   if (target === 'chromium') return runInChromium(name);
-  return JSON.parse(execFileSync('node', ['--no-experimental-fetch', benchJs, 'cold', name]));
+  return JSON.parse(execFileSync('node', ['--no-experimental-fetch', benchJs, 'cold', name, ...regimeArgs]));
 }
 
 let server = null, port = 0;
@@ -54,13 +59,13 @@ async function runInChromium(name) {
   try {
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${port}/tests/bench/cold.html`);
-    const line = await page.evaluate((c) => new Promise((resolve, reject) => {
-      const w = new Worker(`/tests/bench/cold-worker.js?case=${c}`);
+    const line = await page.evaluate(([c, raw]) => new Promise((resolve, reject) => {
+      const w = new Worker(`/tests/bench/cold-worker.js?case=${c}${raw}`);
       const errors = [];
       w.onmessage = (e) => (e.data.line ? resolve(e.data.line) : errors.push(e.data.error));
       setTimeout(() => reject(new Error(`no result in 120 s: ${errors.join('; ')}`)), 120_000);
       w.onerror = (e) => reject(new Error(e.message));
-    }), name);
+    }), [name, regime === 'raw' ? '&raw=1' : '']);
     return JSON.parse(line);
   } finally {
     await browser.close();
@@ -87,7 +92,8 @@ for (let round = 1; round <= rounds; ++round) {
   console.log(`round ${round}: ${line.join(', ')}`);
 }
 
-console.log(`\n${target}${target === 'node' ? ` (${benchJs})` : ''}, ${rounds} rounds, wall ms, medians:\n`);
+console.log(`\n${target}${target === 'node' ? ` (${benchJs})` : ''}, ${regime}, ${rounds} rounds, wall ms, medians:\n`);
+console.log(`warm-up before the idle second (medians by case): ${cases.map((c) => `${c} ${f1(median(results[c].map((r) => r.warm_up_ms)))}`).join(', ')}\n`);
 console.log('| case | cold total | cold setup | cold steps | first tenth of steps | warm total | warm steps | every round: cold total |');
 console.log('|---|---|---|---|---|---|---|---|');
 for (const c of cases) {

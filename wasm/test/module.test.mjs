@@ -21,6 +21,13 @@ test('environment reports a wasm build with SIMD', () => {
   assert.equal(env.simd, true);
 });
 
+test('warmUp compiles and runs a tiny model in every mode once (compiled mode instantiates a module)', () => {
+  assert.equal(m.warmUp(), true);
+  const used = m.heapStats().used_bytes;
+  assert.equal(m.warmUp(), true);
+  assert.equal(m.heapStats().used_bytes, used, 'a second warm-up did work again');
+});
+
 test('bad input comes back as a returned Error naming the parameter', () => {
   const err = m.validateConfig('{"experiment":"standardization","lr_raw":-1}');
   assert.ok(err instanceof Error, `expected an Error, got ${err}`);

@@ -58,6 +58,8 @@ export function wrap(m) {
     describe: (id, lang = 'en') => { provideCatalog(m, lang); return JSON.parse(check(m.describe(id, lang))); },
     validateConfig: (config) => JSON.parse(check(m.validateConfig(toJson(config)))),
     environment: () => JSON.parse(check(m.environment())),
+    /** Compiles and runs a tiny model in every mode, once per module instance (api.hpp, warm_up). */
+    warmUp: () => { check(m.warmUp()); },
     /** The caller owns the returned run and must call run.delete(). */
     createRun: (config) => wrapRun(check(m.createRun(toJson(config)))),
   };

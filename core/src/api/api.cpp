@@ -6,6 +6,7 @@
 #include "looplab/experiments/csv_attachment.hpp"
 #include "looplab/experiments/experiment.hpp"
 #include "looplab/experiments/results.hpp"
+#include "looplab/train/graph_trainer.hpp"
 
 namespace looplab {
 
@@ -228,6 +229,8 @@ std::string validate_config_json(const std::string& config_json) {
 }
 
 std::string environment_json() { return environment().dump(); }
+
+void warm_up() { warm_up_engines(); }
 
 std::unique_ptr<ExperimentRun> start_run(const std::string& config_json) {
   auto [e, p] = resolve(config_json);

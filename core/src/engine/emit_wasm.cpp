@@ -707,16 +707,23 @@ struct Emitter {
     }
   }
 
-  // NOTE: each loop is a function of its own, called by the step: a WebAssembly engine runs new
-  // code in a baseline tier first and optimizes a function once it runs hot, and its optimizing
-  // compiler's time grows faster than linearly with a function's size (V8's TurboFan: W2's step as
-  // one 19 KB function took 46 ms, while the student's first steps ran unoptimized), as gcc's does
-  // (emit_c.cpp). Each loop loads its pointers from s itself, so no local lives across loops.
+  // NOTE: the loops are functions of their own, called by the step, consecutive loops packed
+  // into one function up to kLoopFunctionBytes. A WebAssembly engine runs new code in a baseline
+  // tier first and optimizes a function once that function has run a fixed amount of its code
+  // (V8: a budget of about 1.8 MB executed), so every function costs a stretch of unoptimized
+  // steps, and W2 as 26 functions, one per loop, paid it 26 times. One function for the whole
+  // step is no better: an optimizing compiler's time grows faster than linearly with a function's
+  // size (V8's TurboFan: W2's step as one 19 KB function took 46 ms, while the student's first
+  // steps ran unoptimized), as gcc's does (emit_c.cpp). W2's 26 loops now make 6. Each loop loads
+  // its pointers from s itself, so no local lives across loops (tests/bench/README.md, cold runs).
+  static constexpr std::size_t kLoopFunctionBytes = 4096;
   struct Function {
-    Bytes body;
+    Bytes code;  // without the locals and the final end
     std::string text;
+    std::vector<std::string> notes;  // of its loops, for the step's call
   };
   std::vector<Function> loop_functions;  // function 1 + i
+  std::vector<int> loop_function_of;     // per statement: the function its loop opens, or -1
 
   Bytes locals_declaration() const {
     Bytes d;
@@ -727,6 +734,12 @@ struct Emitter {
     uleb(d, kir::kNestPartials), d.push_back(kF32);  // a nest's column sums
     return d;
   }
+  Bytes loop_function_body(const Function& f) const {
+    Bytes body = locals_declaration();
+    body.insert(body.end(), f.code.begin(), f.code.end());
+    body.push_back(0x0b);
+    return body;
+  }
   std::string locals_text() const {
     return "    (local i32 x" + std::to_string(Locals::kIntLocals + locals.pointers) +
            ") (local f32 x" + std::to_string(locals.f32_count()) + ") (local v128 x" +
@@ -734,29 +747,56 @@ struct Emitter {
            std::to_string(kir::kNestPartials) + ")\n";
   }
 
-  // The loop as function 1 + i, (s, k, steps) like the step; the step calls it with its s and k.
-  void call_loop(const kir::Stmt& st) {
-    Asm step = std::move(a);
-    a = Asm{};
-    a.with_text = step.with_text;
-    stmt(st);
-    a.code.push_back(0x0b);
-    Function f{locals_declaration(), std::move(a.text)};
-    f.body.insert(f.body.end(), a.code.begin(), a.code.end());
-    loop_functions.push_back(std::move(f));
-    a = std::move(step);
-    const unsigned index = static_cast<unsigned>(loop_functions.size());
+  // Every loop into a function, (s, k, steps) like the step: the next loop joins the previous
+  // one's function when no other statement lies between them and the function stays under
+  // kLoopFunctionBytes.
+  void pack_loops() {
+    bool open = false;  // may the next loop join the last function?
+    for (const kir::Stmt& st : ir.stmts) {
+      loop_function_of.push_back(-1);
+      if (st.kind != kir::Stmt::Kind::Loop) {
+        open = false;
+        continue;
+      }
+      Asm step = std::move(a);
+      a = Asm{};
+      a.with_text = step.with_text;
+      stmt(st);
+      if (!open || loop_functions.back().code.size() + a.code.size() > kLoopFunctionBytes) {
+        loop_functions.emplace_back();
+        loop_function_of.back() = static_cast<int>(loop_functions.size());
+        open = true;
+      }
+      Function& f = loop_functions.back();
+      f.code.insert(f.code.end(), a.code.begin(), a.code.end());
+      f.text += a.text;
+      f.notes.push_back(st.note);
+      a = std::move(step);
+    }
+  }
+
+  // The step's call of function `index`, which holds the loops from this statement on.
+  void call_loops(int index) {
     a.get(0), a.get(1), a.i32(0);
     a.code.push_back(0x10);
-    uleb(a.code, index);
-    if (a.with_text) a.line("call $loop" + std::to_string(index) + "  ;; " + st.note);
+    uleb(a.code, static_cast<unsigned>(index));
+    if (!a.with_text) return;
+    std::string notes;
+    for (const std::string& n : loop_functions[static_cast<std::size_t>(index - 1)].notes)
+      notes += (notes.empty() ? "" : "; ") + n;
+    a.line("call $loop" + std::to_string(index) + "  ;; " + notes);
   }
 
   Bytes function_body() {
     a.block(), a.loop();
     a.get(2), a.i32(0), a.op(0x4c, "i32.le_s"), a.br_if(1);
-    for (const kir::Stmt& st : ir.stmts)
-      st.kind == kir::Stmt::Kind::Loop ? call_loop(st) : stmt(st);
+    pack_loops();
+    for (std::size_t i = 0; i < ir.stmts.size(); ++i) {
+      if (ir.stmts[i].kind != kir::Stmt::Kind::Loop)
+        stmt(ir.stmts[i]);
+      else if (loop_function_of[i] > 0)
+        call_loops(loop_function_of[i]);
+    }
     a.get(2), a.i32(1), a.op(0x6b, "i32.sub"), a.set(2);
     a.br(0), a.end(), a.end();
     a.code.push_back(0x0b);
@@ -780,7 +820,7 @@ Bytes functype(std::initializer_list<unsigned char> params,
 }  // namespace
 
 WasmModule emit_wasm(const kir::Program& ir, const WasmImports& imports, bool with_text) {
-  Emitter e{ir, imports, {}, {}, {}};
+  Emitter e{ir, imports, {}, {}, {}, {}, {}};
   e.a.with_text = with_text;
   e.size_locals();
   const Bytes body = e.function_body();
@@ -811,8 +851,9 @@ WasmModule emit_wasm(const kir::Program& ir, const WasmImports& imports, bool wi
   uleb(code, body.size());
   code.insert(code.end(), body.begin(), body.end());
   for (const Emitter::Function& f : e.loop_functions) {
-    uleb(code, f.body.size());
-    code.insert(code.end(), f.body.begin(), f.body.end());
+    const Bytes fbody = e.loop_function_body(f);
+    uleb(code, fbody.size());
+    code.insert(code.end(), fbody.begin(), fbody.end());
   }
   section(m, 10, code);
 

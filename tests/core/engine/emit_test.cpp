@@ -357,6 +357,92 @@ TEST(Emitters, WebAssemblyModuleValidates) {
   }
 }
 
+// The sizes of a module's function bodies, from its code section (id 10).
+std::vector<std::size_t> function_sizes(const std::vector<unsigned char>& m) {
+  std::size_t at = 8;  // after the magic and the version
+  auto uleb = [&] {
+    std::size_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      const unsigned char b = m.at(at++);
+      v |= static_cast<std::size_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+  };
+  std::vector<std::size_t> sizes;
+  while (at < m.size()) {
+    const unsigned char id = m[at++];
+    const std::size_t size = uleb(), end = at + size;
+    if (id == 10)
+      for (std::size_t f = uleb(); f > 0; --f) sizes.push_back(uleb()), at += sizes.back();
+    at = end;
+  }
+  return sizes;
+}
+
+// Loops in a row share a function up to 4 KB (emit_wasm.cpp: each function costs its own stretch
+// of unoptimized steps); a statement between two loops keeps them apart, so the order holds.
+TEST(Emitters, WebAssemblyPacksLoopsInARowIntoFunctionsUpTo4KB) {
+  // Slots: 0 x, 1 y, 2 x + y, 3 a copy of x.
+  kir::Program p;
+  kir::Loop add;
+  add.n = kEmitN;
+  kir::Expr sum;
+  sum.op = Op::Add;
+  sum.in = {IrRef{IrRef::Kind::Vector, 0, 0.0f}, IrRef{IrRef::Kind::Vector, 1, 0.0f}};
+  sum.store = 2;
+  add.body = {sum};
+  p.loops = {add};
+  p.slots = 4;
+  const int copy_at = 30, loops = 40;
+  for (int i = 0; i < loops; ++i) {
+    if (i == copy_at) {
+      kir::Stmt copy;
+      copy.kind = kir::Stmt::Kind::Copy;
+      copy.src = 0, copy.dst = 3, copy.n = kEmitN;
+      p.stmts.push_back(copy);
+    }
+    p.stmts.push_back(kir::Stmt{});
+    p.stmts.back().note = "loop " + std::to_string(i) + ";";
+  }
+  WasmImports imports;
+  imports.log_function = 1;
+  const WasmModule m = emit_wasm(p, imports, true);
+  const std::vector<std::size_t> sizes = function_sizes(m.bytes);
+  kir::Program one = p;
+  one.stmts.resize(1);
+  const std::size_t one_loop = function_sizes(emit_wasm(one, imports).bytes).at(1);
+  ASSERT_LT(2 * one_loop, 4096u) << "the test needs two loops to fit in one function";
+
+  // Function i's loops, from the text: each function's lines follow its "(func $loop", each
+  // loop's lines start with its note (the step's text, before them, calls the functions).
+  std::vector<std::vector<int>> held;
+  for (std::size_t f = m.text.find("(func $loop"); f != std::string::npos;) {
+    const std::size_t next_f = m.text.find("(func $loop", f + 1);
+    held.emplace_back();
+    for (std::size_t at = m.text.find(";; loop ", f); at < next_f && at != std::string::npos;
+         at = m.text.find(";; loop ", at + 1))
+      held.back().push_back(std::atoi(m.text.c_str() + at + 8));
+    f = next_f;
+  }
+  ASSERT_EQ(held.size() + 1, sizes.size()) << m.text;
+  int next = 0;
+  for (std::size_t f = 0; f < held.size(); ++f) {
+    for (int i : held[f]) EXPECT_EQ(i, next++) << "loops out of order\n" << m.text;
+    const bool both_sides = held[f].front() < copy_at && held[f].back() >= copy_at;
+    EXPECT_FALSE(both_sides) << "function " << f + 1 << " spans the copy\n" << m.text;
+    if (held[f].size() > 1) EXPECT_LE(sizes[f + 1], 4096u + 16u) << "function " << f + 1;
+    if (f + 1 < held.size() && held[f + 1].front() != copy_at)  // full: the next loop did not fit
+      EXPECT_GT(sizes[f + 1] + one_loop, 4096u) << "function " << f + 1 << " had room";
+  }
+  EXPECT_EQ(next, loops);
+  EXPECT_LT(held.size(), static_cast<std::size_t>(loops)) << "no loops were packed";
+#ifdef __EMSCRIPTEN__
+  const int valid = EM_ASM_INT({ return WebAssembly.validate(HEAPU8.slice($0, $0 + $1)) ? 1 : 0; },
+                               m.bytes.data(), static_cast<int>(m.bytes.size()));
+  EXPECT_EQ(valid, 1);
+#endif
+}
+
 TEST(Emitters, GeneratedCCompilesWithWallWerror) {
 #ifdef __EMSCRIPTEN__
   GTEST_SKIP() << "no C compiler at run time in WebAssembly";

@@ -37,6 +37,12 @@ std::string validate_config_json(const std::string& config_json);
 // {"build": "native"|"wasm", "simd": bool, "compiler": "...", "clock_resolution_ns": number, ...}
 std::string environment_json();
 
+// Compiles and runs a tiny model in every mode, untimed, once per process (warm_up_engines(),
+// train/graph_trainer.hpp). Every run does it first anyway; the page's worker calls it while idle
+// after loading, so a student's first Run does not wait for it or run beside the compilations it
+// sets off in the engine's background threads (tests/bench/README.md, cold runs).
+void warm_up();
+
 // Starts one run (experiments/run.hpp): validates config_json, throws ConfigError on bad input,
 // refuses a config over this build's limits before allocating anything.
 std::unique_ptr<ExperimentRun> start_run(const std::string& config_json);

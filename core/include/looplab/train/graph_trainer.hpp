@@ -67,6 +67,8 @@ class GraphTrainer {
 // Runs a few untimed steps of a tiny MLP in every mode, once per process. NOTE: a WebAssembly
 // engine compiles a function fast first and optimizes it once it runs hot; without this the first
 // experiment's first mode would be billed for that, which is the engine's cost, not the mode's.
+// The page's worker calls it while idle after loading (api.hpp's warm_up), so the optimizing
+// compilations it sets off are over before the student's first Run.
 void warm_up_engines();
 
 }  // namespace looplab
