@@ -75,7 +75,8 @@ export function useBrowser({ viewport = { width: 1280, height: 900 } } = {}) {
       const page = await context.newPage();
       const problems = [];
       page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+      // The first frames of the stack say where a rare one came from.
+      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message} at ${(e.stack ?? '').split('\n').slice(1, 4).map((l) => l.trim()).join(' < ')}`));
       page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
       page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
       await page.addInitScript(() => {

@@ -21,7 +21,7 @@ import { isTerminated } from '../runtime/client.js';
 import { createPlot } from '../plots/plots.js';
 import { seriesColors } from '../plots/colors.js';
 import { download, el } from '../util/dom.js';
-import { formatValue, numberFormat } from '../util/format.js';
+import { firstSentence, formatValue, numberFormat } from '../util/format.js';
 import { errorText, labelDescribe, localizeResult, render, t } from '../util/i18n.js';
 import { Controls } from './controls.js';
 import { DataPicker } from './data-picker.js';
@@ -151,6 +151,8 @@ export class ExperimentPanel extends EventTarget {
     ui.eyebrow.textContent = d.question && d.title !== d.question ? d.title : '';
     ui.eyebrow.hidden = !ui.eyebrow.textContent;
     renderExplanation(ui.explanation, d.explanation, d.tensorflow, this.lang, SUBHEADING[this.layout.heading]);
+    ui.lede.textContent = this.layout.lede ? firstSentence(d.explanation?.intro ?? '') : '';
+    ui.lede.hidden = !ui.lede.textContent;
     ui.fixedBox.replaceChildren();
     this.controls = new Controls(ui.controls, d.parameters || [], () => this.scheduleValidation(), this.lang);
     this.data?.show(Boolean(d.takes_csv));

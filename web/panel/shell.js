@@ -8,14 +8,15 @@ import { t } from '../util/i18n.js';
 
 /** How a panel is laid out where it lives. */
 export const LAYOUTS = {
-  // The full page: the question as the page's h1, Run above the parameters (the list can be long),
-  // every number in view, a Defaults button, the reader's own data, the figures quoted from the seed thread.
-  page: { name: 'page', heading: 'h1', runFirst: true, numbersOpen: true, resetButton: true, dataPicker: true, quoted: true,
-    landmarks: true },
+  // The full page: the question as the page's h1 over a one-line lede, the explanations folded (Run and
+  // the first plot on the first screen of a laptop or a phone), Run above the parameters (the list can be
+  // long), every number in view, a Defaults button, the reader's own data, the figures quoted from the seed thread.
+  page: { name: 'page', heading: 'h1', lede: true, explainOpen: false, runFirst: true, numbersOpen: true, resetButton: true,
+    dataPicker: true, quoted: true, landmarks: true },
   // A widget inside a course page: an h2 under the host's own headings, Run after the few controls a
   // lesson shows, the numbers folded away.
   // Landmarks are the host page's business there.
-  widget: { name: 'widget', heading: 'h2', runFirst: false, numbersOpen: false, resetButton: false, dataPicker: false, quoted: true,
+  widget: { name: 'widget', heading: 'h2', lede: false, explainOpen: true, runFirst: false, numbersOpen: false, resetButton: false, dataPicker: false, quoted: true,
     landmarks: false },
 };
 
@@ -74,8 +75,10 @@ function buildHead(ui, layout) {
   ui.title = withId(label(el(layout.heading, 'title'), 'ui.loading'), 'title');
   ui.explanation = withId(el('div', 'explanation'), 'explanation');
   ui.explain = el('details', 'explain-box', null, label(el('summary'), 'ui.what_happens'), ui.explanation);
-  ui.explain.open = true;
-  ui.head = el('header', 'panel-head', null, ui.eyebrow, ui.title, ui.explain);
+  ui.explain.open = layout.explainOpen;
+  ui.lede = withId(el('p', 'lede'), 'lede');
+  ui.lede.hidden = true;
+  ui.head = el('header', 'panel-head', null, ui.eyebrow, ui.title, ui.lede, ui.explain);
 }
 
 function buildRunState(ui) {

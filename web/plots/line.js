@@ -16,6 +16,8 @@ import { t as tr } from '../util/i18n.js';
 
 const DASHES = [[], [8, 4], [2, 3], [10, 3, 2, 3]];
 const HEIGHT = 380;
+// A narrow plot (a phone) gets less height, so that it fits on the first screen beside Run.
+const heightFor = (width) => Math.round(Math.min(HEIGHT, Math.max(240, 0.7 * width)));
 const FEW_POINTS = 60;          // up to this many x values, lines also get markers
 const FIT_DASH = [7, 5];
 const CAP = 4;                  // half-width of a whisker's cap, CSS px
@@ -64,7 +66,7 @@ export class LivePlot {
     const value = (u, v, si, di) => (typeof di !== 'number' ? '' : typeof v !== 'number' ? '—' : formatNumber(v, lang));
     this.uplot = new uPlot({
       width: Math.max(300, this.body.clientWidth || 600),
-      height: HEIGHT,
+      height: heightFor(Math.max(300, this.body.clientWidth || 600)),
       scales: {
         x: { time: false, distr: spec.log_x ? 3 : 1, range: xRange(spec) },
         y: { distr: spec.log_y ? 3 : 1, ...(spec.spread ? { range: (u, min, max) => this.yRange(u, min, max) } : {}) },
@@ -86,7 +88,7 @@ export class LivePlot {
 
   fit() {
     const w = this.body.clientWidth;
-    if (w > 0 && Math.abs(w - this.uplot.width) > 1) this.uplot.setSize({ width: w, height: HEIGHT });
+    if (w > 0 && Math.abs(w - this.uplot.width) > 1) this.uplot.setSize({ width: w, height: heightFor(w) });
   }
 
   /** Appends new points: {seriesName: {<x>: [...], <y>: [...]}}; names not in the spec are ignored. */

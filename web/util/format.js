@@ -1,5 +1,10 @@
 // Numbers and keys as text for people, shared by the panel, the plots and the pages.
 
+/** The first sentence of `text` (all of it when it has one): up to . ! or ? before a space or the end, or 。！？. */
+export function firstSentence(text) {
+  return (/^[\s\S]*?(?:[.!?](?=\s|$)|[。！？])/.exec(text)?.[0] ?? text).trim();
+}
+
 /** "iterations_to_tolerance" -> "iterations to tolerance", "wall_ms" -> "wall (ms)". */
 export function humanize(key) {
   const unit = /_(ms|us|ns|s)$/.exec(key);
