@@ -156,6 +156,24 @@ test('Run pressed right after load, while the module is still loading, starts th
   await page.close();
 });
 
+test('before the module loads, the texts and controls come from the static describe file (issue 39)', { timeout: 60_000 }, async () => {
+  const described = JSON.parse(readFileSync(join(ROOT, 'build', 'describe', 'id.json'), 'utf8')).describe.optimizers;
+  const { page, problems } = await open('/tests/web/fixtures/blank.html');
+  const release = await holdModule(page);         // the worker's module stays unloaded
+  await page.goto(new URL('/web/?experiment=optimizers&lang=id', page.url()).href);
+  await page.waitForFunction(() => document.querySelectorAll('#controls .field').length > 0);
+  assert.match(await status(page), /^loading/, 'the module is still loading');
+  assert.equal(await page.textContent('#title'), described.question);
+  assert.ok((await page.textContent('#lede')).length > 20, 'a lede');
+  assert.ok((await page.textContent('#explanation')).includes(described.explanation.intro), 'the explanations');
+  assert.ok(await page.locator('.plot-box').count() > 0, 'the plots\' frames');
+  release();
+  await waitForStatus(page, 'ready');
+  assert.equal(await page.textContent('#title'), described.question);
+  await assertClean(page, problems);
+  await page.close();
+});
+
 test('Stop drops a run queued while the module loads', { timeout: 60_000 }, async () => {
   const { page, problems } = await open('/tests/web/fixtures/blank.html');
   const release = await holdModule(page);

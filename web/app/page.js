@@ -45,6 +45,7 @@ async function showExperiment(id, query) {
   values.delete('lang');
   const unknown = panel.setValues(values);
   panel.showNote(unknown.length ? t(unknown.length > 1 ? 'ui.ignored_url_params' : 'ui.ignored_url_param', { names: unknown.join(', ') }, lang) : '');
+  if (!panel.client.wasReady) panel.setStatus('loading the WebAssembly module');   // validating needs it
   await panel.settle();
 }
 
@@ -89,13 +90,16 @@ async function fillPicker() {
   return list;
 }
 
-/** The module, the experiment list, then the experiment the URL names (or the first). */
+/**
+ * The experiment list, then the experiment the URL names (or the first): its texts and controls come
+ * from the build's static describe file (client.js) while the module loads; validating waits for it.
+ */
 async function start() {
   panel.setStatus('loading the WebAssembly module');
   fillLanguages();
   const client = connect();
   panel.setClient(client);
-  showEnvironment(await client.ready);
+  client.ready.then(showEnvironment, () => {});   // a module that fails says so through the first request
   const list = await fillPicker();
   const query = new URLSearchParams(location.search);
   const wanted = query.get('experiment');

@@ -90,9 +90,15 @@ function startFailure(url, detail, refusedBlob) {
 }
 
 export class LooplabClient {
-  constructor(workerUrl, { module = null } = {}) {
+  /**
+   * describes: {lang: URL} of the build's static describe files (connect.js), which answer list() and
+   * describe() before the module has loaded; the worker answers what they do not hold.
+   */
+  constructor(workerUrl, { module = null, describes = {} } = {}) {
     this.workerUrl = workerUrl;
     this.module = module;
+    this.describes = describes;
+    this.described = new Map();  // lang -> Promise of its static file, or of null
     this.nextId = 1;
     this.pending = new Map();  // id -> {resolve, reject, onProgress}
     this.restarts = 0;
@@ -103,6 +109,7 @@ export class LooplabClient {
 
   start() {
     this.wasReady = false;
+    this.failed = null;
     this.ready = new Promise((resolve, reject) => { this.readyHandlers = { resolve, reject }; });
     if (this.restarts > 0) this.ready.catch(() => {});  // nobody awaits a restarted worker's ready
     let refusedBlob = false;
@@ -212,6 +219,7 @@ export class LooplabClient {
   }
 
   failAll(err) {
+    this.failed = err;               // and every later request, until a restart
     this.readyHandlers.reject(err);
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
@@ -220,15 +228,36 @@ export class LooplabClient {
   request(msg, onProgress) {
     const id = this.nextId++;
     if (this.terminated) return { id, promise: Promise.reject(terminatedError('the worker was terminated')) };
+    if (this.failed) return { id, promise: Promise.reject(this.failed) };
     const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onProgress }));
     this.worker?.postMessage({ ...msg, id });   // no worker: it could not start, and failAll said why
     return { id, promise };
   }
 
+  /**
+   * The build's static describe file for `lang` ({list, describe}), fetched once, or null: none for that
+   * language, or none to fetch (the offline file, whose scripts have no address of their own).
+   */
+  staticDescribes(lang) {
+    const url = this.describes[lang];
+    if (!url || new URL(url).protocol === 'file:') return Promise.resolve(null);
+    if (!this.described.has(lang)) {
+      this.described.set(lang, fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null));
+    }
+    return this.described.get(lang);
+  }
+
   /** The experiments' ids, titles and questions, the texts in `lang` (en, zh-CN, id). */
-  list(lang = 'en') { return this.request({ type: REQUEST.LIST, lang }).promise; }
+  async list(lang = 'en') {
+    const list = (await this.staticDescribes(lang))?.list;   // a copy, as the worker's answer is one
+    return list ? structuredClone(list) : this.request({ type: REQUEST.LIST, lang }).promise;
+  }
   /** describe(experiment) of the core: parameters, plots and every text in `lang`. */
-  describe(experiment, lang = 'en') { return this.request({ type: REQUEST.DESCRIBE, experiment, lang }).promise; }
+  async describe(experiment, lang = 'en') {
+    const d = (await this.staticDescribes(lang))?.describe;
+    return d && Object.hasOwn(d, experiment) ? structuredClone(d[experiment])
+      : this.request({ type: REQUEST.DESCRIBE, experiment, lang }).promise;
+  }
   /** Resolves with the resolved config, rejects with the core's one-line message. */
   validate(config) { return this.request({ type: REQUEST.VALIDATE, config: JSON.stringify(config) }).promise; }
 

@@ -5,12 +5,19 @@
 //   import { connect } from './runtime/connect.js';
 //   const client = connect();               // a LooplabClient (client.js)
 //
-// NOTE: both URLs are written as new URL(<string literal>, import.meta.url): build-dist.mjs maps these
+// NOTE: every URL is written as new URL(<string literal>, import.meta.url): build-dist.mjs maps these
 // to the flat dist/ names, and bundlers (Vite, webpack, Parcel) copy the files they name.
 import { LooplabClient } from './client.js';
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 const WASM_URL = new URL('../../build/wasm/looplab.wasm', import.meta.url);
+// What list() and describe() answer, written at build time (web/tools/describe-static.mjs): the texts
+// and controls show before the module has loaded. One literal URL per language of util/i18n.js.
+const DESCRIBES = {
+  en: new URL('../../build/describe/en.json', import.meta.url),
+  'zh-CN': new URL('../../build/describe/zh-CN.json', import.meta.url),
+  id: new URL('../../build/describe/id.json', import.meta.url),
+};
 
 let compiled = null;
 
@@ -28,5 +35,5 @@ export function compileModule() {
 
 /** A worker client whose worker instantiates the page's one compiled module. */
 export function connect() {
-  return new LooplabClient(WORKER_URL, { module: compileModule });
+  return new LooplabClient(WORKER_URL, { module: compileModule, describes: DESCRIBES });
 }

@@ -9,6 +9,7 @@
 //   looplab-api.js               the worker client: list, describe, validate, run             (looplab/api)
 //   looplab-worker.js            the module worker, with the Emscripten glue (one file, no imports)
 //   looplab.wasm                 the WebAssembly module
+//   describe/<lang>.json         every experiment's describe, a file per language (describe-static.mjs)
 //   looplab.css                  the widget's stylesheets in one file (uPlot's, panel.css, widget.css)
 //   panel.css page.css …         the pages' stylesheets
 //   vendor/uplot/                uPlot's stylesheet (for index.html) and licence (its code is in the bundles)
@@ -33,6 +34,7 @@ import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFi
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import { writeStaticDescribes } from './describe-static.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = resolve(ROOT, process.argv[2] || 'dist');
@@ -45,6 +47,7 @@ const abs = (rel) => join(ROOT, rel);
 /** Files copied as they are: repository path -> dist/ name. */
 const COPIED = {
   'build/wasm/looplab.wasm': 'looplab.wasm',
+  ...Object.fromEntries(['en', 'zh-CN', 'id'].map((l) => [`build/describe/${l}.json`, `describe/${l}.json`])),
   [UPLOT_CSS]: 'vendor/uplot/uPlot.min.css',
   'node_modules/uplot/LICENSE': 'vendor/uplot/LICENSE',
   ...Object.fromEntries(['panel', 'page', 'embed', 'author'].map((n) => [`web/styles/${n}.css`, `${n}.css`])),
@@ -288,7 +291,8 @@ function hostFiles(entry = 'looplab-widgets.js') {
   return [...seen];
 }
 
-function main() {
+async function main() {
+  await writeStaticDescribes();
   for (const f of [WASM_MJS, WASM_BIN, ...Object.keys(COPIED).map(abs)]) {
     try { statSync(f); } catch { fail(`missing ${relative(ROOT, f)}: run \`make build\` (wasm) and \`npm ci\` first`); }
   }
@@ -306,4 +310,4 @@ function main() {
   if (process.env.VERBOSE) for (const f of files) console.log(`    ${f.padEnd(40)} ${size([f])}`);
 }
 
-main();
+await main();
