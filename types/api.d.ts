@@ -110,6 +110,8 @@ export declare class LooplabClient {
 
 /** A client whose worker and wasm are the ones next to this package's scripts; the wasm compiles once per page. */
 export declare function connect(): LooplabClient;
+/** Calls `listener` as the WebAssembly module's bytes arrive (total 0: the size is unknown); returns an unsubscribe. */
+export declare function onModuleDownload(listener: (progress: { got: number; total: number }) => void): () => void;
 /** The page's one compiled module (fetched and compiled on the first call). */
 export declare function compileModule(): Promise<WebAssembly.Module>;
 /** True for the rejection of a request that was pending when its client was terminated. */

@@ -167,9 +167,13 @@ test('before the module loads, the texts and controls come from the static descr
   assert.ok((await page.textContent('#lede')).length > 20, 'a lede');
   assert.ok((await page.textContent('#explanation')).includes(described.explanation.intro), 'the explanations');
   assert.ok(await page.locator('.plot-box').count() > 0, 'the plots\' frames');
+  // The module's download, under Run, in the page's language (its worker is held, its bytes are not).
+  await page.waitForFunction(() => /\d/.test(document.getElementById('progress-message').textContent));
+  assert.match(await page.textContent('#progress-message'), /^Mengunduh modul WebAssembly: [\d,.]+ [KMG]?B (dari [\d,.]+ [KMG]?B \(\d+%\)|sejauh ini)$/);
   release();
   await waitForStatus(page, 'ready');
   assert.equal(await page.textContent('#title'), described.question);
+  assert.equal(await page.textContent('#progress-message'), '', 'the download line goes once the module is ready');
   await assertClean(page, problems);
   await page.close();
 });

@@ -2,7 +2,7 @@
 // (panel/panel.js), the same panel the widget and the iframe embed use. The page adds what only a
 // whole page has: the picker, the address bar as the share link (?experiment=…&<param>=…, written
 // when a run starts and read back on load), Escape anywhere to stop, and what this browser measured.
-import { connect } from '../runtime/connect.js';
+import { connect, onModuleDownload } from '../runtime/connect.js';
 import { ExperimentPanel } from '../panel/panel.js';
 import { el } from '../util/dom.js';
 import { LANGUAGES, LANGUAGE_NAMES, browserLang, chooseLang, t, text } from '../util/i18n.js';
@@ -47,6 +47,14 @@ async function showExperiment(id, query) {
   panel.showNote(unknown.length ? t(unknown.length > 1 ? 'ui.ignored_url_params' : 'ui.ignored_url_param', { names: unknown.join(', ') }, lang) : '');
   if (!panel.client.wasReady) panel.setStatus('loading the WebAssembly module');   // validating needs it
   await panel.settle();
+}
+
+/** The module's download under Run, in bytes and percent, unless a queued run says something there. */
+function showDownload({ got, total }) {
+  if (panel.state.queued) return;
+  panel.showProgressMessage(total
+    ? t('ui.module_download', { got, total, percent: Math.min(100, (100 * got) / total) }, lang)
+    : t('ui.module_download_got', { got }, lang));
 }
 
 function showEnvironment(env) {
@@ -97,9 +105,13 @@ async function fillPicker() {
 async function start() {
   panel.setStatus('loading the WebAssembly module');
   fillLanguages();
+  const stopShowing = onModuleDownload(showDownload);
   const client = connect();
   panel.setClient(client);
-  client.ready.then(showEnvironment, () => {});   // a module that fails says so through the first request
+  client.ready.then(showEnvironment, () => {}).finally(() => {
+    stopShowing();
+    if (!panel.state.queued) panel.showProgressMessage('');
+  });   // a module that fails says so through the first request
   const list = await fillPicker();
   const query = new URLSearchParams(location.search);
   const wanted = query.get('experiment');

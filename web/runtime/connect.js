@@ -19,16 +19,44 @@ const DESCRIBES = {
   id: new URL('../../build/describe/id.json', import.meta.url),
 };
 
+// The module's size in bytes as the browser decodes it: `make dist` writes it here (build-dist.mjs);
+// 0 where it is unknown (the development tree, a bundler's copy), and the page then says bytes only.
+const WASM_BYTES = 0;
+
 let compiled = null;
+const downloadListeners = new Set();
+
+/** Calls `listener({got, total})` as the module's bytes arrive (total 0: unknown); returns an unsubscribe. */
+export function onModuleDownload(listener) {
+  downloadListeners.add(listener);
+  return () => downloadListeners.delete(listener);
+}
+
+/** `res` with its body counted on the way through (onModuleDownload), typed for streaming compilation. */
+function counted(res) {
+  if (!res.body || !downloadListeners.size) return res;
+  const total = WASM_BYTES || (res.headers.get('content-encoding') ? 0 : Number(res.headers.get('content-length')) || 0);
+  let got = 0;
+  const body = res.body.pipeThrough(new TransformStream({
+    transform(chunk, out) {
+      got += chunk.byteLength;
+      for (const listener of downloadListeners) listener({ got, total });
+      out.enqueue(chunk);
+    },
+  }));
+  return new Response(body, { headers: { 'content-type': res.headers.get('content-type') || '' } });
+}
 
 /** The compiled module, fetched and compiled on the first call only; every worker shares it. */
 export function compileModule() {
   compiled ??= (async () => {
     const res = await fetch(WASM_URL);
     if (!res.ok) throw new Error(`HTTP ${res.status} for ${WASM_URL.href}`);
+    const typed = res.headers.get('content-type')?.startsWith('application/wasm');
+    const body = counted(res);
     // Streaming compiles while the bytes arrive, but only from a response typed application/wasm.
-    if (res.headers.get('content-type')?.startsWith('application/wasm')) return WebAssembly.compileStreaming(res);
-    return WebAssembly.compile(await res.arrayBuffer());
+    if (typed) return WebAssembly.compileStreaming(body);
+    return WebAssembly.compile(await body.arrayBuffer());
   })();
   return compiled;
 }

@@ -86,6 +86,14 @@ function distName(file, from) {
 const banner = (what) => `// looplab ${VERSION}: ${what}. Built by web/tools/build-dist.mjs from the ES modules in web/.\n`;
 
 // ---------------------------------------------------------------- static site
+/** connect.js's `const WASM_BYTES = 0;` in a bundle becomes the module's size (the page's download progress). */
+function withWasmBytes(code, name) {
+  const placeholder = 'const WASM_BYTES = 0;';
+  if (!code.includes(placeholder)) return code;
+  if (code.indexOf(placeholder) !== code.lastIndexOf(placeholder)) fail(`${name}: connect.js bundled twice`);
+  return code.replace(placeholder, `const WASM_BYTES = ${statSync(WASM_BIN).size};`);
+}
+
 function copySite() {
   rmSync(OUT, { recursive: true, force: true });
   for (const [from, to] of Object.entries(COPIED)) {
@@ -96,7 +104,7 @@ function copySite() {
   const provided = new Map();   // absolute module path -> {spec, names, chain} of the bundle that provides it
   for (const b of BUNDLES) {
     const { code, exported, chain } = bundle(abs(b.entry), { esm: true, externals: b.alone ? new Map() : provided });
-    writeFileSync(join(OUT, b.out), banner(b.out) + code);
+    writeFileSync(join(OUT, b.out), banner(b.out) + withWasmBytes(code, b.out));
     for (const m of [b.entry, ...(b.provides || [])]) provided.set(abs(m), { spec: `./${b.out}`, names: new Set(exported), chain });
   }
   for (const [from, to] of Object.entries(PAGES)) {
