@@ -108,10 +108,11 @@ async function start() {
   const stopShowing = onModuleDownload(showDownload);
   const client = connect();
   panel.setClient(client);
+  // The environment once the module is up; a module that fails says so through the first request.
   client.ready.then(showEnvironment, () => {}).finally(() => {
     stopShowing();
     if (!panel.state.queued) panel.showProgressMessage('');
-  });   // a module that fails says so through the first request
+  });
   const list = await fillPicker();
   const query = new URLSearchParams(location.search);
   const wanted = query.get('experiment');
