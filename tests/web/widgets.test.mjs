@@ -54,10 +54,14 @@ test('run() while the widget is still loading its module: the run starts once it
   const release = await holdModule(page);
   await page.goto(new URL(HOST, page.url()).href);
   await page.waitForFunction(() => document.querySelector('#first').status === 'loading');
+  // While the worker is held the module's bytes still arrive: the line under Run counts them.
+  await page.waitForFunction(() => /\d/.test(document.querySelector('#second').shadowRoot.querySelector('#progress-message').textContent));
+  assert.match(await shadowText(page, '#second', '#progress-message'), /^Downloading the WebAssembly module: [\d.]+ [KMG]?B (of [\d.]+ [KMG]?B \(\d+%\)|so far)$/);
   await page.evaluate(() => { document.querySelector('#first').run(); });
   release();
   await waitWidget(page, '#first', 'done', RUN_TIMEOUT_MS);
   await waitWidget(page, '#second', 'ready');
+  assert.equal(await shadowText(page, '#second', '#progress-message'), '', 'the download line goes once the module is ready');
   assert.equal(await page.evaluate(() => document.querySelector('#second').result), null, 'only the widget asked to run ran');
   await assertClean(page, problems);
 });

@@ -49,14 +49,6 @@ async function showExperiment(id, query) {
   await panel.settle();
 }
 
-/** The module's download under Run, in bytes and percent, unless a queued run says something there. */
-function showDownload({ got, total }) {
-  if (panel.state.queued) return;
-  panel.showProgressMessage(total
-    ? t('ui.module_download', { got, total, percent: Math.min(100, (100 * got) / total) }, lang)
-    : t('ui.module_download_got', { got }, lang));
-}
-
 function showEnvironment(env) {
   shownEnvironment = env;
   renderEnvironment(environment, env, pageClockNs, lang);
@@ -105,13 +97,13 @@ async function fillPicker() {
 async function start() {
   panel.setStatus('loading the WebAssembly module');
   fillLanguages();
-  const stopShowing = onModuleDownload(showDownload);
+  const stopShowing = onModuleDownload((progress) => panel.showDownload(progress));
   const client = connect();
   panel.setClient(client);
   // The environment once the module is up; a module that fails says so through the first request.
   client.ready.then(showEnvironment, () => {}).finally(() => {
     stopShowing();
-    if (!panel.state.queued) panel.showProgressMessage('');
+    panel.showDownload(null);
   });
   const list = await fillPicker();
   const query = new URLSearchParams(location.search);

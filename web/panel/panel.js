@@ -504,6 +504,19 @@ export class ExperimentPanel extends EventTarget {
     this.ui.progressMessage.textContent = text;
   }
 
+  /**
+   * The module's download under Run ({got, total} from connect.js's onModuleDownload; total 0: bytes
+   * only), unless a queued run says something there; null once the module is ready clears it.
+   */
+  showDownload(progress) {
+    if (this.state.queued) return;
+    if (!progress) { this.showProgressMessage(''); return; }
+    const { got, total } = progress;
+    this.showProgressMessage(total
+      ? t('ui.module_download', { got, total, percent: Math.min(100, (100 * got) / total) }, this.lang)
+      : t('ui.module_download_got', { got }, this.lang));
+  }
+
   showFormError(message) {
     this.ui.formError.textContent = message;
     this.ui.formError.hidden = !message;

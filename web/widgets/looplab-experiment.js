@@ -21,7 +21,7 @@
 // looplab-status {status}, looplab-progress {fraction, message}, looplab-result {result},
 // looplab-error {message}. Methods: run(), stop(), link(). Properties: status, result, describe,
 // experiments, plots.
-import { connect } from '../runtime/connect.js';
+import { connect, onModuleDownload } from '../runtime/connect.js';
 import { ExperimentPanel } from '../panel/panel.js';
 import { browserLang, chooseLang, t } from '../util/i18n.js';
 
@@ -140,8 +140,10 @@ export class LooplabExperiment extends HTMLElement {
   start() {
     if (this.client || !this.isConnected) return;
     this.panel.setStatus('loading');
+    const stopShowing = onModuleDownload((progress) => this.panel.showDownload(progress));   // as the page does
     this.client = settings.createClient();
     this.client.ready.catch((e) => this.panel.fail(e));
+    this.client.ready.finally(() => { stopShowing(); this.panel.showDownload(null); }).catch(() => {});
     this.panel.setClient(this.client);
     this.update();
   }
