@@ -54,9 +54,8 @@ function warmUpWhenIdle(api) {
   busy();
   try {
     api.warmUp();
-  } catch (e) {  // a returned error is left to the first run, which warms up again and reports it
-    if (isFatal(e)) post({ type: ANSWER.FATAL, id: null, message: `the WebAssembly module crashed (${e.name}: ${e.message})`,
-      i18n: { key: 'status.crashed', args: { error: `${e.name}: ${e.message}` } } });
+  } catch (e) {  // a returned error stays unsaid: the warm-up is no run, and a run reports its own
+    if (isFatal(e)) postCrash(null, e);
   }
 }
 
@@ -82,6 +81,12 @@ const nextTurn = () => new Promise((resolve) => { waiting.push(resolve); channel
  */
 function isFatal(e) {
   return e instanceof WebAssembly.RuntimeError || e instanceof RangeError;
+}
+
+/** Tells the page that the module trapped (isFatal) while answering request `id` (null: no request). */
+function postCrash(id, e) {
+  post({ type: ANSWER.FATAL, id, message: `the WebAssembly module crashed (${e.name}: ${e.message})`,
+    i18n: { key: 'status.crashed', args: { error: `${e.name}: ${e.message}` } } });
 }
 
 /** Runs that are in progress, by request id: {cancelled}. */
@@ -167,10 +172,7 @@ self.onmessage = async ({ data: msg }) => {
       default: throw new Error(`unknown request type "${type}"`);
     }
   } catch (e) {
-    if (isFatal(e)) {
-      post({ type: ANSWER.FATAL, id, message: `the WebAssembly module crashed (${e.name}: ${e.message})`,
-        i18n: { key: 'status.crashed', args: { error: `${e.name}: ${e.message}` } } });
-    }
+    if (isFatal(e)) postCrash(id, e);
     else post({ type: ANSWER.ERROR, id, message: e instanceof Error ? e.message : String(e), ...(e?.i18n ? { i18n: e.i18n } : {}) });
   } finally {
     if (state) active.delete(id);

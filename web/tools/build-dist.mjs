@@ -34,6 +34,7 @@ import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFi
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import { LANGUAGES } from '../util/i18n.js';
 import { writeStaticDescribes } from './describe-static.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -47,7 +48,7 @@ const abs = (rel) => join(ROOT, rel);
 /** Files copied as they are: repository path -> dist/ name. */
 const COPIED = {
   'build/wasm/looplab.wasm': 'looplab.wasm',
-  ...Object.fromEntries(['en', 'zh-CN', 'id'].map((l) => [`build/describe/${l}.json`, `describe/${l}.json`])),
+  ...Object.fromEntries(LANGUAGES.map((l) => [`build/describe/${l}.json`, `describe/${l}.json`])),
   [UPLOT_CSS]: 'vendor/uplot/uPlot.min.css',
   'node_modules/uplot/LICENSE': 'vendor/uplot/LICENSE',
   ...Object.fromEntries(['panel', 'page', 'embed', 'author'].map((n) => [`web/styles/${n}.css`, `${n}.css`])),
@@ -105,6 +106,10 @@ function copySite() {
   for (const b of BUNDLES) {
     const { code, exported, chain } = bundle(abs(b.entry), { esm: true, externals: b.alone ? new Map() : provided });
     writeFileSync(join(OUT, b.out), banner(b.out) + withWasmBytes(code, b.out));
+    if (b.out === 'looplab-api.js') {   // connect.js names one static describe file per language
+      const missing = LANGUAGES.filter((l) => !code.includes(`'./describe/${l}.json'`));
+      if (missing.length) fail(`runtime/connect.js names no describe file for ${missing.join(', ')}`);
+    }
     for (const m of [b.entry, ...(b.provides || [])]) provided.set(abs(m), { spec: `./${b.out}`, names: new Set(exported), chain });
   }
   for (const [from, to] of Object.entries(PAGES)) {
