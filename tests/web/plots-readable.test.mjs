@@ -191,6 +191,24 @@ test('a line plot with a spread column: whiskers y ± spread in the series colou
   await page.close();
 });
 
+// uPlot's log axis knows the decades 1e-32 … 1e32: a value beyond them (a converged run's gap of
+// 1e-35, a diverging one's 1e40) once made its splits loop until "Invalid array length".
+test('a log-log line plot leaves out values beyond 1e-30 … 1e30 and draws the rest', { timeout: 60_000 }, async () => {
+  const { page, problems } = await sandbox();
+  const drawn = await page.evaluate(async () => {
+    const { createPlot } = await import('/web/plots/plots.js');
+    const spec = { id: 'gap', title: 'gap', x: 'iteration', y: 'gap', log_x: true, log_y: true, series: ['run'] };
+    const plot = createPlot(document.getElementById('plot-sandbox'), spec);
+    plot.append({ run: { iteration: [1, 2, 3, 4, 5], gap: [1, 1e-3, 1e-35, 1e40, 1e-9] } });
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    return { y: plot.uplot.data[1], min: plot.uplot.scales.y.min, max: plot.uplot.scales.y.max };
+  });
+  assert.deepEqual(drawn.y, [1, 1e-3, null, null, 1e-9]);
+  assert.ok(drawn.min >= 1e-30 && drawn.max <= 1e30, `y scale ${drawn.min} … ${drawn.max}`);
+  await assertClean(page, problems);
+  await page.close();
+});
+
 test('overhead: each fitted line has its mode\'s colour and is dashed; the measured series are points on a line', { timeout: 180_000 }, async () => {
   const { page, problems } = await browser.open('/web/?experiment=overhead&n_min=10&n_max=10000&points=4&chunk_ms=1&repeats=2');
   await waitForStatus(page, 'ready');

@@ -41,8 +41,13 @@ function logKept(u, splits, axisIdx, thin) {
 const logGrid = (u, splits, axisIdx) => logKept(u, splits, axisIdx, false);
 const logLabels = (u, splits, axisIdx) => logKept(u, splits, axisIdx, true);
 
-/** Keeps a value that a plot can show: finite, and positive on a log axis; else null (a gap). */
-const plottable = (v, log) => (typeof v === 'number' && Number.isFinite(v) && (!log || v > 0) ? v : null);
+// uPlot's log axis knows the decades 1e-32 … 1e32 only: a scale that starts below them makes its
+// splits loop until the array overflows ("Invalid array length": a gap (L − L*)/L* of 1e-35, which
+// float64 can reach once a run has converged). Such a point is left out, as a zero is.
+const LOG_MIN = 1e-30;
+const LOG_MAX = 1e30;
+/** Keeps a value that a plot can show: finite, and within the log decades on a log axis; else null (a gap). */
+const plottable = (v, log) => (typeof v === 'number' && Number.isFinite(v) && (!log || (v >= LOG_MIN && v <= LOG_MAX)) ? v : null);
 
 export class LivePlot {
   constructor(container, spec, colorOf = seriesColors([spec])) {

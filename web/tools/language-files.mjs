@@ -1,0 +1,50 @@
+// The language files (issue 39, items 1 and 3): everything a page says in one language, written once at
+// build time. A page fetches only its reader's language, before the module has loaded, and shows the
+// experiment's texts and controls from it (runtime/client.js); no script carries a catalog.
+//
+//   node web/tools/language-files.mjs [outDir=build/lang]     (build-dist.mjs runs it first)
+//
+// <outDir>/<lang>.json   {"catalog": core/i18n/<lang>.json,
+//                         "list": listExperiments(lang), "describe": {<id>: describe(id, lang), ...}}
+// The list and the describes are the module's own answers, from build/wasm/looplab.mjs through the
+// worker's facade (api.js). One file per language rather than per experiment: connect.js names each
+// in a `new URL('…', import.meta.url)`, which dist/ and bundlers (Vite) then copy, so no page ever
+// asks for a file that is not there.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { wrap } from '../runtime/api.js';
+import { LANGUAGES } from '../util/i18n.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The message catalog of `lang`, as the CLI embeds it: {key: template}. */
+export const readCatalog = (lang) => JSON.parse(readFileSync(join(ROOT, 'core', 'i18n', `${lang}.json`), 'utf8'));
+
+/** Every language's catalog: {lang: catalog}. */
+export const readCatalogs = () => Object.fromEntries(LANGUAGES.map((l) => [l, readCatalog(l)]));
+
+/** Writes a language file per language under `outDir`; returns the number of files. */
+export async function writeLanguageFiles(outDir = join(ROOT, 'build', 'lang')) {
+  const modulePath = join(ROOT, 'build', 'wasm', 'looplab.mjs');
+  // NOTE: Emscripten's node branch of an ES module output uses require and __dirname (wasm/test/load.mjs).
+  globalThis.require ??= createRequire(modulePath);
+  globalThis.__dirname ??= dirname(modulePath);
+  const { default: create } = await import(pathToFileURL(modulePath).href);
+  const catalogs = readCatalogs();
+  const api = wrap(await create({ wasmBinary: readFileSync(join(ROOT, 'build', 'wasm', 'looplab.wasm')) }), catalogs);
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const ids = api.listExperiments('en').map((x) => x.id);
+  for (const lang of LANGUAGES) {
+    const describe = Object.fromEntries(ids.map((id) => [id, api.describe(id, lang)]));
+    writeFileSync(join(outDir, `${lang}.json`), JSON.stringify({ catalog: catalogs[lang], list: api.listExperiments(lang), describe }));
+  }
+  return LANGUAGES.length;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const n = await writeLanguageFiles(process.argv[2] ? resolve(process.argv[2]) : undefined);
+  console.log(`language-files: ${n} files`);
+}
