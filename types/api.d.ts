@@ -91,14 +91,24 @@ export interface Run {
 }
 
 export declare class LooplabClient {
-  /** `module`: returns the compiled module every worker of this client instantiates (see compileModule). */
-  constructor(workerUrl: string | URL, options?: { module?: (() => Promise<WebAssembly.Module>) | null });
+  /**
+   * `module`: returns the compiled module every worker of this client instantiates (see compileModule).
+   * `languageFile`: a language's file (see languageFile); `catalogs`: catalogs given inline instead.
+   * The worker needs the English catalog from one of them.
+   */
+  constructor(workerUrl: string | URL, options?: {
+    module?: (() => Promise<WebAssembly.Module>) | null;
+    languageFile?: (lang: string) => Promise<LanguageFile | null>;
+    catalogs?: Record<string, Catalog>;
+  });
   /** Resolves once the module runs in the worker; rejects with one line when it cannot start. */
   readonly ready: Promise<Environment>;
   /** Titles and questions in `lang` ('en' by default; 'zh-CN', 'id'). */
   list(lang?: string): Promise<ExperimentInfo[]>;
   /** Parameters, plots and every text in `lang` ('en' by default; 'zh-CN', 'id'). */
   describe(experiment: string, lang?: string): Promise<Description>;
+  /** The message catalog of `lang`; rejects when it cannot be loaded. */
+  catalog(lang: string): Promise<Catalog>;
   /** Resolves with the config, every default filled in; rejects with `name: must be …, got …` (the Error's `i18n`: the same as a Message). */
   validate(config: Config): Promise<Config>;
   run(config: Config, onProgress?: (progress: Progress) => void): Run;
@@ -114,5 +124,11 @@ export declare function connect(): LooplabClient;
 export declare function onModuleDownload(listener: (progress: { got: number; total: number }) => void): () => void;
 /** The page's one compiled module (fetched and compiled on the first call). */
 export declare function compileModule(): Promise<WebAssembly.Module>;
+/** A message catalog: {key: template} (core/i18n/<lang>.json). */
+export type Catalog = Record<string, string>;
+/** Everything looplab says in one language, written at build time (dist/lang/<lang>.json). */
+export interface LanguageFile { catalog: Catalog; list: ExperimentInfo[]; describe: Record<string, Description> }
+/** The language file of `lang` next to this package's scripts, fetched once per page; null when there is none. */
+export declare function languageFile(lang: string): Promise<LanguageFile | null>;
 /** True for the rejection of a request that was pending when its client was terminated. */
 export declare function isTerminated(error: unknown): boolean;

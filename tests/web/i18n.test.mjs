@@ -1,4 +1,4 @@
-// The languages without a browser: the web's catalogs module matches core/i18n, the glossary terms are
+// The languages without a browser: the language files carry core/i18n's catalogs, the glossary terms are
 // used consistently, the JS renderer says exactly what the core's renderer says (a standardization
 // result from the wasm module: its summary.messages rendered in English equal its English text, and
 // render in zh-CN and id with no missing key), and no renderer builds a student-facing English sentence
@@ -9,16 +9,27 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { catalogsModule, LANGS, OUT } from '../../web/tools/catalogs.mjs';
-import { LANGUAGES, MISSING, chooseLang, comparisonMessage, render, t } from '../../web/util/i18n.js';
+import { readCatalogs } from '../../web/tools/language-files.mjs';
+import { LANGUAGES, MISSING, addCatalog, chooseLang, comparisonMessage, render, t } from '../../web/util/i18n.js';
 import { loadModule, runToEnd } from '../../wasm/test/load.mjs';
 import { ROOT } from './harness.mjs';
 
 const catalog = (lang) => JSON.parse(readFileSync(join(ROOT, 'core', 'i18n', `${lang}.json`), 'utf8'));
 
-test('web/util/catalogs.js is generated from core/i18n (node web/tools/catalogs.mjs)', () => {
-  assert.deepEqual(LANGUAGES, LANGS);
-  assert.equal(readFileSync(OUT, 'utf8'), catalogsModule(), 'stale: run node web/tools/catalogs.mjs');
+test('no script carries a catalog: before one is added every text is empty, then a missing key shows', () => {
+  assert.equal(t('ui.run', {}, 'id'), '');
+  assert.throws(() => addCatalog('fr', {}), /no catalog for language fr/);
+  for (const [lang, c] of Object.entries(readCatalogs())) addCatalog(lang, c);
+  assert.equal(t('ui.run', {}, 'id'), 'Jalankan');
+  assert.equal(t('ui.no_such_key', {}, 'id'), '⟦ui.no_such_key⟧');
+});
+
+test('the language files (make dist) carry core/i18n\'s catalogs, the list and every describe', () => {
+  for (const lang of LANGUAGES) {
+    const file = JSON.parse(readFileSync(join(ROOT, 'build', 'lang', `${lang}.json`), 'utf8'));
+    assert.deepEqual(file.catalog, catalog(lang), `${lang}: stale: run make dist`);
+    assert.deepEqual(Object.keys(file.describe), file.list.map((x) => x.id), lang);
+  }
 });
 
 // A language's glossary: glossary.<lang>.json (English term → the rendering every key must use where

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { RESULTS, RUN_TIMEOUT_MS, assertClean, useBrowser, waitForStatus } from './harness.mjs';
-import { CATALOGS } from '../../web/util/catalogs.js';
+import { readCatalogs } from '../../web/tools/language-files.mjs';
 
 const browser = useBrowser();
 
@@ -73,7 +73,7 @@ async function assertChinese(page, id) {
   const result = await page.evaluate(() => window.__looplab.lastResult);
   const shown = (await page.evaluate(() => window.__progressShown)).filter((m) => /\d/.test(m));
   assert.ok(shown.every((m) => CJK.test(m) || /^(k = \d+|\w+：N = [\d,]+)$/.test(m)), `${id}: a progress message not in Chinese: ${shown.find((m) => !CJK.test(m))}`);
-  const zh = CATALOGS['zh-CN'];
+  const zh = readCatalogs()['zh-CN'];
   for (const key of headingKeys(result)) assert.ok(zh[`field.${key}`], `${id}: no Chinese heading for "${key}"`);
   // unroll's comparison names follow its k values (step_k<k>_vs_k1): only the default ones are named.
   for (const c of result.summary.comparisons) assert.ok(zh[`cmp_id.${c.id}`] || zh[`cmp_id.${c.id.replace(/\d+/, '#')}`], `${id}: no Chinese name for comparison "${c.id}"`);
@@ -382,8 +382,8 @@ test('the page\'s language picker switches in place: one small request, the valu
   const query = new URLSearchParams(await page.evaluate(() => location.search));
   assert.equal(query.get('lang'), 'id');
   assert.equal(query.get('lr_raw'), '0.0002');
-  assert.deepEqual(requests.map((u) => new URL(u).pathname), ['/dist/describe/id.json'],
-    'a language switch asks for its describe file only');
+  assert.deepEqual(requests.map((u) => new URL(u).pathname), ['/dist/lang/id.json'],
+    'a language switch asks for its language file only');
   await page.click('#run');
   await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
   assert.ok(!(await pageText(page)).includes('⟦'));

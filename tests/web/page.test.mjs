@@ -156,8 +156,8 @@ test('Run pressed right after load, while the module is still loading, starts th
   await page.close();
 });
 
-test('before the module loads, the texts and controls come from the static describe file (issue 39)', { timeout: 60_000 }, async () => {
-  const described = JSON.parse(readFileSync(join(ROOT, 'build', 'describe', 'id.json'), 'utf8')).describe.optimizers;
+test('before the module loads, the texts and controls come from the language file (issue 39)', { timeout: 60_000 }, async () => {
+  const described = JSON.parse(readFileSync(join(ROOT, 'build', 'lang', 'id.json'), 'utf8')).describe.optimizers;
   const { page, problems } = await open('/tests/web/fixtures/blank.html');
   const release = await holdModule(page);         // the worker's module stays unloaded
   await page.goto(new URL('/web/?experiment=optimizers&lang=id', page.url()).href);

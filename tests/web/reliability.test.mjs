@@ -129,7 +129,8 @@ test('terminate() rejects every pending request of the worker client, and later 
   const { page, problems } = await browser.open('/tests/web/fixtures/blank.html');
   const outcome = await page.evaluate(async () => {
     const { LooplabClient, isTerminated } = await import('/web/runtime/client.js');
-    const client = new LooplabClient('/web/runtime/worker.js');
+    const { languageFile } = await import('/web/runtime/connect.js');
+    const client = new LooplabClient('/web/runtime/worker.js', { languageFile });
     await client.ready;
     const settle = (p) => p.then(() => 'resolved', (e) => (isTerminated(e) ? 'terminated' : `other: ${e.message}`));
     const run = client.run({ experiment: 'standardization', max_iterations: 10000000, tolerance: 1e-12 }, () => {});

@@ -5,7 +5,7 @@
 //
 // The module embeds no message catalog (core/include/looplab/base/i18n.hpp): the worker's facade
 // (web/runtime/api.js) supplies English and the language asked for. The tests call the module
-// directly, so this gives it every catalog of core/i18n/ (the files the page's catalogs.js holds).
+// directly, so this gives it every catalog of core/i18n/ (the files the page's language files hold).
 //   const result = runToEnd(m, { experiment: 'standardization', max_iterations: 200 });
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

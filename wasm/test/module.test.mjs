@@ -86,7 +86,7 @@ test('a default standardization run completes in advance(50) chunks', { timeout:
 
 // The module embeds no catalog (docs/size.md): the facade supplies English when it wraps the module
 // and another language only when a call first asks for it.
-test('catalogs: none built in; the facade supplies English at once and another language on demand', async () => {
+test('catalogs: none built in; the facade supplies the English it is given at once and another language on demand', async () => {
   const { wrap } = await import('../../web/runtime/api.js');
   const bare = await loadModule('looplab', { catalogs: [] });
   assert.equal(bare.catalogNeeded('en'), 'en');
@@ -96,9 +96,15 @@ test('catalogs: none built in; the facade supplies English at once and another l
   assert.ok(bare.provideCatalog('en', '{"not": ["flat"]}') instanceof Error);
   assert.ok(bare.provideCatalog('fr', '{}') instanceof Error);
 
-  const api = wrap(bare);
+  const { readCatalogs } = await import('../../web/tools/language-files.mjs');
+  const catalogs = readCatalogs();
+  assert.throws(() => wrap(bare, {}), { message: 'the catalog of en was not given to the module' });
+  const api = wrap(bare, { en: catalogs.en });
   assert.equal(bare.catalogNeeded('en'), '');
   assert.equal(bare.catalogNeeded('id'), 'id');
+  assert.throws(() => api.describe('standardization', 'zh-CN'), { message: 'the catalog of zh-CN was not given to the module' });
+  api.addCatalog('zh-CN', catalogs['zh-CN']);
+  api.addCatalog('id', catalogs.id);
   assert.throws(() => api.validateConfig({ experiment: 'standardization', lr_raw: -1 }),
     { message: 'lr_raw: must be a number in (0, 10], got -1' });
   assert.equal(bare.catalogNeeded('zh-CN'), 'zh-CN');

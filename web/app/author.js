@@ -3,17 +3,16 @@
 // validates with the core and shows the same messages a reader would see. Snippets are plain text
 // shown with textContent; attribute values are HTML-escaped in the snippet text itself.
 import { define } from '../looplab-widgets.js';
+import { languageFile } from '../runtime/connect.js';
 import { Controls } from '../panel/controls.js';
 import { el, download } from '../util/dom.js';
-import { browserLang, chooseLang, t as tr, text as catalogText } from '../util/i18n.js';
+import { addCatalog, browserLang, chooseLang, t as tr, text as catalogText } from '../util/i18n.js';
 import { relabel } from '../panel/shell.js';
 
 // The page's language (?lang=, else the browser's): its labels, the editor and, through <html lang>,
 // the preview and gallery widgets. A lesson's own language is the widget's lang option above.
 const pageLang = chooseLang(new URLSearchParams(location.search).get('lang'), browserLang());
 document.documentElement.lang = pageLang;
-document.title = tr('author.title', {}, pageLang);
-relabel(document, pageLang);
 
 define();
 const $ = (id) => document.getElementById(id);
@@ -166,7 +165,16 @@ async function downloadStandalone() {
   }
 }
 
-function main() {
+/** The page's labels in its language, once its catalog has come (its language file, connect.js). */
+async function sayPage() {
+  const file = await languageFile(pageLang);
+  if (file) addCatalog(pageLang, file.catalog);
+  document.title = tr('author.title', {}, pageLang);
+  relabel(document, pageLang);
+}
+
+async function main() {
+  await sayPage();
   ui.base.value = new URL('.', location.href).href;
   const w = document.createElement('looplab-experiment');
   w.id = 'preview-widget';

@@ -15,7 +15,8 @@
 // A message of any other shape is ignored (the widget answers with a looplab:error saying why, in the
 // embed's language like the widget's own errors: "ignored message: unknown type (…)").
 import '../looplab-widgets.js';
-import { browserLang, chooseLang, t } from '../util/i18n.js';
+import { languageFile } from '../runtime/connect.js';
+import { addCatalog, browserLang, chooseLang, render, t } from '../util/i18n.js';
 
 const NAME_RE = /^[a-z][a-z0-9_]*$/;          // attribute names we set: parameter names and ours
 const BOOLEAN_ATTRS = new Set(['autorun', 'compact']);
@@ -25,7 +26,7 @@ const query = new URLSearchParams(location.search);
 const lang = chooseLang(query.get('lang'), browserLang());
 document.documentElement.lang = lang;
 const note = document.getElementById('embed-note');
-const notes = [];
+const notes = [];   // messages {key, args}, said once the language's catalog has come (showNotes)
 
 /** The parent-origin parameter as an origin, or null (absent or not an origin: noted). */
 function parentOrigin() {
@@ -35,7 +36,7 @@ function parentOrigin() {
     const origin = new URL(text).origin;
     if (origin !== 'null' && origin === text.replace(/\/$/, '')) return origin;
   } catch { /* noted below */ }
-  notes.push(t('embed.bad_origin', {}, lang));
+  notes.push({ key: 'embed.bad_origin' });
   return 'invalid';
 }
 
@@ -58,9 +59,7 @@ function createWidget() {
     if (name === 'parent-origin') continue;
     if (NAME_RE.test(name)) setAttr(widget, name, value); else skipped.push(name);
   }
-  if (skipped.length) notes.push(t('embed.skipped', { n: skipped.length }, lang));
-  note.textContent = notes.join('; ');
-  note.hidden = !notes.length;
+  if (skipped.length) notes.push({ key: 'embed.skipped', args: { n: skipped.length } });
   document.getElementById('embed').append(widget);
   return widget;
 }
@@ -112,6 +111,15 @@ function forward(widget) {
   }).observe(document.body);
 }
 
+/** The notes about the URL, in the embed's language: its file is the one the widget loads too (connect.js). */
+async function showNotes() {
+  const file = await languageFile(lang);
+  if (file) addCatalog(lang, file.catalog);
+  note.textContent = notes.map((m) => render(m, lang)).join('; ');
+  note.hidden = !notes.length;
+}
+
 const widget = createWidget();
+showNotes();
 forward(widget);
 listen(widget);

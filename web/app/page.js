@@ -9,12 +9,12 @@ import { LANGUAGES, LANGUAGE_NAMES, browserLang, chooseLang, t, text } from '../
 import { relabel } from '../panel/shell.js';
 import { measureClockStepNs, renderEnvironment } from './environment.js';
 
-// The language: ?lang=, else the browser's; the picker switches it in place and sets ?lang= (no
-// download: every catalog is in this script, and the worker has its own copy for the module).
+// The language: ?lang=, else the browser's; the picker switches it in place and sets ?lang= (one
+// download: that language's file, with its catalog, runtime/client.js). The page's own labels are
+// said once the catalog has come (sayPage).
 const pageQuery = new URLSearchParams(location.search);
 let lang = chooseLang(pageQuery.get('lang'), browserLang());
 document.documentElement.lang = lang;
-relabel(document, lang);
 
 const picker = document.getElementById('experiment');
 const panel = new ExperimentPanel(document.getElementById('app'), {
@@ -23,7 +23,6 @@ const panel = new ExperimentPanel(document.getElementById('app'), {
 panel.langInLink = pageQuery.has('lang');
 const environment = el('section', 'environment');
 environment.id = 'environment';
-environment.setAttribute('aria-label', t('ui.environment', {}, lang));
 panel.ui.side.append(environment);
 const pageClockNs = measureClockStepNs();
 let shownEnvironment = null;   // the environment last shown, to show again in another language
@@ -54,6 +53,13 @@ function showEnvironment(env) {
   renderEnvironment(environment, env, pageClockNs, lang);
 }
 
+/** The page's own labels and what this browser measured, in `lang` (its catalog is there: fillPicker). */
+function sayPage() {
+  relabel(document, lang);
+  environment.setAttribute('aria-label', t('ui.environment', {}, lang));
+  if (shownEnvironment) showEnvironment(shownEnvironment);
+}
+
 /**
  * The language picker: choosing says everything in that language in place (the page's labels, the
  * experiment loaded again with the configuration kept, as a shared link with ?lang= would), with
@@ -73,18 +79,17 @@ function fillLanguages() {
     if (panel.running) panel.stop();
     lang = select.value;
     document.documentElement.lang = lang;
-    relabel(document, lang);
     panel.setLang(lang);
-    environment.setAttribute('aria-label', t('ui.environment', {}, lang));
-    if (shownEnvironment) showEnvironment(shownEnvironment);
     if (!panel.describe) return;          // still starting: start() loads in the language now set
     panel.whileLoading(fillPicker().then(() => showExperiment(panel.describe?.id ?? picker.value, q)))
       .catch((e) => panel.fail(e));
   });
 }
 
+/** The experiment picker, in the page's language; its catalog arrives with the list (panel.experiments). */
 async function fillPicker() {
   const list = await panel.experiments();
+  sayPage();
   picker.replaceChildren(...list.map((x) => Object.assign(el('option', null, text(`exp.${x.id}.title`, x.title, lang)), { value: x.id })));
   picker.disabled = false;
   return list;

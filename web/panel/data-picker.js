@@ -37,27 +37,34 @@ function make(tag, props = {}, text) {
   return node;
 }
 
+/** `node` saying catalog key `key`, marked so that the panel's relabel() says it in another language. */
+function labelled(node, key, lang) {
+  node.dataset.i18n = key;
+  node.textContent = tr(key, {}, lang);
+  return node;
+}
+
 export class DataPicker {
   constructor(container, onChange, lang = 'en') {
     this.onChange = onChange;
     this.lang = lang;
     this.data = null;   // {text, name, columns}
     this.root = make('fieldset', { className: 'data-picker', id: 'data-picker', hidden: true });
-    this.root.append(make('legend', {}, tr('data.legend', {}, lang)));
+    this.root.append(labelled(make('legend'), 'data.legend', lang));
     this.file = make('input', { type: 'file', id: 'data-file', accept: '.csv,text/csv,text/plain' });
     this.x = make('select', { id: 'data-x', disabled: true });
     this.y = make('select', { id: 'data-y', disabled: true });
-    this.clear = make('button', { type: 'button', id: 'data-clear', disabled: true }, tr('data.clear', {}, lang));
-    this.status = make('p', { className: 'form-note', id: 'data-status' }, tr('data.hint', {}, lang));
+    this.clear = labelled(make('button', { type: 'button', id: 'data-clear', disabled: true }), 'data.clear', lang);
+    this.status = labelled(make('p', { className: 'form-note', id: 'data-status' }), 'data.hint', lang);
     this.error = make('p', { className: 'form-error', id: 'data-error', hidden: true });
     this.error.setAttribute('role', 'alert');
-    const field = (label, input) => {
+    const field = (key, input) => {
       const div = make('div', { className: 'field' });
-      div.append(make('label', { htmlFor: input.id }, label), input);
+      div.append(labelled(make('label', { htmlFor: input.id }), key, lang), input);
       return div;
     };
     this.file.setAttribute('aria-describedby', 'data-status data-error');
-    this.root.append(field(tr('data.file', {}, lang), this.file), field(tr('data.x', {}, lang), this.x), field(tr('data.y', {}, lang), this.y),
+    this.root.append(field('data.file', this.file), field('data.x', this.x), field('data.y', this.y),
       this.clear, this.status, this.error);
     container.append(this.root);
     this.file.addEventListener('change', () => this.load(this.file.files?.[0]));
@@ -98,6 +105,7 @@ export class DataPicker {
   describeChoice() {
     if (!this.data) return;
     const rows = this.data.text.split('\n').filter((l) => l.trim() !== '').length - 1;
+    delete this.status.dataset.i18n;
     this.status.textContent = tr('data.using', { name: this.data.name, rows: Math.max(0, rows), x: this.x.value || '?', y: this.y.value || '?' }, this.lang);
   }
 
@@ -106,7 +114,7 @@ export class DataPicker {
     this.file.value = '';
     for (const s of [this.x, this.y]) { s.replaceChildren(); s.disabled = true; }
     this.clear.disabled = true;
-    this.status.textContent = tr('data.builtin', {}, this.lang);
+    labelled(this.status, 'data.builtin', this.lang);
     this.showError('');
     if (notify) this.onChange();
   }

@@ -8,7 +8,7 @@
 //   runstart {config}   running {running}
 //
 //   const panel = new ExperimentPanel(container, { layout: 'page', linkBase: location.href });
-//   panel.setClient(new LooplabClient(workerUrl));
+//   panel.setClient(connect());                       // runtime/connect.js
 //   await panel.whileLoading((async () => {
 //     await panel.load('standardization');
 //     panel.setValues(new URLSearchParams('lr_raw=3e-4'));   // returns the names that are no parameter
@@ -22,7 +22,7 @@ import { createPlot } from '../plots/plots.js';
 import { seriesColors } from '../plots/colors.js';
 import { download, el } from '../util/dom.js';
 import { firstSentence, formatValue, numberFormat } from '../util/format.js';
-import { errorText, labelDescribe, localizeResult, render, t } from '../util/i18n.js';
+import { addCatalog, errorText, labelDescribe, localizeResult, render, t } from '../util/i18n.js';
 import { Controls } from './controls.js';
 import { DataPicker } from './data-picker.js';
 import { chartImage, dataTable } from './plot-data.js';
@@ -63,13 +63,15 @@ export class ExperimentPanel extends EventTarget {
     this.lang = lang;
     this.ui.root.lang = lang;
     relabel(this.ui.root, lang);
+    if (this.data) this.data.lang = lang;
     this.ui.status.textContent = this.statusText(this.state.status);
+    if (this.download) this.showDownload(this.download);
   }
 
   /** A status (idle, ready, running, error: …) as the reader reads it; the status itself stays the same in every language. */
   statusText(status) {
     const error = /^error: ([\s\S]*)$/.exec(status);
-    if (error) return t('status.error', { message: error[1] }, this.lang);
+    if (error) return t('status.error', { message: error[1] }, this.lang) || error[1];   // no catalog yet: the message itself
     const key = `status.${status}`;
     const shown = t(key, {}, this.lang);
     return shown.startsWith('⟦') ? status : shown;
@@ -124,8 +126,19 @@ export class ExperimentPanel extends EventTarget {
 
   get loading() { return this.state.loading !== 0; }
 
-  /** The module's experiments [{id, title, ...}], asked once per client. */
-  experiments() {
+  /**
+   * The catalog of the panel's language, from its language file (client.js) the first time, then the
+   * panel's labels in it: until then they are empty (util/i18n.js).
+   */
+  async useLanguage() {
+    const lang = this.lang;
+    addCatalog(lang, await this.client.catalog(lang));
+    if (lang === this.lang) this.setLang(lang);
+  }
+
+  /** The module's experiments [{id, title, ...}], asked once per client; the panel's language is loaded first. */
+  async experiments() {
+    await this.useLanguage();
     this.listed ??= this.client.list();
     return this.listed;
   }
@@ -509,6 +522,7 @@ export class ExperimentPanel extends EventTarget {
    * only), unless a queued run says something there; null once the module is ready clears it.
    */
   showDownload(progress) {
+    this.download = progress;       // said again when the language changes or its catalog comes (setLang)
     if (this.state.queued) return;
     if (!progress) { this.showProgressMessage(''); return; }
     const { got, total } = progress;

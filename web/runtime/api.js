@@ -3,15 +3,14 @@
 // Bound functions never throw: on failure they *return* a JS Error, because an exception that unwinds
 // through WebAssembly frames leaks wasm stack. This facade turns a returned Error into a thrown one and
 // parses the JSON strings, so callers write ordinary try/catch code. The module embeds no message
-// catalog: the facade gives it English at once (the English text of errors and results) and any other
-// language the first time a call asks for it, from the catalogs this script already has (catalogs.js).
+// catalog, and neither does this script: the caller hands it the catalogs ({lang: catalog}, from the
+// language files, dist/lang/<lang>.json). The facade gives the module English at once (the English
+// text of errors and results) and any other language the first time a call asks for it.
 //
-//   const api = wrap(await createLooplab());
+//   const api = wrap(await createLooplab(), { en: englishCatalog });
 //   const run = api.createRun({ experiment: 'standardization' });
 //   try { while (!run.advance(50)) { ... run.progress() ... } return run.result(); }
 //   finally { run.delete(); }            // embind objects are not garbage collected
-import { CATALOGS } from '../util/catalogs.js';
-
 /** Throws `r` when the module returned an Error, else returns it unchanged. */
 export function check(r) {
   if (r instanceof Error) {
@@ -24,10 +23,12 @@ export function check(r) {
   return r;
 }
 
-/** Gives the module the catalog of the language `lang` stands for, unless it has it already. */
-function provideCatalog(m, lang) {
+/** Gives the module the catalog of the language `lang` stands for (from `catalogs`), unless it has it already. */
+function provideCatalog(m, lang, catalogs) {
   const needed = m.catalogNeeded(lang);
-  if (needed) check(m.provideCatalog(needed, JSON.stringify(CATALOGS[needed])));
+  if (!needed) return;
+  if (!catalogs[needed]) throw new Error(`the catalog of ${needed} was not given to the module`);   // i18n: the caller's error
+  check(m.provideCatalog(needed, JSON.stringify(catalogs[needed])));
 }
 
 const toJson = (config) => (typeof config === 'string' ? config : JSON.stringify(config));
@@ -49,13 +50,18 @@ function wrapRun(raw) {
   };
 }
 
-/** Wraps the module instance returned by the default export of looplab.mjs. */
-export function wrap(m) {
-  provideCatalog(m, 'en');
+/**
+ * Wraps the module instance returned by the default export of looplab.mjs. `catalogs`: {lang: catalog}
+ * with English at least; addCatalog gives another language later.
+ */
+export function wrap(m, catalogs) {
+  const given = { ...catalogs };
+  provideCatalog(m, 'en', given);
   return {
     module: m,
-    listExperiments: (lang = 'en') => { provideCatalog(m, lang); return JSON.parse(check(m.listExperiments(lang))); },
-    describe: (id, lang = 'en') => { provideCatalog(m, lang); return JSON.parse(check(m.describe(id, lang))); },
+    addCatalog: (lang, catalog) => { given[lang] = catalog; },
+    listExperiments: (lang = 'en') => { provideCatalog(m, lang, given); return JSON.parse(check(m.listExperiments(lang))); },
+    describe: (id, lang = 'en') => { provideCatalog(m, lang, given); return JSON.parse(check(m.describe(id, lang))); },
     validateConfig: (config) => JSON.parse(check(m.validateConfig(toJson(config)))),
     environment: () => JSON.parse(check(m.environment())),
     /** Compiles and runs a tiny model in every mode, once per module instance (api.hpp, warm_up). */

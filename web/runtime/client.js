@@ -1,7 +1,7 @@
 // The page's side of the worker protocol (protocol.js): one promise per request id, progress as
 // callbacks, cancel by id, and every pending request settled when the worker dies or is terminated.
 //
-//   const client = new LooplabClient(new URL('./worker.js', import.meta.url), { module: compileOnce });
+//   const client = new LooplabClient(new URL('./worker.js', import.meta.url), { module: compileOnce, languageFile });
 //   const env = await client.ready;
 //   const run = client.run(config, (progress) => plot(progress.series));
 //   run.cancel();                       // resolves run.done with {cancelled: true}
@@ -12,6 +12,12 @@
 // `module` is a function returning a promise of the compiled WebAssembly.Module: each worker (and
 // each restart) gets the same one, so a page compiles the wasm once however many widgets it has
 // (connect.js). Without it, each worker fetches and compiles the wasm itself.
+//
+// The texts come from the language files (dist/lang/<lang>.json, written at build time: the catalog,
+// the experiment list and every describe in one language): `languageFile(lang)` gives one (connect.js
+// fetches each once per page). list() and describe() answer from them before the module has loaded;
+// catalog(lang) gives the page its catalog, and the worker gets the English one with INIT. The
+// offline file, which has no URL to fetch, passes its `catalogs` inline instead.
 //
 // A worker script on another origin (a CDN) cannot be started directly: the worker starts from a
 // same-origin Blob that imports it (the script and the module it loads then need CORS). A page
@@ -91,14 +97,15 @@ function startFailure(url, detail, refusedBlob) {
 
 export class LooplabClient {
   /**
-   * describes: {lang: URL} of the build's static describe files (connect.js), which answer list() and
-   * describe() before the module has loaded; the worker answers what they do not hold.
+   * languageFile: lang -> Promise of the build's language file {catalog, list, describe}, or of null
+   * (connect.js); catalogs: {lang: catalog}, the catalogs themselves where there is no file to fetch
+   * (the offline file).
    */
-  constructor(workerUrl, { module = null, describes = {} } = {}) {
+  constructor(workerUrl, { module = null, languageFile = async () => null, catalogs = {} } = {}) {
     this.workerUrl = workerUrl;
     this.module = module;
-    this.describes = describes;
-    this.described = new Map();  // lang -> Promise of its static file, or of null
+    this.languageFile = languageFile;
+    this.catalogs = catalogs;
     this.nextId = 1;
     this.pending = new Map();  // id -> {resolve, reject, onProgress}
     this.restarts = 0;
@@ -140,10 +147,15 @@ export class LooplabClient {
       setTimeout(() => this.failAll(new Error(startFailure(this.workerUrl, e.message, refusedBlob))), 0);
     };
     const worker = this.worker;
+    const english = this.catalog('en');
+    english.catch(() => {});   // said through failAll below, once the module has come
     Promise.resolve(this.module?.()).then(
-      (module) => { if (this.worker === worker) worker.postMessage({ type: REQUEST.INIT, module: module || null }); },
+      async (module) => {
+        const catalogs = { en: await english };
+        if (this.worker === worker) worker.postMessage({ type: REQUEST.INIT, module: module || null, catalogs });
+      },
       (e) => { if (this.worker === worker) this.failAll(said(new Error(`could not load the WebAssembly module: ${e.message}`), 'status.wasm_failed', { error: e.message })); },
-    );
+    ).catch((e) => { if (this.worker === worker) this.failAll(e); });
     this.startHeartbeat();
   }
 
@@ -235,28 +247,27 @@ export class LooplabClient {
   }
 
   /**
-   * The build's static describe file for `lang` ({list, describe}), fetched once, or null: none for that
-   * language, or none to fetch (the offline file, whose scripts have no address of their own).
+   * The catalog of `lang` ({key: template}): the one given inline, else its language file's. Rejects
+   * when there is neither, in English: without a catalog there is no other language to say it in.
    */
-  staticDescribes(lang) {
-    const url = this.describes[lang];
-    if (!url || new URL(url).protocol === 'file:') return Promise.resolve(null);
-    if (!this.described.has(lang)) {
-      this.described.set(lang, fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null));
-    }
-    return this.described.get(lang);
+  async catalog(lang) {
+    const found = this.catalogs[lang] ?? (await this.languageFile(lang))?.catalog;
+    if (found) return found;
+    throw new Error(`looplab could not load its texts in ${lang} (its language file, lang/${lang}.json)`);   // i18n: no catalog to say it with
   }
 
   /** The experiments' ids, titles and questions, the texts in `lang` (en, zh-CN, id). */
   async list(lang = 'en') {
-    const list = (await this.staticDescribes(lang))?.list;   // a copy, as the worker's answer is one
-    return list ? structuredClone(list) : this.request({ type: REQUEST.LIST, lang }).promise;
+    const list = (await this.languageFile(lang))?.list;   // a copy, as the worker's answer is one
+    if (this.terminated) throw terminatedError('the worker was terminated');   // as every request of a terminated client
+    return list ? structuredClone(list) : this.request({ type: REQUEST.LIST, lang, catalog: await this.catalog(lang) }).promise;
   }
   /** describe(experiment) of the core: parameters, plots and every text in `lang`. */
   async describe(experiment, lang = 'en') {
-    const d = (await this.staticDescribes(lang))?.describe;
+    const d = (await this.languageFile(lang))?.describe;
+    if (this.terminated) throw terminatedError('the worker was terminated');
     return d && Object.hasOwn(d, experiment) ? structuredClone(d[experiment])
-      : this.request({ type: REQUEST.DESCRIBE, experiment, lang }).promise;
+      : this.request({ type: REQUEST.DESCRIBE, experiment, lang, catalog: await this.catalog(lang) }).promise;
   }
   /** Resolves with the resolved config, rejects with the core's one-line message. */
   validate(config) { return this.request({ type: REQUEST.VALIDATE, config: JSON.stringify(config) }).promise; }

@@ -11,12 +11,13 @@ import { LooplabClient } from './client.js';
 
 const WORKER_URL = new URL('./worker.js', import.meta.url);
 const WASM_URL = new URL('../../build/wasm/looplab.wasm', import.meta.url);
-// What list() and describe() answer, written at build time (web/tools/describe-static.mjs): the texts
-// and controls show before the module has loaded. One literal URL per language of util/i18n.js.
-const DESCRIBES = {
-  en: new URL('../../build/describe/en.json', import.meta.url),
-  'zh-CN': new URL('../../build/describe/zh-CN.json', import.meta.url),
-  id: new URL('../../build/describe/id.json', import.meta.url),
+// The language files, written at build time (web/tools/language-files.mjs): a language's catalog, and
+// what list() and describe() answer in it, so the texts and controls show before the module has
+// loaded. No script carries a catalog. One literal URL per language of util/i18n.js.
+const LANGUAGE_FILES = {
+  en: new URL('../../build/lang/en.json', import.meta.url),
+  'zh-CN': new URL('../../build/lang/zh-CN.json', import.meta.url),
+  id: new URL('../../build/lang/id.json', import.meta.url),
 };
 
 // The module's size in bytes as the browser decodes it: `make dist` writes it here (build-dist.mjs);
@@ -24,6 +25,7 @@ const DESCRIBES = {
 const WASM_BYTES = 0;
 
 let compiled = null;
+const languageFiles = new Map();   // lang -> Promise of its file, or of null
 const downloadListeners = new Set();
 
 /** Calls `listener({got, total})` as the module's bytes arrive (total 0: unknown); returns an unsubscribe. */
@@ -61,7 +63,20 @@ export function compileModule() {
   return compiled;
 }
 
+/**
+ * The language file of `lang` ({catalog, list, describe}), fetched once per page and shared by every
+ * client, or null: no such language, or no file to fetch (file://, where the offline file has its own).
+ */
+export function languageFile(lang) {
+  const url = Object.hasOwn(LANGUAGE_FILES, lang) ? LANGUAGE_FILES[lang] : null;
+  if (!url || url.protocol === 'file:') return Promise.resolve(null);
+  if (!languageFiles.has(lang)) {
+    languageFiles.set(lang, fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null));
+  }
+  return languageFiles.get(lang);
+}
+
 /** A worker client whose worker instantiates the page's one compiled module. */
 export function connect() {
-  return new LooplabClient(WORKER_URL, { module: compileModule, describes: DESCRIBES });
+  return new LooplabClient(WORKER_URL, { module: compileModule, languageFile });
 }

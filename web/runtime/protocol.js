@@ -2,11 +2,13 @@
 // type names are defined, imported by both sides.
 //
 // Every request carries an id chosen by the page; every answer names the id it answers.
-//   page -> worker  {type: INIT, module}                first: the compiled WebAssembly.Module to
+//   page -> worker  {type: INIT, module, catalogs}      first: the compiled WebAssembly.Module to
 //                                                       instantiate (one compile per page), or null:
-//                                                       the worker fetches and compiles it itself
+//                                                       the worker fetches and compiles it itself;
+//                                                       catalogs: {en: catalog}, the module's language
+//                   {type: LIST | DESCRIBE, id, lang, catalog, experiment?}   catalog: the catalog of `lang`
 //                   {type: PING}                        heartbeat: answered at once, also between chunks of a run
-//                   {type: LIST | DESCRIBE | VALIDATE | RUN | CANCEL, id, experiment?, config?}
+//                   {type: VALIDATE | RUN | CANCEL, id, config?}
 //                   {type: EXTEND, id, run, seconds}    "Run longer": the finished run `run` (the id of its
 //                                                       RUN; the worker keeps the last one) takes more paired
 //                                                       timing rounds; answered like a RUN

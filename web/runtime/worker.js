@@ -3,6 +3,7 @@
 import { wrap } from './api.js';
 import { ANSWER, REQUEST } from './protocol.js';
 import { measureJsVariants } from './js-variants.js';
+import { addCatalog } from '../util/i18n.js';
 
 const CHUNK_MS = 50;
 const post = (msg) => self.postMessage(msg);
@@ -13,7 +14,8 @@ const post = (msg) => self.postMessage(msg);
  */
 const busy = () => post({ type: ANSWER.BUSY });
 
-// The glue script loads while the page compiles the wasm; the INIT message brings the compiled module.
+// The glue script loads while the page compiles the wasm; the INIT message brings the compiled module
+// and the English catalog (the module's texts of errors and results are English, as the CLI's).
 const glue = import('../../build/wasm/looplab.mjs');
 let receiveInit;
 const initialized = new Promise((resolve) => { receiveInit = resolve; });
@@ -40,7 +42,10 @@ async function instantiate(module) {
   });
 }
 
-const apiReady = initialized.then(async (module) => wrap(await instantiate(module)));
+const apiReady = initialized.then(async ({ module, catalogs }) => {
+  addCatalog('en', catalogs.en);   // the English of the progress messages this worker says itself (js-variants.js)
+  return wrap(await instantiate(module), catalogs);
+});
 
 /**
  * While the student reads the page, every mode runs a tiny model once (api.js, warmUp): the engine
@@ -149,7 +154,7 @@ self.onmessage = async ({ data: msg }) => {
   // Answered before anything awaits, so the page hears from a worker that is busy loading or between
   // two chunks of a run; only a dead or hung worker stays silent (client.js restarts it).
   if (type === REQUEST.PING) { post({ type: ANSWER.PONG }); return; }
-  if (type === REQUEST.INIT) { receiveInit(msg.module); return; }
+  if (type === REQUEST.INIT) { receiveInit(msg); return; }
   if (type === REQUEST.CANCEL) {          // needs no module; a cancel for a finished run is a no-op
     const state = active.get(id);
     if (state) state.cancelled = true;
@@ -163,6 +168,7 @@ self.onmessage = async ({ data: msg }) => {
   try {
     const api = await apiReady;
     busy();                               // a validate may parse a large attached CSV
+    if (msg.catalog) api.addCatalog(msg.lang, msg.catalog);
     switch (type) {
       case REQUEST.LIST: post({ type: ANSWER.REPLY, id, value: api.listExperiments(msg.lang) }); break;
       case REQUEST.DESCRIBE: post({ type: ANSWER.REPLY, id, value: api.describe(msg.experiment, msg.lang) }); break;

@@ -9,7 +9,7 @@
 //   looplab-api.js               the worker client: list, describe, validate, run             (looplab/api)
 //   looplab-worker.js            the module worker, with the Emscripten glue (one file, no imports)
 //   looplab.wasm                 the WebAssembly module
-//   describe/<lang>.json         every experiment's describe, a file per language (describe-static.mjs)
+//   lang/<lang>.json             a language's catalog, experiment list and describes (language-files.mjs)
 //   looplab.css                  the widget's stylesheets in one file (uPlot's, panel.css, widget.css)
 //   panel.css page.css …         the pages' stylesheets
 //   vendor/uplot/                uPlot's stylesheet (for index.html) and licence (its code is in the bundles)
@@ -35,7 +35,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { LANGUAGES } from '../util/i18n.js';
-import { writeStaticDescribes } from './describe-static.mjs';
+import { readCatalogs, writeLanguageFiles } from './language-files.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = resolve(ROOT, process.argv[2] || 'dist');
@@ -48,7 +48,7 @@ const abs = (rel) => join(ROOT, rel);
 /** Files copied as they are: repository path -> dist/ name. */
 const COPIED = {
   'build/wasm/looplab.wasm': 'looplab.wasm',
-  ...Object.fromEntries(LANGUAGES.map((l) => [`build/describe/${l}.json`, `describe/${l}.json`])),
+  ...Object.fromEntries(LANGUAGES.map((l) => [`build/lang/${l}.json`, `lang/${l}.json`])),
   [UPLOT_CSS]: 'vendor/uplot/uPlot.min.css',
   'node_modules/uplot/LICENSE': 'vendor/uplot/LICENSE',
   ...Object.fromEntries(['panel', 'page', 'embed', 'author'].map((n) => [`web/styles/${n}.css`, `${n}.css`])),
@@ -106,10 +106,11 @@ function copySite() {
   for (const b of BUNDLES) {
     const { code, exported, chain } = bundle(abs(b.entry), { esm: true, externals: b.alone ? new Map() : provided });
     writeFileSync(join(OUT, b.out), banner(b.out) + withWasmBytes(code, b.out));
-    if (b.out === 'looplab-api.js') {   // connect.js names one static describe file per language
-      const missing = LANGUAGES.filter((l) => !code.includes(`'./describe/${l}.json'`));
-      if (missing.length) fail(`runtime/connect.js names no describe file for ${missing.join(', ')}`);
+    if (b.out === 'looplab-api.js') {   // connect.js names one language file per language
+      const missing = LANGUAGES.filter((l) => !code.includes(`'./lang/${l}.json'`));
+      if (missing.length) fail(`runtime/connect.js names no language file for ${missing.join(', ')}`);
     }
+    if (code.includes('"cmp.same.time":')) fail(`${b.out} carries a catalog: the language files hold them (issue 39)`);
     for (const m of [b.entry, ...(b.provides || [])]) provided.set(abs(m), { spec: `./${b.out}`, names: new Set(exported), chain });
   }
   for (const [from, to] of Object.entries(PAGES)) {
@@ -244,6 +245,7 @@ function standalone() {
     '/*WIDGET_CSS*/': css,
     '/*WORKER_JS*/': workerJs,
     '/*MAIN_JS*/': mainJs,
+    '/*CATALOGS*/': JSON.stringify(readCatalogs()),   // every language: the offline file fetches nothing
   };
   let html = template;
   for (const [marker, text] of Object.entries(parts)) {
@@ -305,7 +307,7 @@ function hostFiles(entry = 'looplab-widgets.js') {
 }
 
 async function main() {
-  await writeStaticDescribes();
+  await writeLanguageFiles();
   for (const f of [WASM_MJS, WASM_BIN, ...Object.keys(COPIED).map(abs)]) {
     try { statSync(f); } catch { fail(`missing ${relative(ROOT, f)}: run \`make build\` (wasm) and \`npm ci\` first`); }
   }

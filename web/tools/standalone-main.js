@@ -19,9 +19,10 @@ self.Worker = class extends NativeWorker {
   }
 };
 const text = (id) => document.getElementById(id).textContent;
+const catalogs = JSON.parse(text('looplab-catalogs'));   // every language's, inline (build-dist.mjs)
 const workerUrl = URL.createObjectURL(new Blob([text('looplab-worker')], { type: 'text/javascript' }));
 configure({
-  createClient: () => new LooplabClient(workerUrl),
+  createClient: () => new LooplabClient(workerUrl, { catalogs }),
   inlineCss: text('looplab-widget-css'),
   linkBase: location.href.split(/[?#]/)[0],
 });

@@ -1,6 +1,8 @@
-// The student's language: the catalogs (core/i18n/<lang>.json, the same files the CLI embeds, as
-// the module catalogs.js) and the one renderer of the web side, the twin of core's base/i18n.cpp.
+// The student's language: the catalogs (core/i18n/<lang>.json, the same files the CLI embeds) and the
+// one renderer of the web side, the twin of core's base/i18n.cpp. No script carries a catalog: each
+// comes in its language file (dist/lang/<lang>.json, fetched by runtime/client.js) and is added here.
 //
+//   addCatalog('zh-CN', file.catalog);
 //   t('ui.run', {}, 'zh-CN')                         -> "运行"
 //   render({ key: 'err.must_be', args: {...} }, 'id') -> "lr_raw: harus ..."
 //   renderComparison(result.summary.comparisons[0], 'zh-CN')
@@ -9,15 +11,26 @@
 // sig1..sig9, num, spread, rho, plain; grouped and with the decimal sign of the language, by
 // Intl.NumberFormat), a string (format label or unit looks it up as label.<s> / unit.<s>), a
 // message {key, args}, or an array of those. A key missing in a language falls back to English;
-// one missing in English renders as ⟦key⟧, which the tests look for. Renderers return plain text:
-// it goes into the DOM with textContent, never as HTML.
-import { CATALOGS } from './catalogs.js';
+// one missing in English renders as ⟦key⟧, which the tests look for. Before any catalog has arrived,
+// every text is empty (a label waits for its language file, then the panel relabels). Renderers
+// return plain text: it goes into the DOM with textContent, never as HTML.
 import { decimalSign, numberFormat } from './format.js';
 
 export const LANGUAGES = Object.freeze(['en', 'zh-CN', 'id']);
 /** Each language's name in itself, for the picker. */
 export const LANGUAGE_NAMES = Object.freeze({ en: 'English', 'zh-CN': '简体中文', id: 'Bahasa Indonesia' });
 export const MISSING = '⟦';
+
+const CATALOGS = {};
+
+/** Makes `catalog` ({key: template}, a language file's) the catalog of `lang`. */
+export function addCatalog(lang, catalog) {
+  if (!LANGUAGES.includes(lang) || !catalog || typeof catalog !== 'object') throw new Error(`no catalog for language ${lang}`);   // i18n: a build error
+  CATALOGS[lang] = catalog;
+}
+
+/** True once `lang`'s catalog has been added. */
+export const hasCatalog = (lang) => Object.hasOwn(CATALOGS, lang);
 
 /** "zh", "zh-Hans-CN", "zh_CN.UTF-8" -> "zh-CN"; "id-ID", "in" -> "id"; anything else (or nothing) -> null. */
 export function normalizeLang(tag) {
@@ -52,7 +65,7 @@ export function browserLang() {
 function lookup(key, lang) {
   const own = CATALOGS[lang]?.[key];
   if (typeof own === 'string') return own;
-  const en = CATALOGS.en[key];
+  const en = CATALOGS.en?.[key];
   return typeof en === 'string' ? en : null;
 }
 
@@ -124,7 +137,7 @@ function renderArg(v, format, lang) {
     if (found !== null) return found;
     // A unit that ends in a count, "µs per step at N = 1,000": unit.µs per step at N = #, the count as {n}.
     const m = /^(.*[^\d,])([\d,]+)$/.exec(s);
-    if (format === 'unit' && m && lookup(`unit.${m[1]}#`, 'en') !== null) return t(`unit.${m[1]}#`, { n: Number(m[2].replace(/,/g, '')) }, lang);
+    if (format === 'unit' && m && lookup(`unit.${m[1]}#`, lang) !== null) return t(`unit.${m[1]}#`, { n: Number(m[2].replace(/,/g, '')) }, lang);
     return s;
   }
   return s;
@@ -138,7 +151,7 @@ const SPACE_BETWEEN_WIDE = /(?<=[\u3000-\u9fff\uff00-\uff7f]) (?=[\u3000-\u9fff\
 /** The template of `key` in `lang` with `args` filled in. */
 export function t(key, args = {}, lang = 'en') {
   const template = lookup(key, lang);
-  if (template === null) return `⟦${key}⟧`;
+  if (template === null) return hasCatalog(lang) || hasCatalog('en') ? `⟦${key}⟧` : '';
   const out = template.replace(/\{([a-z0-9_]+)(?::([a-z0-9_]+))?\}/g,
     (whole, name, format) => (Object.hasOwn(args, name) ? renderArg(args[name], format, lang) : whole));
   return lang === 'zh-CN' ? out.replace(SPACE_BETWEEN_WIDE, '') : out;
