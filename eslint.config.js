@@ -22,7 +22,7 @@ export default [
   // The module worker and what it imports.
   { files: ['web/runtime/**/*.js'], languageOptions: { globals: { ...globals.browser, ...globals.worker } } },
   // Build tools and tests run in node; the browser tests also hold callbacks that run in the page.
-  { files: ['wasm/test/**/*.mjs', 'tests/size/**/*.mjs', 'web/tools/build-dist.mjs', 'web/tools/language-files.mjs'], languageOptions: { globals: globals.node } },
+  { files: ['wasm/test/**/*.mjs', 'tests/size/**/*.mjs', 'web/tools/build-dist.mjs', 'web/tools/language-files.mjs', 'web/tools/saved-runs.mjs'], languageOptions: { globals: globals.node } },
   {
     files: ['tests/web/**/*.mjs', 'web/tools/verify-snippets.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },

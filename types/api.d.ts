@@ -100,6 +100,7 @@ export declare class LooplabClient {
     module?: (() => Promise<WebAssembly.Module>) | null;
     languageFile?: (lang: string) => Promise<LanguageFile | null>;
     catalogs?: Record<string, Catalog>;
+    savedRun?: (experiment: string) => Promise<Result | null>;
   });
   /** Resolves once the module runs in the worker; rejects with one line when it cannot start. */
   readonly ready: Promise<Environment>;
@@ -107,6 +108,8 @@ export declare class LooplabClient {
   list(lang?: string): Promise<ExperimentInfo[]>;
   /** Parameters, plots and every text in `lang` ('en' by default; 'zh-CN', 'id'). */
   describe(experiment: string, lang?: string): Promise<Description>;
+  /** The saved run of `experiment` (see savedRun), or null. */
+  savedRun(experiment: string): Promise<(Result & { saved: { where: string; when: string } }) | null>;
   /** The message catalog of `lang`; rejects when it cannot be loaded. */
   catalog(lang: string): Promise<Catalog>;
   /** Resolves with the config, every default filled in; rejects with `name: must be …, got …` (the Error's `i18n`: the same as a Message). */
@@ -130,5 +133,10 @@ export type Catalog = Record<string, string>;
 export interface LanguageFile { catalog: Catalog; list: ExperimentInfo[]; describe: Record<string, Description> }
 /** The language file of `lang` next to this package's scripts, fetched once per page; null when there is none. */
 export declare function languageFile(lang: string): Promise<LanguageFile | null>;
+/**
+ * The saved run of experiment `id`: its default configuration's result, measured when the package was
+ * built (web/tools/saved-runs.mjs; `saved`: where and when), or null. A page shows it labelled as saved, never as measured here.
+ */
+export declare function savedRun(id: string): Promise<(Result & { saved: { where: string; when: string } }) | null>;
 /** True for the rejection of a request that was pending when its client was terminated. */
 export declare function isTerminated(error: unknown): boolean;

@@ -39,7 +39,9 @@ test('standardization on the page: the valleys and the paths drawn live, the pat
   const { page, problems } = await browser.open('/web/?experiment=standardization');
   await waitForStatus(page, 'ready');
   assert.ok(await page.locator('.plot-contour').count() === 1, 'one contour plot');
-  assert.equal((await readContour(page, null)).drawn, false, 'nothing drawn before Run');
+  // Before Run: the defaults' saved run (build/saved-runs/), under its label; Run clears it and draws live.
+  assert.equal(await page.evaluate(() => document.getElementById('saved-note').hidden), false, 'the saved run, labelled');
+  assert.equal((await readContour(page, null)).drawn, true, 'the saved run drawn before Run');
   await page.click('#run');
   // Live: while the raw run is still going, the valleys are drawn and its path has points.
   await page.waitForFunction(() => window.__looplab.status === 'running'

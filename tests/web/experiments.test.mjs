@@ -53,10 +53,14 @@ for (const { id, query } of CASES) {
     assert.equal(await page.locator('#controls .field').count(), d.parameters.length, 'one control per parameter');
     for (const [k, v] of new URLSearchParams(query)) assert.equal(await page.inputValue(`#param-${k}`), v, `URL sets ${k}`);
 
-    // Before the run: one figure per plot spec, each showing its placeholder note.
+    // Before the run: one figure per plot spec, each showing its placeholder note, or, at the
+    // defaults, the saved run's points under its label.
     let plots = await readPlots(page);
     assert.deepEqual(plots.map((p) => p.id), d.plots.map((s) => s.id));
-    assert.ok(plots.every((p) => p.emptyShown && p.points === 0), 'placeholders before the run');
+    const saved = await page.evaluate(() => window.__looplab.savedResult);
+    assert.equal(await page.evaluate(() => document.getElementById('saved-note').hidden), !saved, 'a saved run only with its label');
+    if (saved) assert.ok(plots.some((p) => p.points > 0) && saved.experiment === id, 'the saved run drawn before the run');
+    else assert.ok(plots.every((p) => p.emptyShown && p.points === 0), 'placeholders before the run');
 
     await page.click('#run');
     await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
@@ -166,9 +170,10 @@ test('choosing an experiment with the keyboard rebuilds controls, plots and the 
   await page.selectOption('#experiment', 'execution-modes');
   await page.waitForFunction(() => window.__looplab.describe?.id === 'execution-modes');
   await waitForStatus(page, 'ready');
-  assert.equal(await page.locator('#summary').isVisible(), false, 'no stale summary');
+  // (its own saved run, under its label, at its defaults)
+  assert.equal(await page.evaluate(() => window.__looplab.savedResult?.experiment), 'execution-modes', 'no stale summary: the saved run of execution-modes');
+  assert.equal(await page.locator('#saved-note').isVisible(), true);
   assert.equal(await page.evaluate(() => window.__looplab.lastResult), null);
-  assert.ok(await page.locator('.plot-bars .plot-empty').first().isVisible(), 'bar placeholder');
   assert.equal(new URL(page.url()).search, '?experiment=execution-modes');
   await assertClean(page, problems);
   await page.close();

@@ -178,6 +178,58 @@ test('before the module loads, the texts and controls come from the language fil
   await page.close();
 });
 
+// A saved run (build/saved-runs/, written by make dist; issue 39 item 2) is drawn before the module has loaded, always under
+// its label, in every language; the reader's own run replaces it, and a changed value takes it away.
+test('a saved run is on screen before the module loads, labelled in every language; Run replaces it', { timeout: 120_000 }, async () => {
+  const saved = JSON.parse(readFileSync(join(ROOT, 'build', 'saved-runs', 'standardization.json'), 'utf8'));
+  const label = JSON.parse(readFileSync(join(ROOT, 'build', 'lang', 'en.json'), 'utf8')).catalog['ui.saved_run'];
+  const opening = { en: label, 'zh-CN': '这是保存的运行结果，不是在这里测得的。', id: 'Hasil tersimpan, bukan diukur di sini.' };
+  for (const lang of ['en', 'zh-CN', 'id']) {
+    const { page, problems } = await open('/tests/web/fixtures/blank.html');
+    const release = await holdModule(page);
+    await page.goto(new URL(`/web/?experiment=standardization&lang=${lang}`, page.url()).href);
+    await page.waitForFunction(() => !document.getElementById('summary').hidden);
+    assert.match(await status(page), /^loading/, `${lang}: the module is still loading`);
+    const note = await page.evaluate(() => { const n = document.getElementById('saved-note'); return n.hidden ? null : n.textContent; });
+    assert.ok(note?.startsWith(opening[lang]), `${lang}: the label: ${note}`);
+    const measuredOn = await page.textContent('#measured-on');
+    assert.ok(measuredOn.includes(saved.saved.where) && !measuredOn.includes('⟦'), `${lang}: the summary says where it was measured: ${measuredOn}`);
+    assert.equal(await page.evaluate(() => window.__looplab.savedResult.saved.where), saved.saved.where);
+    assert.ok(await page.evaluate(() => window.__looplab.plots[0].pointCount()) > 10, `${lang}: the saved run's plot is drawn`);
+    assert.equal(await page.evaluate(() => window.__looplab.lastResult), null, `${lang}: no result of this page yet`);
+    release();
+    await waitForStatus(page, 'ready');
+    if (lang === 'en') {
+      // A changed value takes the saved run away: it is the defaults' run.
+      await page.fill('#param-lr_scaled', '0.05');
+      await page.waitForFunction(() => document.getElementById('saved-note').hidden && document.getElementById('summary').hidden);
+      await page.fill('#param-lr_scaled', '0.1');
+    }
+    await page.click('#run');
+    await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
+    assert.equal(await page.evaluate(() => document.getElementById('saved-note').hidden), true, `${lang}: the live run replaced it`);
+    assert.equal(await page.evaluate(() => window.__looplab.lastResult.saved), undefined, `${lang}: the result shown is this page's`);
+    await assertClean(page, problems);
+    await page.close();
+  }
+});
+
+test('a shared link with other values shows no saved run and does not fetch one', { timeout: 60_000 }, async () => {
+  const { page, problems } = await open('/tests/web/fixtures/blank.html');
+  const release = await holdModule(page);
+  const requests = [];
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  await page.goto(new URL('/web/?experiment=standardization&lr_raw=0.0002', page.url()).href);
+  await page.waitForFunction(() => document.querySelectorAll('#controls .field').length > 0);
+  await page.waitForTimeout(500);
+  assert.equal(await page.evaluate(() => document.getElementById('saved-note').hidden), true);
+  assert.deepEqual(requests.filter((p) => p.includes('saved-runs')), []);
+  release();
+  await waitForStatus(page, 'ready');
+  await assertClean(page, problems);
+  await page.close();
+});
+
 test('Stop drops a run queued while the module loads', { timeout: 60_000 }, async () => {
   const { page, problems } = await open('/tests/web/fixtures/blank.html');
   const release = await holdModule(page);

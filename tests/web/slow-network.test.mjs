@@ -47,6 +47,13 @@ function textsShown() {
   return root?.querySelector('.controls .field') ? performance.now() : false;
 }
 
+/** True once a saved run shows under its label (issue 39, item 2: the defaults' run, before the module). */
+function savedShown() {
+  const widget = document.querySelector('looplab-experiment');
+  const note = (widget ? widget.shadowRoot : document)?.querySelector('#saved-note');
+  return note && !note.hidden ? performance.now() : false;
+}
+
 /**
  * Opens `path` under the phone's throttle with an empty cache. Returns {ms: navigation start -> Run works,
  * requests, bytes (response bodies as sent), wasm: [{encoding, start, end}], modulesEnd (ms, the last
@@ -65,9 +72,11 @@ async function load(path) {
   page.on('response', (r) => encodings.set(r.request(), r.headers()['content-encoding'] ?? 'none'));
   await page.goto(new URL(path, page.url()).href, { waitUntil: 'commit' });
   const shown = page.waitForFunction(textsShown, null, { timeout: 60_000, polling: 20 });
+  const saved = page.waitForFunction(savedShown, null, { timeout: 60_000, polling: 20 }).then((h) => h.jsonValue(), () => null);
   const ready = await page.waitForFunction(runWorks, null, { timeout: 60_000, polling: 20 });
   const ms = await ready.jsonValue();
   const textsMs = await (await shown).jsonValue();
+  const savedMs = await Promise.race([saved, page.waitForTimeout(1000).then(() => null)]);   // null: none shown (a lesson's own values)
   assert.equal(typeof ms, 'number', String(ms));
   const timing = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => ({
     name: e.name, initiator: e.initiatorType, start: e.startTime, end: e.responseEnd,
@@ -80,7 +89,7 @@ async function load(path) {
   await assertClean(page, problems);
   await page.close();
   return {
-    ms, textsMs, requests: requests.length, bytes: sizes.reduce((a, b) => a + b, 0), modulesEnd,
+    ms, textsMs, savedMs, requests: requests.length, bytes: sizes.reduce((a, b) => a + b, 0), modulesEnd,
     wasm: wasmRequests.map((r, i) => ({ encoding: encodings.get(r), start: wasm[i]?.start, end: wasm[i]?.end })),
   };
 }
@@ -108,6 +117,7 @@ test('on a phone connection: the wasm comes compressed, once, and starts with th
     const texts = rs.map((r) => r.textsMs).sort((a, b) => a - b);
     console.log(`  ${name}: median ${(sorted[Math.floor(sorted.length / 2)] / 1000).toFixed(2)} s (${rs.map((r) => (r.ms / 1000).toFixed(2)).join(', ')}); `
       + `texts and controls shown: median ${(texts[Math.floor(texts.length / 2)] / 1000).toFixed(2)} s (${rs.map((r) => (r.textsMs / 1000).toFixed(2)).join(', ')}); `
+      + `saved run shown: ${rs.map((r) => (r.savedMs === null ? 'none' : (r.savedMs / 1000).toFixed(2))).join(', ')}; `
       + `${rs[0].requests} requests, ${kb(rs[0].bytes)} sent; wasm ${rs[0].wasm.map((w) => `${w.encoding}, ${w.start?.toFixed(0)}-${w.end?.toFixed(0)} ms`).join(' + ')}; `
       + `module scripts done at ${rs[0].modulesEnd.toFixed(0)} ms`);
   }

@@ -57,12 +57,21 @@ test('run() while the widget is still loading its module: the run starts once it
   // While the worker is held the module's bytes still arrive: the line under Run counts them.
   await page.waitForFunction(() => /\d/.test(document.querySelector('#second').shadowRoot.querySelector('#progress-message').textContent));
   assert.match(await shadowText(page, '#second', '#progress-message'), /^Downloading the WebAssembly module: [\d.]+ [KMG]?B (of [\d.]+ [KMG]?B \(\d+%\)|so far)$/);
+  // #first holds its experiment's defaults: the saved run shows at once, labelled; #second's lesson values have none.
+  const savedNote = (id) => page.evaluate((w) => { const n = document.querySelector(w).shadowRoot.querySelector('#saved-note'); return n.hidden ? null : n.textContent; }, id);
+  await page.waitForFunction(() => !document.querySelector('#first').shadowRoot.querySelector('#saved-note').hidden);
+  assert.equal(await savedNote('#first'), 'Saved run, not measured here.');
+  assert.match(await page.evaluate(() => document.querySelector('#first').shadowRoot.querySelector('#measured-on').textContent), /^Saved run: measured on Node\.js /);
+  assert.equal(await savedNote('#second'), null, 'no saved run for values other than the defaults');
+  assert.equal(await page.evaluate(() => document.querySelector('#first').result), null, 'a saved run is no result of this page');
   await page.evaluate(() => { document.querySelector('#first').run(); });
   release();
   await waitWidget(page, '#first', 'done', RUN_TIMEOUT_MS);
   await waitWidget(page, '#second', 'ready');
   assert.equal(await shadowText(page, '#second', '#progress-message'), '', 'the download line goes once the module is ready');
   assert.equal(await page.evaluate(() => document.querySelector('#second').result), null, 'only the widget asked to run ran');
+  assert.equal(await savedNote('#first'), null, 'the live run replaced the saved one');
+  assert.equal(await page.evaluate(() => document.querySelector('#first').result.saved), undefined);
   await assertClean(page, problems);
 });
 
@@ -138,7 +147,8 @@ test('iframe: embed.html with postMessage run, result and resize; wrong shapes i
   const { page: probe } = await browser.open('/tests/web/fixtures/two-widgets.html');
   const origin = new URL(probe.url()).origin;
   await probe.close();
-  const embed = new URLSearchParams({ experiment: 'standardization', controls: 'lr_scaled', 'parent-origin': origin });
+  // lr_raw: a lesson's own value, so no saved run fills the frame before the run (page.test.mjs has those).
+  const embed = new URLSearchParams({ experiment: 'standardization', lr_raw: '0.0002', controls: 'lr_scaled', 'parent-origin': origin });
   const { page, problems } = await browser.open(`/tests/web/fixtures/iframe-host.html?embed=${encodeURIComponent(embed)}`);
   const messages = (type) => page.evaluate((t) => window.__messages.filter((m) => m.data?.type === t).map((m) => m.data), type);
   await page.waitForFunction(() => window.__messages.some((m) => m.data?.type === 'looplab:ready'), null, { timeout: 30_000 });

@@ -31,6 +31,7 @@ let shownEnvironment = null;   // the environment last shown, to show again in a
 window.__looplab = {
   get status() { return panel.status; },
   get lastResult() { return panel.result; },
+  get savedResult() { return panel.savedResult; },
   get describe() { return panel.describe; },
   get plots() { return panel.plots; },
 };

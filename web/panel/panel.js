@@ -35,6 +35,9 @@ const RUN_LONGER_S = 10;          // "Run longer": at most this many more second
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 /** Seconds since `since`, one decimal, in the language's signs ("0,4" in Indonesian). */
+/** A control's value (as read, controls.js) and a config's alike: numbers by value, the rest as text. */
+const sameValue = (v, c) => (typeof c === 'number' ? typeof v === 'number' && v === c : c !== undefined && String(v) === String(c));
+
 const seconds = (since, lang) => numberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format((performance.now() - since) / 1000);
 
 export class ExperimentPanel extends EventTarget {
@@ -66,6 +69,7 @@ export class ExperimentPanel extends EventTarget {
     if (this.data) this.data.lang = lang;
     this.ui.status.textContent = this.statusText(this.state.status);
     if (this.download) this.showDownload(this.download);
+    this.sayWhereSaved();
   }
 
   /** A status (idle, ready, running, error: …) as the reader reads it; the status itself stays the same in every language. */
@@ -78,7 +82,10 @@ export class ExperimentPanel extends EventTarget {
   }
 
   get status() { return this.state.status; }
-  get result() { return this.state.result; }
+  /** The result of the last run here; null while a saved run is shown (savedResult). */
+  get result() { return this.state.saved ? null : this.state.result; }
+  /** The saved run on show, measured elsewhere (showSavedRun), or null. */
+  get savedResult() { return this.state.saved ? this.state.result : null; }
   get describe() { return this.state.describe; }
   get running() { return Boolean(this.state.active); }
   /** The plot objects, one per describe.plots entry (tests read their points). */
@@ -157,6 +164,32 @@ export class ExperimentPanel extends EventTarget {
     return d;
   }
 
+  /**
+   * The experiment's saved run (connect.js), drawn at once under its label (where and when it was
+   * measured; timings here will differ) when the controls hold the defaults it was run with and
+   * nothing of this page's own is shown: fetched only then. Run replaces it; changing a value takes
+   * it away (scheduleValidation).
+   */
+  async showSavedRun() {
+    const d = this.state.describe;
+    if (!d || !this.holdsConfig(Object.fromEntries(d.parameters.map((p) => [p.name, p.default])))) return;
+    const saved = await this.client.savedRun(d.id).catch(() => null);
+    if (!saved?.saved || this.state.describe !== d || this.state.result || this.state.active || this.state.starting) return;
+    if (this.holdsConfig(saved.config)) this.showResult(saved, { saved: true });
+  }
+
+  /** The saved run's label above the plots, in the panel's language (where and when: the summary's measured-on line). */
+  sayWhereSaved() {
+    this.ui.savedNote.hidden = !this.state.saved;
+    this.ui.savedNote.textContent = this.state.saved ? t('ui.saved_run', {}, this.lang) : '';
+  }
+
+  /** True when every applicable control holds `config`'s value and no file of the reader's is attached. */
+  holdsConfig(config) {
+    if (!this.controls || this.data?.attachment()) return false;
+    return Object.entries(this.controls.values()).every(([name, v]) => sameValue(v, config?.[name]));
+  }
+
   showExperiment(d) {
     const { ui } = this;
     // The question is the headline; the experiment's short title sits above it.
@@ -185,6 +218,7 @@ export class ExperimentPanel extends EventTarget {
     this.controls.reset();
     const unknown = this.controls.applyQuery(values);
     this.showVisibleControls(visible);
+    this.showSavedRun();
     return unknown;
   }
 
@@ -225,6 +259,7 @@ export class ExperimentPanel extends EventTarget {
   }
 
   scheduleValidation() {
+    if (this.state.saved && !this.holdsConfig(this.state.result.config)) this.clearResult();
     clearTimeout(this.validationTimer);
     this.validationTimer = setTimeout(() => this.validate(), VALIDATE_DELAY_MS);
   }
@@ -400,6 +435,8 @@ export class ExperimentPanel extends EventTarget {
 
   clearResult() {
     this.state.result = null;
+    this.state.saved = false;
+    this.ui.savedNote.hidden = true;
     this.ui.summary.hidden = true;
     this.ui.runLonger.hidden = true;
     this.ui.linkBox.hidden = true;
@@ -407,13 +444,15 @@ export class ExperimentPanel extends EventTarget {
     for (const { plot, data } of this.charts) { plot.clear(); data.open = false; }
   }
 
-  showResult(result) {
+  showResult(result, { saved = false } = {}) {
     const { ui } = this;
     this.state.result = result;
+    this.state.saved = saved;
+    this.sayWhereSaved();
     const shown = localizeResult(result, this.lang);   // a heatmap's row and column names, in the reader's language
     for (const { plot } of this.charts) plot.finish(shown);
     // Run longer while the run's paired rounds leave a timing verdict open (the core says so).
-    ui.runLonger.hidden = !result.summary?.run_longer;
+    ui.runLonger.hidden = saved || !result.summary?.run_longer;
     renderResult({ headline: ui.headline, reading: ui.reading, answer: ui.answer, comparisons: ui.comparisons,
       measuredOn: ui.measuredOn, runs: ui.runs, extra: ui.extra, quoted: this.layout.quoted ? ui.quoted : null }, result, this.colorOf,
     this.lang);

@@ -93,8 +93,10 @@ function buildRunState(ui) {
   ui.status.setAttribute('role', 'status');
   ui.status.setAttribute('aria-live', 'polite');
   ui.progressMessage = withId(el('p', 'progress-message'), 'progress-message');
+  // Under Run while the plots show a saved run (panel.js showSavedRun): it is not this page's; Run measures here.
+  ui.savedNote = hiddenLine('saved-note', 'saved-note');
   ui.runState = el('div', 'run-state', null, el('div', 'actions', null, ui.run, ui.stop), ui.progress, ui.status,
-    ui.progressMessage);
+    ui.progressMessage, ui.savedNote);
 }
 
 function buildParams(ui, layout) {

@@ -2,7 +2,7 @@
 // reading sentence, runs table (columns from the keys), extra summary numbers, quoted figures, and
 // the series as CSV. Everything is built with textContent; nothing from data is parsed as HTML.
 import { el } from '../util/dom.js';
-import { humanize, formatNumber, formatValue, formatDuration } from '../util/format.js';
+import { humanize, formatDay, formatNumber, formatValue, formatDuration } from '../util/format.js';
 import { comparisonMessage, comparisonName, comparisonShortMessage, has, localizeResult, render, t, text } from '../util/i18n.js';
 
 /**
@@ -68,8 +68,13 @@ function comparisonsTable(comparisons, lang) {
   return wrapTable(table);
 }
 
-/** result.environment -> "Measured in wasm, SIMD simd128, clock step 1 µs": where the numbers come from. */
-function measuredOn(env, lang) {
+/**
+ * Where the numbers come from: result.environment -> "Measured in wasm, SIMD simd128, clock step 1 µs";
+ * a saved run (panel.js) says where and when it was measured, and that timings here will differ.
+ */
+function measuredOn(result, lang) {
+  if (result.saved) return t('ui.saved_where', { where: result.saved.where, when: formatDay(result.saved.when, lang) }, lang);
+  const env = result.environment;
   if (!env) return '';
   const clock = Number.isFinite(env.clock_resolution_ns) ? t('ui.clock_step', { step: formatDuration(env.clock_resolution_ns, lang) }, lang) : '';
   return t('ui.measured_on', { build: env.build, simd: env.simd_kind || t(env.simd ? 'ui.on' : 'ui.off', {}, lang), clock }, lang);
@@ -171,7 +176,7 @@ export function renderResult(parts, raw, colorOf = () => undefined, lang = 'en')
     if (summary.comparisons?.length) parts.comparisons.append(comparisonsTable(summary.comparisons, lang));
   }
   if (parts.quoted) besideQuoted(parts.quoted, summary.beside_quoted, lang);
-  if (parts.measuredOn) parts.measuredOn.textContent = measuredOn(result.environment, lang);
+  if (parts.measuredOn) parts.measuredOn.textContent = measuredOn(result, lang);
 
   parts.runs.replaceChildren();
   const runs = result.runs || [];

@@ -24,6 +24,8 @@ import { svg } from './svg.js';
 import { t as tr, text } from '../util/i18n.js';
 
 const HEIGHT = 300;
+/** The plot's height at `width`: 300 px, 150 in a phone's narrow column (Run and the first plot fit its first screen). */
+const heightFor = (width) => (width >= 400 ? HEIGHT : Math.round(Math.max(150, 0.45 * width)));
 const MARGIN = { top: 30, right: 12, bottom: 40, left: 68 };
 const SLANTED_BOTTOM = 120;   // room for category names drawn at an angle
 const CAP = 6;                // half-width of a whisker's cap
@@ -157,7 +159,7 @@ export class BarPlot {
     const W = Math.max(260, this.width || 420);
     const longest = Math.max(...this.items.map((b) => b.label.length));
     const slanted = longest * 7 > (W - MARGIN.left - MARGIN.right) / this.items.length;
-    const H = HEIGHT + (slanted ? SLANTED_BOTTOM - MARGIN.bottom : 0);
+    const H = heightFor(W) + (slanted ? SLANTED_BOTTOM - MARGIN.bottom : 0);
     const left = MARGIN.left, right = W - MARGIN.right, top = MARGIN.top;
     const bottom = H - (slanted ? SLANTED_BOTTOM : MARGIN.bottom);
     const y = (v) => bottom - scale.pos(v) * (bottom - top);

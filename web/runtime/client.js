@@ -99,12 +99,13 @@ export class LooplabClient {
   /**
    * languageFile: lang -> Promise of the build's language file {catalog, list, describe}, or of null
    * (connect.js); catalogs: {lang: catalog}, the catalogs themselves where there is no file to fetch
-   * (the offline file).
+   * (the offline file); savedRun: id -> Promise of the experiment's saved run, or of null (connect.js).
    */
-  constructor(workerUrl, { module = null, languageFile = async () => null, catalogs = {} } = {}) {
+  constructor(workerUrl, { module = null, languageFile = async () => null, catalogs = {}, savedRun = async () => null } = {}) {
     this.workerUrl = workerUrl;
     this.module = module;
     this.languageFile = languageFile;
+    this.savedRun = savedRun;
     this.catalogs = catalogs;
     this.nextId = 1;
     this.pending = new Map();  // id -> {resolve, reject, onProgress}

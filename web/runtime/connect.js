@@ -20,12 +20,27 @@ const LANGUAGE_FILES = {
   id: new URL('../../build/lang/id.json', import.meta.url),
 };
 
+// Each experiment's saved run (web/tools/saved-runs.mjs): its default configuration's result, measured
+// at build time under Node.js and drawn, labelled as saved, until the reader's own run replaces it (panel.js).
+// One literal URL per experiment (build-dist.mjs checks that none is missing).
+const SAVED_RUNS = {
+  standardization: new URL('../../build/saved-runs/standardization.json', import.meta.url),
+  'execution-modes': new URL('../../build/saved-runs/execution-modes.json', import.meta.url),
+  unroll: new URL('../../build/saved-runs/unroll.json', import.meta.url),
+  retracing: new URL('../../build/saved-runs/retracing.json', import.meta.url),
+  'call-granularity': new URL('../../build/saved-runs/call-granularity.json', import.meta.url),
+  overhead: new URL('../../build/saved-runs/overhead.json', import.meta.url),
+  matrix: new URL('../../build/saved-runs/matrix.json', import.meta.url),
+  pipelines: new URL('../../build/saved-runs/pipelines.json', import.meta.url),
+  optimizers: new URL('../../build/saved-runs/optimizers.json', import.meta.url),
+};
+
 // The module's size in bytes as the browser decodes it: `make dist` writes it here (build-dist.mjs);
 // 0 where it is unknown (the development tree, a bundler's copy), and the page then says bytes only.
 const WASM_BYTES = 0;
 
 let compiled = null;
-const languageFiles = new Map();   // lang -> Promise of its file, or of null
+const fetched = new Map();   // URL -> Promise of its JSON, or of null
 const downloadListeners = new Set();
 
 /** Calls `listener({got, total})` as the module's bytes arrive (total 0: unknown); returns an unsubscribe. */
@@ -67,16 +82,19 @@ export function compileModule() {
  * The language file of `lang` ({catalog, list, describe}), fetched once per page and shared by every
  * client, or null: no such language, or no file to fetch (file://, where the offline file has its own).
  */
-export function languageFile(lang) {
-  const url = Object.hasOwn(LANGUAGE_FILES, lang) ? LANGUAGE_FILES[lang] : null;
+export const languageFile = (lang) => fetchOnce(Object.hasOwn(LANGUAGE_FILES, lang) ? LANGUAGE_FILES[lang] : null);
+
+/** The saved run of experiment `id` (a result with `saved: {where, when}`), fetched once per page, or null. */
+export const savedRun = (id) => fetchOnce(Object.hasOwn(SAVED_RUNS, id) ? SAVED_RUNS[id] : null);
+
+/** The JSON at `url`, fetched once per page, or null: no URL, nothing to fetch (file://), or a failed fetch. */
+function fetchOnce(url) {
   if (!url || url.protocol === 'file:') return Promise.resolve(null);
-  if (!languageFiles.has(lang)) {
-    languageFiles.set(lang, fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null));
-  }
-  return languageFiles.get(lang);
+  if (!fetched.has(url.href)) fetched.set(url.href, fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null));
+  return fetched.get(url.href);
 }
 
 /** A worker client whose worker instantiates the page's one compiled module. */
 export function connect() {
-  return new LooplabClient(WORKER_URL, { module: compileModule, languageFile });
+  return new LooplabClient(WORKER_URL, { module: compileModule, languageFile, savedRun });
 }

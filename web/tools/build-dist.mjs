@@ -10,6 +10,7 @@
 //   looplab-worker.js            the module worker, with the Emscripten glue (one file, no imports)
 //   looplab.wasm                 the WebAssembly module
 //   lang/<lang>.json             a language's catalog, experiment list and describes (language-files.mjs)
+//   saved-runs/<id>.json         each experiment's default run, measured here, drawn labelled before a live one (saved-runs.mjs)
 //   looplab.css                  the widget's stylesheets in one file (uPlot's, panel.css, widget.css)
 //   panel.css page.css …         the pages' stylesheets
 //   vendor/uplot/                uPlot's stylesheet (for index.html) and licence (its code is in the bundles)
@@ -36,6 +37,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { LANGUAGES } from '../util/i18n.js';
 import { readCatalogs, writeLanguageFiles } from './language-files.mjs';
+import { writeSavedRuns } from './saved-runs.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const OUT = resolve(ROOT, process.argv[2] || 'dist');
@@ -45,10 +47,16 @@ const WASM_BIN = join(ROOT, 'build/wasm/looplab.wasm');
 const UPLOT_CSS = 'node_modules/uplot/dist/uPlot.min.css';
 const abs = (rel) => join(ROOT, rel);
 
+// What the module answers at build time, first: the language files, then (when the module is newer
+// than they are) the saved runs, both copied below.
+const EXPERIMENTS = await writeLanguageFiles();
+await writeSavedRuns(EXPERIMENTS, { ifStale: true });
+
 /** Files copied as they are: repository path -> dist/ name. */
 const COPIED = {
   'build/wasm/looplab.wasm': 'looplab.wasm',
   ...Object.fromEntries(LANGUAGES.map((l) => [`build/lang/${l}.json`, `lang/${l}.json`])),
+  ...Object.fromEntries(EXPERIMENTS.map((id) => [`build/saved-runs/${id}.json`, `saved-runs/${id}.json`])),
   [UPLOT_CSS]: 'vendor/uplot/uPlot.min.css',
   'node_modules/uplot/LICENSE': 'vendor/uplot/LICENSE',
   ...Object.fromEntries(['panel', 'page', 'embed', 'author'].map((n) => [`web/styles/${n}.css`, `${n}.css`])),
@@ -109,6 +117,8 @@ function copySite() {
     if (b.out === 'looplab-api.js') {   // connect.js names one language file per language
       const missing = LANGUAGES.filter((l) => !code.includes(`'./lang/${l}.json'`));
       if (missing.length) fail(`runtime/connect.js names no language file for ${missing.join(', ')}`);
+      const unsaved = EXPERIMENTS.filter((id) => !code.includes(`'./saved-runs/${id}.json'`));
+      if (unsaved.length) fail(`runtime/connect.js names no saved run for ${unsaved.join(', ')} (web/tools/saved-runs.mjs makes one)`);
     }
     if (code.includes('"cmp.same.time":')) fail(`${b.out} carries a catalog: the language files hold them (issue 39)`);
     for (const m of [b.entry, ...(b.provides || [])]) provided.set(abs(m), { spec: `./${b.out}`, names: new Set(exported), chain });
@@ -307,7 +317,6 @@ function hostFiles(entry = 'looplab-widgets.js') {
 }
 
 async function main() {
-  await writeLanguageFiles();
   for (const f of [WASM_MJS, WASM_BIN, ...Object.keys(COPIED).map(abs)]) {
     try { statSync(f); } catch { fail(`missing ${relative(ROOT, f)}: run \`make build\` (wasm) and \`npm ci\` first`); }
   }

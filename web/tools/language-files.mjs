@@ -25,7 +25,7 @@ export const readCatalog = (lang) => JSON.parse(readFileSync(join(ROOT, 'core', 
 /** Every language's catalog: {lang: catalog}. */
 export const readCatalogs = () => Object.fromEntries(LANGUAGES.map((l) => [l, readCatalog(l)]));
 
-/** Writes a language file per language under `outDir`; returns the number of files. */
+/** Writes a language file per language under `outDir`; returns the experiments' ids. */
 export async function writeLanguageFiles(outDir = join(ROOT, 'build', 'lang')) {
   const modulePath = join(ROOT, 'build', 'wasm', 'looplab.mjs');
   // NOTE: Emscripten's node branch of an ES module output uses require and __dirname (wasm/test/load.mjs).
@@ -41,10 +41,10 @@ export async function writeLanguageFiles(outDir = join(ROOT, 'build', 'lang')) {
     const describe = Object.fromEntries(ids.map((id) => [id, api.describe(id, lang)]));
     writeFileSync(join(outDir, `${lang}.json`), JSON.stringify({ catalog: catalogs[lang], list: api.listExperiments(lang), describe }));
   }
-  return LANGUAGES.length;
+  return ids;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const n = await writeLanguageFiles(process.argv[2] ? resolve(process.argv[2]) : undefined);
-  console.log(`language-files: ${n} files`);
+  await writeLanguageFiles(process.argv[2] ? resolve(process.argv[2]) : undefined);
+  console.log(`language-files: ${LANGUAGES.length} files`);
 }

@@ -83,3 +83,10 @@ export function formatDuration(ns, lang = 'en') {
   if (ns >= 1e3) return `${plain3(ns / 1e3, lang)} µs`;
   return `${plain3(ns, lang)} ns`;
 }
+
+/** A day "2026-12-06" as the language writes it: "December 6, 2026", "2026年12月6日", "6 Desember 2026". */
+export function formatDay(day, lang = 'en') {
+  const date = new Date(`${day}T00:00:00Z`);
+  if (Number.isNaN(date.getTime())) return String(day);
+  return date.toLocaleDateString(lang, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
+}

@@ -1,0 +1,92 @@
+// The saved runs (issue 39, item 2): each experiment's default configuration, run once at `make dist`
+// by the WebAssembly module under Node.js and written to build/saved-runs/<id>.json with where and
+// when it was measured. A page draws it at once, under a label that says so, until the reader's own
+// run replaces it (panel/panel.js). Nothing saved is shown as measured here.
+//
+//   node web/tools/saved-runs.mjs [id ...]     (every experiment by default; needs the wasm build)
+//
+// build-dist.mjs makes them again only when the module is newer than they are: the nine defaults
+// take about 20 s on this project's 2-core machine (the matrix's 13), which a build of the pages
+// alone need not pay.
+//
+// The same module and facade the worker uses (api.js), the JavaScript-driven variants included
+// (js-variants.js), so a saved run has the shape of a live one. Its plots' points are kept to 5
+// significant digits (`compact`): a third of the size, and no plot shows the difference.
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { wrap } from '../runtime/api.js';
+import { measureJsVariants } from '../runtime/js-variants.js';
+import { addCatalog } from '../util/i18n.js';
+import { loadModule } from '../../wasm/test/load.mjs';
+import { readCatalogs } from './language-files.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const SAVED_DIR = join(ROOT, 'build', 'saved-runs');
+const WASM = join(ROOT, 'build', 'wasm', 'looplab.wasm');
+const DIGITS = 5;
+
+/** Where the runs are measured: "Node.js 18.19.0 (V8 10.2.154.26) on <CPU model>, 2 cores, looplab <commit>". */
+function where() {
+  let commit = '';
+  try { commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim(); } catch { /* no git */ }
+  const cpu = cpus();
+  return `Node.js ${process.versions.node} (V8 ${process.versions.v8}) on ${cpu[0]?.model.trim() || 'an unknown CPU'}, ${cpu.length} cores${commit ? `, looplab ${commit}` : ''}`;
+}
+
+/** `v` with every number of its arrays to DIGITS significant digits (integers stay as they are). */
+function compact(v) {
+  if (Array.isArray(v)) return v.map((x) => (typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(DIGITS)) : compact(x)));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, compact(x)]));
+  return v;
+}
+
+/** Runs experiment `id` at its defaults as the worker would (worker.js, js-variants.js); returns the result. */
+async function runDefault(api, id) {
+  const run = api.createRun({ experiment: id });
+  try {
+    while (!run.advance(50)) { /* to its end */ }
+    const measured = await measureJsVariants(api, run.result(), { cancelled: () => false, progress: () => {}, nextTurn: async () => {} });
+    if (measured) run.addMeasurements(measured);
+    return run.result();
+  } finally {
+    run.delete();
+  }
+}
+
+/** True when every experiment of `ids` has a saved run newer than the module. */
+function upToDate(ids) {
+  const have = new Set((() => { try { return readdirSync(SAVED_DIR); } catch { return []; } })());
+  const built = statSync(WASM).mtimeMs;
+  return ids.every((id) => have.has(`${id}.json`) && statSync(join(SAVED_DIR, `${id}.json`)).mtimeMs > built);
+}
+
+/**
+ * Runs each experiment of `ids` (every one when empty) at its defaults and writes its saved run;
+ * `ifStale`: only when some saved run is missing or older than the module. Returns the ids written.
+ */
+export async function writeSavedRuns(ids = [], { ifStale = false, log = console.log } = {}) {
+  const catalogs = readCatalogs();
+  addCatalog('en', catalogs.en);   // js-variants' progress messages
+  const api = wrap(await loadModule('looplab', { catalogs: [] }), catalogs);
+  const all = api.listExperiments('en').map((x) => x.id);
+  const unknown = ids.filter((id) => !all.includes(id));
+  if (unknown.length) throw new Error(`unknown experiment ${unknown.join(', ')}: one of ${all.join(', ')}`);
+  const wanted = ids.length ? ids : all;
+  if (ifStale && upToDate(wanted)) return [];
+  api.warmUp();
+  mkdirSync(SAVED_DIR, { recursive: true });
+  const saved = { where: where(), when: new Date().toISOString().slice(0, 10) };
+  for (const id of wanted) {
+    const t0 = performance.now();
+    const result = await runDefault(api, id);
+    const text = JSON.stringify({ ...result, series: compact(result.series), saved });
+    writeFileSync(join(SAVED_DIR, `${id}.json`), `${text}\n`);
+    log(`  saved run: ${id} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${text.length.toLocaleString('en-US')} B`);
+  }
+  return wanted;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await writeSavedRuns(process.argv.slice(2));
