@@ -34,10 +34,9 @@ const VALIDATE_DELAY_MS = 120;    // typing: ask the core once the keys pause
 const RUN_LONGER_S = 10;          // "Run longer": at most this many more seconds of paired rounds
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
-/** Seconds since `since`, one decimal, in the language's signs ("0,4" in Indonesian). */
 /** A control's value (as read, controls.js) and a config's alike: numbers by value, the rest as text. */
 const sameValue = (v, c) => (typeof c === 'number' ? typeof v === 'number' && v === c : c !== undefined && String(v) === String(c));
-
+/** Seconds since `since`, one decimal, in the language's signs ("0,4" in Indonesian). */
 const seconds = (since, lang) => numberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format((performance.now() - since) / 1000);
 
 export class ExperimentPanel extends EventTarget {
@@ -165,10 +164,10 @@ export class ExperimentPanel extends EventTarget {
   }
 
   /**
-   * The experiment's saved run (connect.js), drawn at once under its label (where and when it was
-   * measured; timings here will differ) when the controls hold the defaults it was run with and
-   * nothing of this page's own is shown: fetched only then. Run replaces it; changing a value takes
-   * it away (scheduleValidation).
+   * The experiment's saved run (connect.js), drawn at once, labelled (sayWhereSaved; the summary's
+   * measured-on line says where and when, and that timings here will differ), when the controls hold
+   * the defaults it was run with and nothing of this page's own is shown: fetched only then. Run
+   * replaces it; changing a value takes it away (scheduleValidation).
    */
   async showSavedRun() {
     const d = this.state.describe;
@@ -178,7 +177,7 @@ export class ExperimentPanel extends EventTarget {
     if (this.holdsConfig(saved.config)) this.showResult(saved, { saved: true });
   }
 
-  /** The saved run's label above the plots, in the panel's language (where and when: the summary's measured-on line). */
+  /** The saved run's label under Run, in the panel's language: "Saved run, not measured here." */
   sayWhereSaved() {
     this.ui.savedNote.hidden = !this.state.saved;
     this.ui.savedNote.textContent = this.state.saved ? t('ui.saved_run', {}, this.lang) : '';
