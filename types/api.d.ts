@@ -138,5 +138,7 @@ export declare function languageFile(lang: string): Promise<LanguageFile | null>
  * built (web/tools/saved-runs.mjs; `saved`: where and when), or null. A page shows it labelled as saved, never as measured here.
  */
 export declare function savedRun(id: string): Promise<(Result & { saved: { where: string; when: string } }) | null>;
+/** An Error for which isTerminated() is true: what a terminated client's requests reject with. */
+export declare function terminatedError(reason: string): Error;
 /** True for the rejection of a request that was pending when its client was terminated. */
 export declare function isTerminated(error: unknown): boolean;

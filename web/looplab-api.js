@@ -13,7 +13,7 @@
 //   looplab.terminate();                          // ends the worker; pending requests reject (isTerminated)
 //
 // Types: types/api.d.ts. The worker and the wasm are found next to this module (runtime/connect.js).
-import { LooplabClient, isTerminated } from './runtime/client.js';
+import { LooplabClient, isTerminated, terminatedError } from './runtime/client.js';
 import { compileModule, connect, languageFile, onModuleDownload, savedRun } from './runtime/connect.js';
 
-export { LooplabClient, compileModule, connect, isTerminated, languageFile, onModuleDownload, savedRun };
+export { LooplabClient, compileModule, connect, isTerminated, languageFile, onModuleDownload, savedRun, terminatedError };

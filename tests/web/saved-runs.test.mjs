@@ -22,7 +22,7 @@ test('every experiment has a saved run of its defaults as they are now, with whe
     assert.equal(saved.experiment, id);
     assert.deepEqual(saved.config, defaults, `${id}: not its defaults`);
     assert.match(saved.saved.when, /^20\d\d-\d\d-\d\d$/, `${id}: when`);
-    assert.match(saved.saved.where, /^Node\.js \d+\.\d+\.\d+ \(V8 [^)]+\) on .+, \d+ cores/, `${id}: where`);
+    assert.match(saved.saved.where, /^Node\.js \d+\.\d+\.\d+ \(V8 [^)]+\), .+ ×\d+/, `${id}: where`);
     assert.ok(saved.summary?.comparisons && saved.series && saved.environment, `${id}: a whole result`);
   }
 });

@@ -75,6 +75,23 @@ test('run() while the widget is still loading its module: the run starts once it
   await assertClean(page, problems);
 });
 
+test('a host that changes a widget\'s values takes its saved run away; back at the defaults it returns', { timeout: 60_000 }, async () => {
+  const { page, problems } = await browser.open(HOST);
+  await waitWidget(page, '#first', 'ready');
+  const shown = () => page.evaluate(() => {
+    const root = document.querySelector('#first').shadowRoot;
+    return { note: !root.querySelector('#saved-note').hidden, summary: !root.querySelector('#summary').hidden };
+  });
+  await page.waitForFunction(() => !document.querySelector('#first').shadowRoot.querySelector('#saved-note').hidden);
+  await page.evaluate(() => document.querySelector('#first').setAttribute('lr_scaled', '0.3'));
+  await page.waitForFunction(() => document.querySelector('#first').shadowRoot.querySelector('#param-lr_scaled').value === '0.3');
+  assert.deepEqual(await shown(), { note: false, summary: false }, 'the defaults\' run is not shown for other values');
+  await page.evaluate(() => document.querySelector('#first').setAttribute('lr_scaled', '0.1'));
+  await page.waitForFunction(() => !document.querySelector('#first').shadowRoot.querySelector('#saved-note').hidden);
+  assert.deepEqual(await shown(), { note: true, summary: true });
+  await assertClean(page, problems);
+});
+
 test('attributes: bursts coalesce; an invalid value shows the CLI message; hostile text stays text', { timeout: 120_000 }, async () => {
   const { page, problems } = await browser.open(HOST);
   await waitWidget(page, '#first', 'ready');

@@ -6,7 +6,7 @@ import { define } from '../looplab-widgets.js';
 import { languageFile } from '../runtime/connect.js';
 import { Controls } from '../panel/controls.js';
 import { el, download } from '../util/dom.js';
-import { addCatalog, browserLang, chooseLang, t as tr, text as catalogText } from '../util/i18n.js';
+import { addCatalog, browserLang, chooseLang, hasCatalog, t as tr, text as catalogText } from '../util/i18n.js';
 import { relabel } from '../panel/shell.js';
 
 // The page's language (?lang=, else the browser's): its labels, the editor and, through <html lang>,
@@ -80,6 +80,10 @@ export function snippets(attrs, base, lang = 'en') {
 
 function renderSnippets() {
   const attrs = lessonAttributes();
+  // The sample slide's heading is in the lesson's language: its catalog first, then the snippets again.
+  if (attrs.lang && !hasCatalog(attrs.lang)) {
+    languageFile(attrs.lang).then((file) => { if (file) { addCatalog(attrs.lang, file.catalog); renderSnippets(); } });
+  }
   const list = snippets(attrs, baseUrl(), pageLang);
   ui.snippets.replaceChildren(...list.map((s) => {
     const code = el('code', null, s.text);

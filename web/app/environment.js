@@ -33,7 +33,7 @@ export function renderEnvironment(section, env, pageClockNs, lang = 'en') {
   add(tr('env.isolated', {}, lang), tr(window.crossOriginIsolated ? 'word.yes' : 'word.no', {}, lang));
   for (const [k, v] of Object.entries(env)) {
     if (SHOWN_FIRST.includes(k) || (v !== null && typeof v === 'object')) continue;
-    add(has(`env.${k}`) ? tr(`env.${k}`, {}, lang) : k.replace(/_/g, ' '), typeof v === 'boolean' ? tr(v ? 'word.yes' : 'word.no', {}, lang) : formatValue(v, lang));
+    add(has(`env.${k}`, lang) ? tr(`env.${k}`, {}, lang) : k.replace(/_/g, ' '), typeof v === 'boolean' ? tr(v ? 'word.yes' : 'word.no', {}, lang) : formatValue(v, lang));
   }
   section.append(dl, el('p', 'env-note', tr('env.note', {}, lang)));
 }

@@ -5,7 +5,7 @@
 import { connect, onModuleDownload } from '../runtime/connect.js';
 import { ExperimentPanel } from '../panel/panel.js';
 import { el } from '../util/dom.js';
-import { LANGUAGES, LANGUAGE_NAMES, browserLang, chooseLang, t, text } from '../util/i18n.js';
+import { LANGUAGES, LANGUAGE_NAMES, browserLang, chooseLang, hasCatalog, t, text } from '../util/i18n.js';
 import { relabel } from '../panel/shell.js';
 import { measureClockStepNs, renderEnvironment } from './environment.js';
 
@@ -39,6 +39,7 @@ window.__looplab = {
 /** Loads experiment `id` into the panel with the values of `query`; resolves when validated. */
 async function showExperiment(id, query) {
   await panel.load(id);
+  sayPage();
   picker.value = id;
   document.title = `${panel.describe.title} · looplab`;
   const values = new URLSearchParams(query);
@@ -54,8 +55,9 @@ function showEnvironment(env) {
   renderEnvironment(environment, env, pageClockNs, lang);
 }
 
-/** The page's own labels and what this browser measured, in `lang` (its catalog is there: fillPicker). */
+/** The page's own labels and what this browser measured, in `lang`, once its catalog is there (the panel loads it). */
 function sayPage() {
+  if (!hasCatalog(lang)) return;   // a switch under way: said again once its experiment is shown
   relabel(document, lang);
   environment.setAttribute('aria-label', t('ui.environment', {}, lang));
   if (shownEnvironment) showEnvironment(shownEnvironment);
@@ -64,7 +66,8 @@ function sayPage() {
 /**
  * The language picker: choosing says everything in that language in place (the page's labels, the
  * experiment loaded again with the configuration kept, as a shared link with ?lang= would), with
- * no request: a reload would fetch every script and the wasm again (the server says no-cache).
+ * one request, its language file: a reload would fetch every script and the wasm again (the server
+ * says no-cache).
  */
 function fillLanguages() {
   const select = document.getElementById('lang');

@@ -17,12 +17,12 @@
 //   panel.run();   // pressed while loading: queued, starts when the loading is over
 //
 // Every text goes through textContent (controls.js, summary.js, dom.js): nothing reaches innerHTML.
-import { isTerminated } from '../runtime/client.js';
+import { isTerminated, terminatedError } from '../runtime/client.js';
 import { createPlot } from '../plots/plots.js';
 import { seriesColors } from '../plots/colors.js';
 import { download, el } from '../util/dom.js';
 import { firstSentence, formatValue, numberFormat } from '../util/format.js';
-import { addCatalog, errorText, labelDescribe, localizeResult, render, t } from '../util/i18n.js';
+import { addCatalog, errorText, hasCatalog, labelDescribe, localizeResult, render, t } from '../util/i18n.js';
 import { Controls } from './controls.js';
 import { DataPicker } from './data-picker.js';
 import { chartImage, dataTable } from './plot-data.js';
@@ -49,7 +49,7 @@ export class ExperimentPanel extends EventTarget {
     this.controls = null;
     this.charts = [];             // [{plot, spec, data}] per describe.plots entry
     this.state = { status: 'idle', describe: null, result: null, active: null, starting: false,
-      loading: 0, queued: false, invalid: '', validation: 0 };
+      loading: 0, queued: false, invalid: '', validation: 0, saved: false, runs: 0 };
     this.ui = buildShell(this.layout);
     container.append(this.ui.root);
     this.setLang(lang);
@@ -63,6 +63,7 @@ export class ExperimentPanel extends EventTarget {
    */
   setLang(lang) {
     this.lang = lang;
+    if (!hasCatalog(lang) && hasCatalog(this.ui.root.lang)) return;   // the old words until the new catalog comes (useLanguage)
     this.ui.root.lang = lang;
     relabel(this.ui.root, lang);
     if (this.data) this.data.lang = lang;
@@ -137,15 +138,16 @@ export class ExperimentPanel extends EventTarget {
    * panel's labels in it: until then they are empty (util/i18n.js).
    */
   async useLanguage() {
-    const lang = this.lang;
-    addCatalog(lang, await this.client.catalog(lang));
+    const { lang, client } = this;
+    addCatalog(lang, await client.catalog(lang));
+    if (client !== this.client) throw terminatedError('the panel\'s client was replaced');   // i18n: not shown (isTerminated)
     if (lang === this.lang) this.setLang(lang);
   }
 
   /** The module's experiments [{id, title, ...}], asked once per client; the panel's language is loaded first. */
   async experiments() {
     await this.useLanguage();
-    this.listed ??= this.client.list();
+    this.listed ??= this.client.list(this.lang);
     return this.listed;
   }
 
@@ -172,8 +174,9 @@ export class ExperimentPanel extends EventTarget {
   async showSavedRun() {
     const d = this.state.describe;
     if (!d || !this.holdsConfig(Object.fromEntries(d.parameters.map((p) => [p.name, p.default])))) return;
+    const runs = this.state.runs;
     const saved = await this.client.savedRun(d.id).catch(() => null);
-    if (!saved?.saved || this.state.describe !== d || this.state.result || this.state.active || this.state.starting) return;
+    if (!saved?.saved || this.state.describe !== d || this.state.result || this.state.runs !== runs) return;
     if (this.holdsConfig(saved.config)) this.showResult(saved, { saved: true });
   }
 
@@ -192,6 +195,7 @@ export class ExperimentPanel extends EventTarget {
   showExperiment(d) {
     const { ui } = this;
     // The question is the headline; the experiment's short title sits above it.
+    delete ui.title.dataset.i18n;    // no longer "Loading…": a relabel (the page's, a language switch) keeps it
     ui.title.textContent = d.question || d.title;
     ui.eyebrow.textContent = d.question && d.title !== d.question ? d.title : '';
     ui.eyebrow.hidden = !ui.eyebrow.textContent;
@@ -217,6 +221,7 @@ export class ExperimentPanel extends EventTarget {
     this.controls.reset();
     const unknown = this.controls.applyQuery(values);
     this.showVisibleControls(visible);
+    if (this.state.saved && !this.holdsConfig(this.state.result.config)) this.clearResult();   // a host changed the values
     this.showSavedRun();
     return unknown;
   }
@@ -323,6 +328,7 @@ export class ExperimentPanel extends EventTarget {
   }
 
   async runValid(config) {
+    this.state.runs += 1;            // a saved run still on its way stays away (showSavedRun)
     this.emit('runstart', { config });
     this.clearResult();
     this.setRunning(true);

@@ -51,7 +51,8 @@ export const isTerminated = (err) => err?.name === TERMINATED;
  */
 const said = (err, key, args = {}) => Object.assign(err, { i18n: { key, args } });
 
-function terminatedError(reason) {
+/** An Error for which isTerminated() is true. */
+export function terminatedError(reason) {
   const err = new Error(reason);
   err.name = TERMINATED;
   return err;

@@ -90,7 +90,11 @@ export const savedRun = (id) => fetchOnce(Object.hasOwn(SAVED_RUNS, id) ? SAVED_
 /** The JSON at `url`, fetched once per page, or null: no URL, nothing to fetch (file://), or a failed fetch. */
 function fetchOnce(url) {
   if (!url || url.protocol === 'file:') return Promise.resolve(null);
-  if (!fetched.has(url.href)) fetched.set(url.href, fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null));
+  if (!fetched.has(url.href)) {
+    const got = fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null);
+    got.then((json) => { if (json === null) fetched.delete(url.href); });   // a failure is asked again next time
+    fetched.set(url.href, got);
+  }
   return fetched.get(url.href);
 }
 

@@ -95,10 +95,11 @@ function distName(file, from) {
 
 // `code` minified, its imports and exports kept (oxc's minifier, from Vite's rolldown): about half the
 // brotli bytes a phone waits for before the texts show (issue 39); the development tree stays readable.
+// Its `new URL(`…`, import.meta.url)` go back to quoted strings: the form bundlers look for (dist-README.md).
 function minified(code, name) {
   const out = minifySync(name, code, { compress: true, mangle: true });
   if (out.errors?.length) fail(`${name}: the minifier failed: ${out.errors[0].message}`);
-  return `${out.code}\n`;
+  return `${out.code.replace(/\bnew URL\(`([^`$\\"]*)`,\s*import\.meta\.url\)/g, 'new URL("$1",import.meta.url)')}\n`;
 }
 
 const banner = (what) => `// looplab ${VERSION}: ${what}. Built by web/tools/build-dist.mjs from the ES modules in web/.\n`;
@@ -124,14 +125,15 @@ function copySite() {
   for (const b of BUNDLES) {
     const { code, exported, chain } = bundle(abs(b.entry), { esm: true, externals: b.alone ? new Map() : provided });
     imported.set(b.out, [...code.matchAll(/^import (?:\* as [\w$]+ from )?'\.\/([^']+)';$/gm)].map((m) => m[1]));
-    writeFileSync(join(OUT, b.out), banner(b.out) + minified(withWasmBytes(code, b.out), b.out));
+    const sent = minified(withWasmBytes(code, b.out), b.out);
     if (b.out === 'looplab-api.js') {   // connect.js names one language file per language
-      const missing = LANGUAGES.filter((l) => !code.includes(`'./lang/${l}.json'`));
+      const missing = LANGUAGES.filter((l) => !sent.includes(`new URL("./lang/${l}.json",import.meta.url)`));
       if (missing.length) fail(`runtime/connect.js names no language file for ${missing.join(', ')}`);
-      const unsaved = EXPERIMENTS.filter((id) => !code.includes(`'./saved-runs/${id}.json'`));
+      const unsaved = EXPERIMENTS.filter((id) => !sent.includes(`new URL("./saved-runs/${id}.json",import.meta.url)`));
       if (unsaved.length) fail(`runtime/connect.js names no saved run for ${unsaved.join(', ')} (web/tools/saved-runs.mjs makes one)`);
     }
     if (code.includes('"cmp.same.time":')) fail(`${b.out} carries a catalog: the language files hold them (issue 39)`);
+    writeFileSync(join(OUT, b.out), banner(b.out) + sent);
     for (const m of [b.entry, ...(b.provides || [])]) provided.set(abs(m), { spec: `./${b.out}`, names: new Set(exported), chain });
   }
   for (const [from, to] of Object.entries(PAGES)) {

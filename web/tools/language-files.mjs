@@ -1,5 +1,5 @@
 // The language files (issue 39, items 1 and 3): everything a page says in one language, written once at
-// build time. A page fetches only its reader's language, before the module has loaded, and shows the
+// build time. A page fetches its reader's language (and English, for the worker's module) before the module has loaded, and shows the
 // experiment's texts and controls from it (runtime/client.js); no script carries a catalog.
 //
 //   node web/tools/language-files.mjs [outDir=build/lang]     (build-dist.mjs runs it first)

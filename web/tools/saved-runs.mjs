@@ -5,7 +5,7 @@
 //
 //   node web/tools/saved-runs.mjs [id ...]     (every experiment by default; needs the wasm build)
 //
-// build-dist.mjs makes them again only when the module is newer than they are: the nine defaults
+// build-dist.mjs makes them again only when the module (or these scripts) is newer than they are: the nine defaults
 // take about 20 s on this project's 2-core machine (the matrix's 13), which a build of the pages
 // alone need not pay.
 //
@@ -25,15 +25,17 @@ import { readCatalogs } from './language-files.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SAVED_DIR = join(ROOT, 'build', 'saved-runs');
-const WASM = join(ROOT, 'build', 'wasm', 'looplab.wasm');
+// What a saved run is made from: the module, and the scripts that run it here and in the worker.
+const SOURCES = [join(ROOT, 'build', 'wasm', 'looplab.wasm'), fileURLToPath(import.meta.url),
+  ...['api.js', 'js-variants.js'].map((f) => join(ROOT, 'web', 'runtime', f))];
 const DIGITS = 5;
 
-/** Where the runs are measured: "Node.js 18.19.0 (V8 10.2.154.26) on <CPU model>, 2 cores, looplab <commit>". */
+/** Where the runs are measured, in no language's words (it sits in every language's sentence): "Node.js 20.20.2 (V8 11.3.244.8), AMD EPYC ×2, looplab 19b1f9e". */
 function where() {
   let commit = '';
   try { commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim(); } catch { /* no git */ }
   const cpu = cpus();
-  return `Node.js ${process.versions.node} (V8 ${process.versions.v8}) on ${cpu[0]?.model.trim() || 'an unknown CPU'}, ${cpu.length} cores${commit ? `, looplab ${commit}` : ''}`;
+  return `Node.js ${process.versions.node} (V8 ${process.versions.v8}), ${cpu[0]?.model.trim() || 'CPU ?'} ×${cpu.length}${commit ? `, looplab ${commit}` : ''}`;
 }
 
 /** `v` with every number of its arrays to DIGITS significant digits (integers stay as they are). */
@@ -56,10 +58,10 @@ async function runDefault(api, id) {
   }
 }
 
-/** True when every experiment of `ids` has a saved run newer than the module. */
+/** True when every experiment of `ids` has a saved run newer than the module and the scripts that made it. */
 function upToDate(ids) {
   const have = new Set((() => { try { return readdirSync(SAVED_DIR); } catch { return []; } })());
-  const built = statSync(WASM).mtimeMs;
+  const built = Math.max(...SOURCES.map((f) => statSync(f).mtimeMs));
   return ids.every((id) => have.has(`${id}.json`) && statSync(join(SAVED_DIR, `${id}.json`)).mtimeMs > built);
 }
 

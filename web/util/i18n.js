@@ -1,6 +1,6 @@
 // The student's language: the catalogs (core/i18n/<lang>.json, the same files the CLI embeds) and the
 // one renderer of the web side, the twin of core's base/i18n.cpp. No script carries a catalog: each
-// comes in its language file (dist/lang/<lang>.json, fetched by runtime/client.js) and is added here.
+// comes in its language file (dist/lang/<lang>.json, fetched by runtime/connect.js) and is added here.
 //
 //   addCatalog('zh-CN', file.catalog);
 //   t('ui.run', {}, 'zh-CN')                         -> "运行"
@@ -10,7 +10,8 @@
 // A template holds {name} or {name:format} placeholders. An argument is a number (formats: int,
 // sig1..sig9, num, spread, rho, plain; grouped and with the decimal sign of the language, by
 // Intl.NumberFormat), a string (format label or unit looks it up as label.<s> / unit.<s>), a
-// message {key, args}, or an array of those. A key missing in a language falls back to English;
+// message {key, args}, or an array of those. A key missing in a language falls back to English when
+// its catalog has been added (the build's catalogs hold every key in every language);
 // one missing in English renders as ⟦key⟧, which the tests look for. Before any catalog has arrived,
 // every text is empty (a label waits for its language file, then the panel relabels). Renderers
 // return plain text: it goes into the DOM with textContent, never as HTML.
@@ -184,9 +185,9 @@ export function comparisonName(id, lang = 'en') {
   return family && has(family, lang) ? t(family, { k: Number(number[0]) }, lang) : null;
 }
 
-/** An Error from the worker in `lang`: its message {key, args} when the core gave one, else its English text. */
+/** An Error from the worker in `lang`: its message {key, args} when the core gave one (and a catalog is there), else its English text. */
 export function errorText(err, lang = 'en') {
-  if (err?.i18n) return render(err.i18n, lang);
+  if (err?.i18n) return render(err.i18n, lang) || err.message;
   return err instanceof Error ? err.message : String(err);
 }
 
