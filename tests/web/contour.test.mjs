@@ -42,10 +42,14 @@ test('standardization on the page: the valleys and the paths drawn live, the pat
   // Before Run: the defaults' saved run (build/saved-runs/), under its label; Run clears it and draws live.
   assert.equal(await page.evaluate(() => document.getElementById('saved-note').hidden), false, 'the saved run, labelled');
   assert.equal((await readContour(page, null)).drawn, true, 'the saved run drawn before Run');
+  // A smaller raw rate: about three times the defaults' 881 raw steps, so that the run is still going
+  // when the check below looks (at the defaults it can end within one look's interval).
+  await page.fill('#param-lr_raw', '0.00003');
+  await waitForStatus(page, 'ready');
   await page.click('#run');
   // Live: while the raw run is still going, the valleys are drawn and its path has points.
   await page.waitForFunction(() => window.__looplab.status === 'running'
-    && window.__looplab.plots.find((p) => p.spec.type === 'contour').pointCount() > 20, null, { timeout: 60_000, polling: 50 });
+    && window.__looplab.plots.find((p) => p.spec.type === 'contour').pointCount() > 20, null, { timeout: 60_000, polling: 'raf' });
   await page.waitForTimeout(100);   // the next animation frame draws them
   const live = await readContour(page, null);
   assert.ok(live.drawn && live.ink > 2000 && live.raw > 50, `drawn while running: ${JSON.stringify({ ...live, label: undefined })}`);
