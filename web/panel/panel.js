@@ -186,6 +186,11 @@ export class ExperimentPanel extends EventTarget {
     this.ui.savedNote.textContent = this.state.saved ? t('ui.saved_run', {}, this.lang) : '';
   }
 
+  /** Takes the saved run away once the controls no longer hold the configuration it was run with. */
+  dropChangedSavedRun() {
+    if (this.state.saved && !this.holdsConfig(this.state.result.config)) this.clearResult();
+  }
+
   /** True when every applicable control holds `config`'s value and no file of the reader's is attached. */
   holdsConfig(config) {
     if (!this.controls || this.data?.attachment()) return false;
@@ -221,7 +226,7 @@ export class ExperimentPanel extends EventTarget {
     this.controls.reset();
     const unknown = this.controls.applyQuery(values);
     this.showVisibleControls(visible);
-    if (this.state.saved && !this.holdsConfig(this.state.result.config)) this.clearResult();   // a host changed the values
+    this.dropChangedSavedRun();   // a host changed the values
     this.showSavedRun();
     return unknown;
   }
@@ -263,7 +268,7 @@ export class ExperimentPanel extends EventTarget {
   }
 
   scheduleValidation() {
-    if (this.state.saved && !this.holdsConfig(this.state.result.config)) this.clearResult();
+    this.dropChangedSavedRun();
     clearTimeout(this.validationTimer);
     this.validationTimer = setTimeout(() => this.validate(), VALIDATE_DELAY_MS);
   }
@@ -441,7 +446,7 @@ export class ExperimentPanel extends EventTarget {
   clearResult() {
     this.state.result = null;
     this.state.saved = false;
-    this.ui.savedNote.hidden = true;
+    this.sayWhereSaved();
     this.ui.summary.hidden = true;
     this.ui.runLonger.hidden = true;
     this.ui.linkBox.hidden = true;

@@ -124,7 +124,7 @@ function copySite() {
   const imported = new Map();   // bundle -> the bundles it imports, in order
   for (const b of BUNDLES) {
     const { code, exported, chain } = bundle(abs(b.entry), { esm: true, externals: b.alone ? new Map() : provided });
-    imported.set(b.out, [...code.matchAll(/^import (?:\* as [\w$]+ from )?'\.\/([^']+)';$/gm)].map((m) => m[1]));
+    imported.set(b.out, chain.map((spec) => spec.replace(/^\.\//, '')));
     const sent = minified(withWasmBytes(code, b.out), b.out);
     if (b.out === 'looplab-api.js') {   // connect.js names one language file per language
       const missing = LANGUAGES.filter((l) => !sent.includes(`new URL("./lang/${l}.json",import.meta.url)`));
@@ -315,7 +315,7 @@ function size(files) {
  */
 function hostFiles(entry = 'looplab-widgets.js') {
   const seen = new Set();
-  const REF_RE = /(?:\bfrom\s*|\bimport\(\s*|new URL\(\s*)['"`]([^'"`]+\.(?:m?js|css|wasm))['"`]/g;
+  const REF_RE = /(?:\bfrom\s*|\bimport\(\s*|new URL\(\s*)['"]([^'"]+\.(?:m?js|css|wasm))['"]/g;
   const walk = (file) => {
     if (seen.has(file)) return;
     seen.add(file);

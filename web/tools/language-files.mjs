@@ -11,11 +11,11 @@
 // in a `new URL('…', import.meta.url)`, which dist/ and bundlers (Vite) then copy, so no page ever
 // asks for a file that is not there.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { wrap } from '../runtime/api.js';
 import { LANGUAGES } from '../util/i18n.js';
+import { loadModule } from '../../wasm/test/load.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -27,13 +27,8 @@ export const readCatalogs = () => Object.fromEntries(LANGUAGES.map((l) => [l, re
 
 /** Writes a language file per language under `outDir`; returns the experiments' ids. */
 export async function writeLanguageFiles(outDir = join(ROOT, 'build', 'lang')) {
-  const modulePath = join(ROOT, 'build', 'wasm', 'looplab.mjs');
-  // NOTE: Emscripten's node branch of an ES module output uses require and __dirname (wasm/test/load.mjs).
-  globalThis.require ??= createRequire(modulePath);
-  globalThis.__dirname ??= dirname(modulePath);
-  const { default: create } = await import(pathToFileURL(modulePath).href);
   const catalogs = readCatalogs();
-  const api = wrap(await create({ wasmBinary: readFileSync(join(ROOT, 'build', 'wasm', 'looplab.wasm')) }), catalogs);
+  const api = wrap(await loadModule('looplab', { catalogs: [] }), catalogs);
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const ids = api.listExperiments('en').map((x) => x.id);
