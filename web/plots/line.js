@@ -38,6 +38,21 @@ function logKept(u, splits, axisIdx, thin) {
   return splits.map((v) => (v > 0 && mantissas.includes(mantissa(v))
     && Math.round(Math.log10(v)) % every === 0 ? v : null));
 }
+/**
+ * A log axis's splits: m × 10^e (m = 1 … 9) inside the scale, as uPlot's own, whose loop can run until
+ * the array overflows ("Invalid array length") on a scale it cannot step; this one ends on any scale.
+ */
+function logSplits(u, axisIdx, min, max) {
+  if (!(min > 0) || !Number.isFinite(max) || max < min) return [];
+  const out = [];
+  for (let e = Math.floor(Math.log10(min)); e <= Math.ceil(Math.log10(max)) && out.length < 1000; e++) {
+    for (let m = 1; m <= 9; m++) {
+      const v = Number(`${m}e${e}`);   // exact decimals: 10 ** -24 is 1.0000000000000001e-24
+      if (v >= min * (1 - 1e-9) && v <= max * (1 + 1e-9)) out.push(v);
+    }
+  }
+  return out;
+}
 const logGrid = (u, splits, axisIdx) => logKept(u, splits, axisIdx, false);
 const logLabels = (u, splits, axisIdx) => logKept(u, splits, axisIdx, true);
 
@@ -63,7 +78,7 @@ export class LivePlot {
     // Tick labels in the student's language's signs (uPlot's own would follow the browser's locale).
     const lang = spec.lang || 'en';
     const tick = (log) => (log
-      ? { values: (u, splits) => splits.map((v) => logTick(v, lang)), filter: logLabels }
+      ? { splits: logSplits, values: (u, splits) => splits.map((v) => logTick(v, lang)), filter: logLabels }
       : { values: (u, splits) => splits.map((v) => (v === null || v === undefined ? '' : formatNumber(v, lang))) });
     const grid = (log) => ({ stroke: '#e6e9ef', ...(log ? { filter: logGrid } : {}) });
     const ticks = (log) => ({ stroke: '#c9ced8', ...(log ? { filter: logGrid } : {}) });
