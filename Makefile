@@ -23,7 +23,7 @@ SHELL := /bin/bash
 
 PORT ?= 8080
 APT_PACKAGES := emscripten libeigen3-dev nlohmann-json3-dev libgtest-dev googletest chromium \
-                cmake g++ python3 clang libclang-rt-14-dev clang-format fonts-wqy-microhei
+                cmake g++ python3 python3-numpy clang libclang-rt-14-dev clang-format fonts-wqy-microhei
 PRESETS := native wasm sanitize
 FUZZ_TARGETS := config run csv
 FUZZ_SECONDS ?= 60

@@ -102,6 +102,31 @@ Value Builder::bce(Value p, Value y) {
   return scale(mean(add(pos, neg)), -1.0f);
 }
 
+Value Builder::bce_logits(Value z, Value y) {
+  const Value sp = softplus(z);  // one statement per node, as above
+  const Value yz = mul(y, z);
+  return mean(sub(sp, yz));
+}
+
+Value Builder::window_gather(Value x, const Window& w) {
+  OpAttrs attrs;
+  attrs.window = w;
+  return apply(OpKind::WindowGather, {x}, attrs);
+}
+
+Value Builder::global_average_pool(Value x, int length) {
+  OpAttrs attrs;
+  attrs.window.length = length;
+  return apply(OpKind::GroupMean, {x}, attrs);
+}
+
+Value Builder::dropout(Value x, Value step, float rate, std::uint32_t seed) {
+  OpAttrs attrs;
+  attrs.scale = rate;
+  attrs.seed = seed;
+  return apply(OpKind::Dropout, {x, step}, attrs);
+}
+
 Value Builder::add_const(Value a, float c) {
   OpAttrs attrs;
   attrs.scale = c;

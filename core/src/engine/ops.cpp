@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "looplab/engine/builder.hpp"
@@ -435,6 +436,151 @@ void sub_from_gradient(Builder& b, const GradArgs& g) {
   if (g.din[0]) *g.din[0] = b.scale(*g.dout, -1.0f);
 }
 
+// --- Conv1D's windows (ops.hpp, Window): a Conv1D layer is WindowGather, then a MatMul by its
+// [kernel·channels x filters] weights (im2col), so its heavy part is the product every mode
+// already runs well. The gather and its adjoint are memory moves, Opaque: compiled mode calls
+// these kernels.
+[[noreturn]] void window_fail(std::string_view op, const Shape& s, const char* what, int by) {
+  shape_fail(op, s.str() + ": " + what + " " + std::to_string(by));
+}
+// WindowGather: x [batch·length x C] → [batch·out x kernel·C], row (b, o) the window's steps in
+// order (zeros where it reaches past the sequence).
+Shape window_gather_shape(const In& in, const OpAttrs& a) {
+  const Window& w = a.window;
+  if (in[0].rows % w.length != 0)
+    window_fail("WindowGather", in[0], "rows are not a multiple of the sequence length", w.length);
+  return {in[0].rows / w.length * w.out, w.kernel * in[0].cols};
+}
+void window_gather_forward(const KernelArgs& k) {
+  const Window& w = k.attrs->window;
+  const int channels = k.in_shape[0].cols, batch = k.in_shape[0].rows / w.length;
+  const std::size_t width = static_cast<std::size_t>(w.kernel) * channels;
+  float* row = k.out;
+  for (int b = 0; b < batch; ++b) {
+    const float* seq = k.in[0] + static_cast<std::size_t>(b) * w.length * channels;
+    for (int o = 0; o < w.out; ++o, row += width) {
+      const int first = o * w.stride - w.pad;  // the window's steps first .. first + kernel − 1
+      const int lo = std::max(first, 0), hi = std::min(first + w.kernel, w.length);
+      const std::size_t before = static_cast<std::size_t>(lo - first) * channels;
+      const std::size_t inside = static_cast<std::size_t>(std::max(hi - lo, 0)) * channels;
+      std::fill(row, row + before, 0.0f);
+      std::copy_n(seq + static_cast<std::size_t>(lo) * channels, inside, row + before);
+      std::fill(row + before + inside, row + width, 0.0f);
+    }
+  }
+}
+void window_gather_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::WindowScatter, {*g.dout}, *g.attrs);
+}
+double window_flops(const In&, Shape, const OpAttrs&) { return 0.0; }  // moves, no arithmetic
+
+// WindowScatter: the adjoint, [batch·out x kernel·C] → [batch·length x C], each window's rows
+// added back onto the steps they came from (in order of o: overlapping windows sum).
+Shape window_scatter_shape(const In& in, const OpAttrs& a) {
+  const Window& w = a.window;
+  if (in[0].rows % w.out != 0)
+    window_fail("WindowScatter", in[0], "rows are not a multiple of the output length", w.out);
+  if (in[0].cols % w.kernel != 0)
+    window_fail("WindowScatter", in[0], "columns are not a multiple of the kernel", w.kernel);
+  return {in[0].rows / w.out * w.length, in[0].cols / w.kernel};
+}
+void window_scatter_forward(const KernelArgs& k) {
+  const Window& w = k.attrs->window;
+  const int channels = k.out_shape.cols, batch = k.out_shape.rows / w.length;
+  const std::size_t width = static_cast<std::size_t>(w.kernel) * channels;
+  std::fill(k.out, k.out + k.out_shape.size(), 0.0f);
+  const float* row = k.in[0];
+  for (int b = 0; b < batch; ++b) {
+    float* seq = k.out + static_cast<std::size_t>(b) * w.length * channels;
+    for (int o = 0; o < w.out; ++o, row += width) {
+      const int first = o * w.stride - w.pad;
+      const int lo = std::max(first, 0), hi = std::min(first + w.kernel, w.length);
+      const float* from = row + static_cast<std::size_t>(lo - first) * channels;
+      float* to = seq + static_cast<std::size_t>(lo) * channels;
+      const std::size_t inside = static_cast<std::size_t>(std::max(hi - lo, 0)) * channels;
+      for (std::size_t i = 0; i < inside; ++i) to[i] += from[i];
+    }
+  }
+}
+void window_scatter_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::WindowGather, {*g.dout}, *g.attrs);
+}
+
+// --- GroupMean: global average pooling, [batch·length x C] → [batch x C], each sequence's mean
+// over its steps (in double); GroupMeanGrad, its adjoint: row b / length on each of b's steps.
+Shape group_mean_shape(const In& in, const OpAttrs& a) {
+  const int length = a.window.length;
+  if (in[0].rows % length != 0)
+    window_fail("GroupMean", in[0], "rows are not a multiple of the sequence length", length);
+  return {in[0].rows / length, in[0].cols};
+}
+void group_mean_forward(const KernelArgs& k) {
+  const int length = k.attrs->window.length, cols = k.out_shape.cols;
+  constexpr int kBlock = 64;  // double accumulators on the stack, as SumRows
+  for (int b = 0; b < k.out_shape.rows; ++b)
+    for (int j0 = 0; j0 < cols; j0 += kBlock) {
+      const int width = std::min(kBlock, cols - j0);
+      double acc[kBlock] = {};
+      for (int t = 0; t < length; ++t) {
+        const float* row = k.in[0] + (static_cast<std::size_t>(b) * length + t) * cols + j0;
+        for (int j = 0; j < width; ++j) acc[j] += row[j];
+      }
+      for (int j = 0; j < width; ++j)
+        k.out[static_cast<std::size_t>(b) * cols + j0 + j] = static_cast<float>(acc[j] / length);
+    }
+}
+void group_mean_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::GroupMeanGrad, {*g.dout}, *g.attrs);
+}
+Shape group_mean_grad_shape(const In& in, const OpAttrs& a) {
+  return {in[0].rows * a.window.length, in[0].cols};
+}
+void group_mean_grad_forward(const KernelArgs& k) {
+  const int length = k.attrs->window.length, cols = k.in_shape[0].cols;
+  float* out = k.out;
+  for (int b = 0; b < k.in_shape[0].rows; ++b) {
+    const float* g = k.in[0] + static_cast<std::size_t>(b) * cols;
+    for (int t = 0; t < length; ++t, out += cols)
+      for (int j = 0; j < cols; ++j) out[j] = g[j] / static_cast<float>(length);
+  }
+}
+void group_mean_grad_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::GroupMean, {*g.dout}, *g.attrs);
+}
+
+// --- Dropout(x, t): x_i / (1 − rate) where dropout_keeps(seed, t, i), else 0; t is the step's
+// number, a [1 x 1] input the host writes before each step. Its gradient is the same op on dout
+// (the same mask: a function of seed, t and i).
+Shape dropout_shape(const In& in, const OpAttrs& a) {
+  if (in[1] != Shape{1, 1}) shape_fail("Dropout", "step must be [1 x 1], got " + in[1].str());
+  if (!(a.scale >= 0.0f && a.scale < 1.0f))
+    shape_fail("Dropout", "rate must be in [0, 1), got " + std::to_string(a.scale));
+  return in[0];
+}
+void dropout_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  const float rate = k.attrs->scale, keep = 1.0f / (1.0f - rate);
+  const auto t = static_cast<std::uint32_t>(std::floor(k.in[1][0]));
+  for (std::size_t i = 0; i < n; ++i)
+    k.out[i] = dropout_keeps(k.attrs->seed, t, i, rate) ? k.in[0][i] * keep : 0.0f;
+}
+void dropout_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.apply(OpKind::Dropout, {*g.dout, *g.in[1]}, *g.attrs);
+}
+
+// --- Softplus: y = ln(1 + eˣ) = max(x, 0) + ln(1 + e^−|x|), which neither overflows nor loses
+// the small term (binary cross-entropy from logits: Builder::bce_logits); dx = dout·σ(x).
+void softplus_forward(const KernelArgs& k) {
+  const std::size_t n = k.out_shape.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = k.in[0][i];
+    k.out[i] = static_cast<float>(std::max(x, 0.0) + std::log1p(std::exp(-std::abs(x))));
+  }
+}
+void softplus_gradient(Builder& b, const GradArgs& g) {
+  if (g.din[0]) *g.din[0] = b.mul(*g.dout, b.sigmoid(*g.in[0]));
+}
+
 // Fusion roles (ops.hpp): E elementwise, its loop form (kir::Op and operands) and the operands'
 // loop reads; a Reduction (in a flat loop a sink; the column sums' form, Sum, makes them a nest);
 // a Contraction (in a nest a Dot, in a flat loop a column times a [1 x 1]: Mul).
@@ -497,11 +643,59 @@ const OpDef kOpDefs[] = {
      E(K::ClipGrad, V, V)},
     {"SubFrom", 1, unary_shape, sub_from_forward, sub_from_gradient, elementwise_flops,
      E({K::Sub, C, A}, V)},
+    {"WindowGather",
+     1,
+     window_gather_shape,
+     window_gather_forward,
+     window_gather_gradient,
+     window_flops,
+     {}},
+    {"WindowScatter",
+     1,
+     window_scatter_shape,
+     window_scatter_forward,
+     window_scatter_gradient,
+     elementwise_flops,
+     {}},
+    {"GroupMean",
+     1,
+     group_mean_shape,
+     group_mean_forward,
+     group_mean_gradient,
+     elementwise_flops,
+     {}},
+    {"GroupMeanGrad",
+     1,
+     group_mean_grad_shape,
+     group_mean_grad_forward,
+     group_mean_grad_gradient,
+     elementwise_flops,
+     {}},
+    {"Dropout", 2, dropout_shape, dropout_forward, dropout_gradient, elementwise_flops, {}},
+    {"Softplus", 1, unary_shape, softplus_forward, softplus_gradient, elementwise_flops, {}},
 };
 static_assert(sizeof(kOpDefs) / sizeof(kOpDefs[0]) == kOpCount,
               "every op in LOOPLAB_OPS needs an OpDef");
 
 }  // namespace
+
+Window conv_window(int length, int kernel, int stride, bool same) {
+  const auto fail = [&](const std::string& why) {
+    throw std::invalid_argument(why + " (sequence length " + std::to_string(length) + ", kernel " +
+                                std::to_string(kernel) + ", stride " + std::to_string(stride) +
+                                ", padding '" + (same ? "same" : "valid") + "')");
+  };
+  if (length < 1 || kernel < 1 || stride < 1) fail("every size must be at least 1");
+  Window w{length, kernel, stride, 0, 0};
+  if (same) {  // Keras: ⌈length / stride⌉ steps, the padding split with the smaller half first
+    w.out = (length + stride - 1) / stride;
+    w.pad = std::max((w.out - 1) * stride + kernel - length, 0) / 2;
+  } else {
+    if (kernel > length) fail("the kernel is longer than the sequence");
+    w.out = (length - kernel) / stride + 1;
+  }
+  return w;
+}
 
 const OpDef& op_def(OpKind kind) {
   static const bool names_match = [] {

@@ -28,6 +28,8 @@ GraphTrainer::GraphTrainer(Mode mode, Model& model, Optimizer& optimizer, Shape 
   if (unroll < 1 || (unroll > 1 && !is_program(mode)))
     throw ShapeError("GraphTrainer: unroll needs traced or compiled mode");
   opt_.reserve_steps(unroll_);
+  if (training_ && model_.uses_step())
+    steps_.assign(static_cast<std::size_t>(unroll_), Tensor({1, 1}));
   options_.generate = mode == Mode::Compiled;
   if (is_program(mode_)) trace();
 }
@@ -43,8 +45,9 @@ void GraphTrainer::trace() {
     // NOTE: the batch pointers are placeholders (nullptr): run() binds the real batch every call.
     x_inputs_.push_back(t.input(nullptr, x_shape_, "x"));
     y_inputs_.push_back(t.input(nullptr, y_shape_, "y"));
+    const Value step = step_input(t, j);
     const Value loss =
-        loss_of(t, loss_, model_.forward(t, x_inputs_.back(), s.params), y_inputs_.back());
+        loss_of(t, loss_, model_.forward_at(t, x_inputs_.back(), s.params, step), y_inputs_.back());
     if (training_) s = opt_.apply(t, s, gradients(t, loss, s.params), j);
     losses.push_back(loss);
   }
@@ -61,12 +64,17 @@ void GraphTrainer::trace() {
   program_ = compile(t, losses, updates, options_);
 }
 
+Value GraphTrainer::step_input(Builder& b, int j) {
+  return steps_.empty() ? Value{} : b.input(steps_[static_cast<std::size_t>(j)], "step");
+}
+
 void GraphTrainer::run_eager(const float* x, const float* y, float* loss, int rows) {
   EagerBuilder b;
   const OptimizerState s = opt_.leaves(b, model_.parameter_leaves(b));
-  const Value l =
-      loss_of(b, loss_, model_.forward(b, b.input(x, {rows, x_shape_.cols}, "x"), s.params),
-              b.input(y, {rows, y_shape_.cols}, "y"));
+  const Value xv = b.input(x, x_rows(rows), "x");
+  const Value step = step_input(b, 0);
+  const Value l = loss_of(b, loss_, model_.forward_at(b, xv, s.params, step),
+                          b.input(y, {rows, y_shape_.cols}, "y"));
   *loss = b.scalar(l);
   if (!training_) return;
   const OptimizerState next = opt_.apply(b, s, gradients(b, l, s.params), 0);
@@ -80,13 +88,15 @@ void GraphTrainer::run_eager(const float* x, const float* y, float* loss, int ro
 }
 
 void GraphTrainer::run(const float* const* xs, const float* const* ys, float* losses, int rows) {
-  if (rows < 0) rows = x_shape_.rows;
+  if (rows < 0) rows = y_shape_.rows;
   for (int j = 0; j < unroll_; ++j) opt_.set_step(opt_.steps_taken() + j + 1, j);
+  for (std::size_t j = 0; j < steps_.size(); ++j)  // t of each step, exact in a float below 2^24
+    steps_[j][0] = static_cast<float>(opt_.steps_taken() + static_cast<long long>(j) + 1);
   if (mode_ == Mode::Eager) {
     run_eager(xs[0], ys[0], losses, rows);
   } else {
     for (int j = 0; j < unroll_; ++j) {
-      program_->bind_input(x_inputs_[static_cast<std::size_t>(j)], xs[j], {rows, x_shape_.cols});
+      program_->bind_input(x_inputs_[static_cast<std::size_t>(j)], xs[j], x_rows(rows));
       program_->bind_input(y_inputs_[static_cast<std::size_t>(j)], ys[j], {rows, y_shape_.cols});
     }
     program_->run();

@@ -24,7 +24,15 @@ Loss parse_loss(const std::string& name) {
 }
 
 Value loss_of(Builder& b, Loss loss, Value output, Value target) {
-  return loss == Loss::Mse ? b.mse(output, target) : b.bce(b.sigmoid(output), target);
+  switch (loss) {
+    case Loss::Mse:
+      return b.mse(output, target);
+    case Loss::Bce:
+      return b.bce(b.sigmoid(output), target);
+    case Loss::BceLogits:
+      return b.bce_logits(output, target);
+  }
+  return b.mse(output, target);
 }
 
 Activation parse_activation(const std::string& name) {

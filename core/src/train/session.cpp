@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "looplab/base/error.hpp"
 
@@ -10,17 +11,28 @@ namespace looplab {
 
 TrainerSession::TrainerSession(const SessionConfig& c)
     : config_(c),
-      staged_x_(static_cast<std::size_t>(c.batch) * static_cast<std::size_t>(c.inputs)),
+      staged_x_(static_cast<std::size_t>(c.batch) * static_cast<std::size_t>(c.example_floats())),
       staged_y_(static_cast<std::size_t>(c.batch)) {
   Rng init(c.seed + 1);
-  model_ = std::make_unique<Mlp>(c.inputs, std::vector<int>{c.hidden}, 1, c.activation, init);
-  if (c.mode == Mode::Reference) {
-    reference_ = std::make_unique<ReferenceMlp>(*model_, c.batch, c.lr, c.loss);
-  } else {
+  if (c.conv) {
+    if (c.mode == Mode::Reference)
+      throw std::invalid_argument("TrainerSession: the hand-written reference is an MLP's only");
+    model_ = std::make_unique<ConvNet>(*c.conv, init);
     adam_ = std::make_unique<Adam>(c.lr, model_->parameters());
-    graph_ = std::make_unique<GraphTrainer>(c.mode, *model_, *adam_, Shape{c.batch, c.inputs},
+    graph_ = std::make_unique<GraphTrainer>(c.mode, *model_, *adam_,
+                                            Shape{c.batch * c.conv->length, c.conv->channels},
+                                            Shape{c.batch, 1}, 1, true, Loss::BceLogits);
+    return;
+  }
+  auto mlp = std::make_unique<Mlp>(c.inputs, std::vector<int>{c.hidden}, 1, c.activation, init);
+  if (c.mode == Mode::Reference) {
+    reference_ = std::make_unique<ReferenceMlp>(*mlp, c.batch, c.lr, c.loss);
+  } else {
+    adam_ = std::make_unique<Adam>(c.lr, mlp->parameters());
+    graph_ = std::make_unique<GraphTrainer>(c.mode, *mlp, *adam_, Shape{c.batch, c.inputs},
                                             Shape{c.batch, 1}, 1, true, c.loss);
   }
+  model_ = std::move(mlp);
 }
 
 float TrainerSession::step(const float* x, const float* y) {
@@ -42,7 +54,7 @@ float TrainerSession::train_staged() { return step(staged_x_.data(), staged_y_.d
 std::vector<float> TrainerSession::fit(const float* x, const float* y, int n, int epochs) {
   const int batches = n / config_.batch;
   const std::size_t x_stride =
-      static_cast<std::size_t>(config_.batch) * static_cast<std::size_t>(config_.inputs);
+      static_cast<std::size_t>(config_.batch) * static_cast<std::size_t>(config_.example_floats());
   std::vector<float> losses;
   losses.reserve(static_cast<std::size_t>(batches) * static_cast<std::size_t>(std::max(epochs, 0)));
   for (int e = 0; e < epochs; ++e)

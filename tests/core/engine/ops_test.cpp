@@ -78,6 +78,53 @@ OpAttrs scale_by(float s) {
   return a;
 }
 
+OpAttrs window(const Window& w) {
+  OpAttrs a;
+  a.window = w;
+  return a;
+}
+OpAttrs dropout_attrs(float rate, std::uint32_t seed) {
+  OpAttrs a;
+  a.scale = rate;
+  a.seed = seed;
+  return a;
+}
+// Conv1D's windows as a person writes them: out[(b, o), k·C + c] = x[b, o·stride − pad + k, c]
+// (0 outside the sequence); the scatter is its transpose, so it is checked through the same map.
+int window_source(const Window& w, int o, int k) {
+  const int t = o * w.stride - w.pad + k;
+  return t >= 0 && t < w.length ? t : -1;
+}
+std::vector<double> gather_ref(const std::vector<Tensor>& in, const OpAttrs& a) {
+  const Window& w = a.window;
+  const int channels = in[0].shape().cols, batch = in[0].shape().rows / w.length;
+  std::vector<double> out;
+  for (int b = 0; b < batch; ++b)
+    for (int o = 0; o < w.out; ++o)
+      for (int k = 0; k < w.kernel; ++k)
+        for (int c = 0; c < channels; ++c) {
+          const int t = window_source(w, o, k);
+          out.push_back(t < 0 ? 0.0 : at(in[0], b * w.length + t, c));
+        }
+  return out;
+}
+std::vector<double> scatter_ref(const std::vector<Tensor>& in, const OpAttrs& a) {
+  const Window& w = a.window;
+  const int channels = in[0].shape().cols / w.kernel, batch = in[0].shape().rows / w.out;
+  std::vector<double> out(static_cast<std::size_t>(batch) * w.length * channels, 0.0);
+  for (int b = 0; b < batch; ++b)
+    for (int o = 0; o < w.out; ++o)
+      for (int k = 0; k < w.kernel; ++k)
+        for (int c = 0; c < channels; ++c)
+          if (const int t = window_source(w, o, k); t >= 0)
+            out[static_cast<std::size_t>((b * w.length + t) * channels + c)] +=
+                at(in[0], b * w.out + o, k * channels + c);
+  return out;
+}
+// Sequences of 5 steps, windows of 3 with stride 2, 'same' padding: 3 output steps, one zero step
+// before the first (so padding, overlap and the edge are all exercised).
+const Window kWindow = conv_window(5, 3, 2, true);
+
 std::vector<OpCase> cases() {
   return {
       {"MatMul", OpKind::MatMul, {{3, 4}, {4, 2}}, mm(false, false), matmul_ref},
@@ -260,6 +307,53 @@ std::vector<OpCase> cases() {
       {"SubFrom", OpKind::SubFrom, {{2, 3}}, scale_by(1.0f), elementwise([](double a, double) {
          return 1.0 - a;
        })},
+      {"WindowGather", OpKind::WindowGather, {{10, 2}}, window(kWindow), gather_ref},
+      {"WindowScatter", OpKind::WindowScatter, {{6, 6}}, window(kWindow), scatter_ref},
+      {"GroupMean",
+       OpKind::GroupMean,
+       {{6, 2}},
+       window({3}),
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         std::vector<double> out;
+         for (int b = 0; b < 2; ++b)
+           for (int c = 0; c < 2; ++c)
+             out.push_back(
+                 (at(in[0], 3 * b, c) + at(in[0], 3 * b + 1, c) + at(in[0], 3 * b + 2, c)) / 3);
+         return out;
+       }},
+      {"GroupMeanGrad",
+       OpKind::GroupMeanGrad,
+       {{2, 2}},
+       window({3}),
+       [](const std::vector<Tensor>& in, const OpAttrs&) {
+         std::vector<double> out;
+         for (int r = 0; r < 6; ++r)
+           for (int c = 0; c < 2; ++c) out.push_back(at(in[0], r / 3, c) / 3);
+         return out;
+       }},
+      // The step input is drawn from (k + ½) for k in 0 .. 7: the mask changes with ⌊step⌋ only.
+      {"Dropout",
+       OpKind::Dropout,
+       {{6, 5}, {1, 1}},
+       dropout_attrs(0.5f, 7),
+       [](const std::vector<Tensor>& in, const OpAttrs& a) {
+         std::vector<double> out;
+         const auto t = static_cast<std::uint32_t>(std::floor(in[1][0]));
+         for (std::size_t i = 0; i < in[0].size(); ++i)
+           out.push_back(dropout_keeps(a.seed, t, i, a.scale) ? in[0][i] / 0.5 : 0.0);
+         return out;
+       },
+       0.0f,
+       8.0f,
+       true,
+       1.0f},
+      {"Softplus",
+       OpKind::Softplus,
+       {{3, 4}},
+       {},
+       elementwise([](double a, double) { return std::log1p(std::exp(a)); }),
+       -6.0f,
+       6.0f},
   };
 }
 
@@ -496,6 +590,60 @@ TEST(Ops, ElementwiseOpsAgreeEagerTracedAndCompiled) {
     EXPECT_TRUE(has(name + " Sum")) << code;
     EXPECT_TRUE(has(name + (row ? " kernel" : ""))) << code;
   }
+}
+
+// Every Opaque op of the table (Conv1D's windows, pooling, dropout, softplus), alone and then
+// through the rest of a small step: eager, traced and compiled give the same bits, the compiled
+// program calling the op's own kernel.
+TEST(Ops, OpaqueOpsAgreeEagerTracedAndCompiled) {
+  Rng rng(17);
+  for (const OpCase& c : cases()) {
+    const OpDef& d = op_def(c.op);
+    if (d.fusion.kind != FusionKind::Opaque) continue;
+    SCOPED_TRACE(c.label);
+    std::vector<Tensor> in;
+    for (Shape s : c.inputs) in.push_back(random_tensor(s, rng, c.lo, c.hi, c.grid));
+    Tracer t;
+    std::array<Value, kMaxArity> a{};
+    for (std::size_t i = 0; i < in.size(); ++i) a[i] = t.input(in[i], "x");
+    const Value out = t.apply(c.op, a, c.attrs);
+    const Value after = t.sum(t.tanh(out));
+    Program traced = compile(t, {out, after}, {});
+    CompileOptions generate;
+    generate.generate = true;
+    Program compiled = compile(t, {out, after}, {}, generate);
+    traced.run();
+    compiled.run();
+    EagerBuilder b;
+    std::array<Value, kMaxArity> e{};
+    for (std::size_t i = 0; i < in.size(); ++i) e[i] = b.input(in[i], "x");
+    const Value eager = b.apply(c.op, e, c.attrs);
+    for (std::size_t i = 0; i < b.shape(eager).size(); ++i) {
+      EXPECT_EQ(traced.output_data(0)[i], b.data(eager)[i]) << "element " << i;
+      EXPECT_EQ(compiled.output_data(0)[i], b.data(eager)[i]) << "element " << i;
+    }
+    const float sum = b.scalar(b.sum(b.tanh(eager)));
+    EXPECT_EQ(traced.output(1), sum);
+    EXPECT_NEAR(compiled.output(1), sum, 1e-5 * std::abs(sum) + 1e-6);
+  }
+}
+
+TEST(Ops, ConvWindowsFollowKerasPadding) {
+  const Window same = conv_window(140, 40, 4, true);  // seed 001's small model
+  EXPECT_EQ(same.out, 35);
+  EXPECT_EQ(same.pad, 18);  // (34·4 + 40 − 140) / 2
+  const Window valid = conv_window(1400, 20, 1, false);
+  EXPECT_EQ(valid.out, 1381);
+  EXPECT_EQ(valid.pad, 0);
+  EXPECT_EQ(conv_window(10, 3, 2, false).out, 4);
+  try {
+    conv_window(30, 40, 1, false);
+    FAIL() << "a kernel longer than the sequence must be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("kernel 40"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("length 30"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(conv_window(30, 3, 0, true), std::invalid_argument);
 }
 
 TEST(Ops, ShapeErrorsNameTheOp) {

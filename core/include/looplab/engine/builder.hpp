@@ -89,6 +89,13 @@ class Builder {
   Value relu(Value a) { return apply(OpKind::Relu, {a}); }
   Value log(Value a) { return apply(OpKind::Log, {a}); }
   Value clip(Value a, float lo, float hi);
+  Value softplus(Value a) { return apply(OpKind::Softplus, {a}); }
+  // x [batch·length x channels] (ops.hpp, Window): its windows, its steps' mean per sequence.
+  Value window_gather(Value x, const Window& w);
+  Value global_average_pool(Value x, int length);
+  // x with elements dropped at `rate` (the rest scaled by 1 / (1 − rate)), the mask drawn from
+  // (seed, the step number in the [1 x 1] `step`, the element): dropout_keeps in ops.hpp.
+  Value dropout(Value x, Value step, float rate, std::uint32_t seed);
 
   // Compositions (no gradient rules of their own).
   Value mse(Value prediction, Value target) { return mean(square(sub(prediction, target))); }
@@ -96,6 +103,13 @@ class Builder {
   // (ε = 1e-7, as Keras does): −mean(y·log p + (1 − y)·log(1 − p)).
   Value bce(Value p, Value y);
   Value dense(Value x, Value w, Value bias) { return add_row(matmul(x, w), bias); }
+  // Binary cross-entropy of logits z against 0/1 targets y, stable for any z (Keras's
+  // from_logits=True): mean(softplus(z) − y·z), since −ln σ(z) = softplus(−z) = softplus(z) − z.
+  Value bce_logits(Value z, Value y);
+  // Conv1D: the windows of x times w [kernel·channels x filters], plus the bias row (1 x filters).
+  Value conv1d(Value x, Value w, Value bias, const Window& win) {
+    return add_row(matmul(window_gather(x, win), w), bias);
+  }
 
   const Node& node(Value v) const { return nodes_.at(static_cast<std::size_t>(v.id)); }
   Shape shape(Value v) const { return node(v).shape; }

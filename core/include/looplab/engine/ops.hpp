@@ -18,6 +18,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string_view>
 
 #include "looplab/base/tensor.hpp"
@@ -53,7 +54,13 @@ namespace looplab {
   X(Log, 1)            \
   X(Clip, 1)           \
   X(ClipGrad, 2)       \
-  X(SubFrom, 1)
+  X(SubFrom, 1)        \
+  X(WindowGather, 1)   \
+  X(WindowScatter, 1)  \
+  X(GroupMean, 1)      \
+  X(GroupMeanGrad, 1)  \
+  X(Dropout, 2)        \
+  X(Softplus, 1)
 
 enum class OpKind {
 #define LOOPLAB_ENUM(name, arity) name,
@@ -67,15 +74,46 @@ inline constexpr int kOpCount = 0 LOOPLAB_OPS(LOOPLAB_COUNT);
 
 constexpr int kMaxArity = 2;
 
+// A batch of sequences is one matrix: `length` time steps of each sequence in consecutive rows,
+// its channels in the columns ([batch·length x channels], sequence b's step t at row b·length + t).
+// A Conv1D layer's windows over it: output step o reads input steps o·stride − pad ... + kernel − 1
+// (steps outside 0 .. length − 1 read zeros). conv_window() makes one as Keras pads.
+struct Window {
+  int length = 1;  // input steps per sequence
+  int kernel = 1;  // steps per window
+  int stride = 1;
+  int pad = 0;  // zeros before step 0 ('same': half the padding Keras needs, rounded down)
+  int out = 1;  // output steps per sequence
+};
+// 'valid': the windows that fit, (length − kernel) / stride + 1; 'same': ⌈length / stride⌉.
+// Throws std::invalid_argument naming the numbers when no window fits or a size is below 1.
+Window conv_window(int length, int kernel, int stride, bool same);
+
 // Static attributes of a node, fixed when it is built.
 struct OpAttrs {
-  float scale = 1.0f;          // Scale: y = scale·x; AddConst: y = x + scale; SubFrom: scale − x
+  float scale = 1.0f;  // Scale: y = scale·x; AddConst: y = x + scale; SubFrom: scale − x;
+                       // Dropout: the rate
   float lo = 0.0f, hi = 0.0f;  // Clip: y = min(max(x, lo), hi)
   bool transpose_a = false;    // MatMul: op(A) = A^T
   bool transpose_b = false;    // MatMul: op(B) = B^T
+  Window window{};             // WindowGather, WindowScatter; GroupMean(Grad): window.length
+  std::uint32_t seed = 0;      // Dropout: which mask (dropout_keeps)
 };
-// NOTE: no op keeps a shape in its attributes. Every output shape follows from the input shapes,
-// so a program compiled with a relaxed batch dimension can re-derive all shapes for a new batch.
+// NOTE: no op keeps a batch size in its attributes. Every output shape follows from the input
+// shapes (and a window's per-sequence sizes), so a program compiled with a relaxed batch
+// dimension can re-derive all shapes for a new batch.
+
+// Whether Dropout keeps element i of a tensor at step t: a hash of (seed, t, i) (SplitMix64's
+// mixer), uniform in [0, 1) from its top 24 bits, at least the rate. A pure function, so the
+// mask is the same in eager, traced and compiled mode and in the backward pass, with nothing
+// stored between them (tests/core/models/seed_reference.py computes the same mask).
+inline bool dropout_keeps(std::uint32_t seed, std::uint32_t t, std::uint64_t i, float rate) {
+  std::uint64_t z = ((static_cast<std::uint64_t>(seed) << 32) | t) + (i + 1) * 0x9E3779B97F4A7C15u;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+  z ^= z >> 31;
+  return static_cast<float>(z >> 40) * (1.0f / 16777216.0f) >= rate;
+}
 
 struct KernelArgs {
   std::array<const float*, kMaxArity> in{};

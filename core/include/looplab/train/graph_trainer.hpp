@@ -35,8 +35,9 @@ class GraphTrainer {
                CompileOptions options = {});
   int steps_per_call() const { return unroll_; }
   // Runs steps_per_call() steps on batches xs[j], ys[j]; losses[j] is step j's loss before its
-  // update. rows: the batch rows of this call; a traced program re-derives its shapes for it (at
-  // most the rows it was traced with). -1: the rows it was built for.
+  // update. rows: the examples (target rows) of this call; a traced program re-derives its shapes
+  // for it (at most the rows it was traced with). -1: the rows it was built for. An example is one
+  // row of x, or for a sequence model (x_batch.rows = examples · length) `length` rows.
   void run(const float* const* xs, const float* const* ys, float* losses, int rows = -1);
   // Traced: trace_ms, compile_ms and the program's size; compiled also codegen_ms and the
   // generated_code; eager: empty.
@@ -50,6 +51,10 @@ class GraphTrainer {
  private:
   void trace();
   void run_eager(const float* x, const float* y, float* loss, int rows);
+  Value step_input(Builder& b, int j);
+  Shape x_rows(int examples) const {
+    return {examples * (x_shape_.rows / y_shape_.rows), x_shape_.cols};
+  }  // step j's number, for a model that uses_step()
 
   Mode mode_;
   Model& model_;
@@ -61,6 +66,7 @@ class GraphTrainer {
   CompileOptions options_;
   std::optional<Program> program_;
   std::vector<Value> x_inputs_, y_inputs_;
+  std::vector<Tensor> steps_;  // per step of a call: its number t (dropout's masks); never resized
   double trace_ms_ = 0.0;
 };
 

@@ -22,11 +22,18 @@ class Model {
   virtual ~Model() = default;
   virtual std::vector<Tensor*> parameters() = 0;
   virtual Value forward(Builder& b, Value x, const std::vector<Value>& params) const = 0;
+  // A training step's forward pass, given its number t as a [1 x 1] Value the trainer writes
+  // before each step (dropout draws its mask from it). Only a model that uses_step() reads it.
+  virtual Value forward_at(Builder& b, Value x, const std::vector<Value>& params, Value) const {
+    return forward(b, x, params);
+  }
+  virtual bool uses_step() const { return false; }
   std::vector<Value> parameter_leaves(Builder& b);  // one Parameter leaf per tensor
 };
 
 // The training loss: mse on the model's output, or binary cross-entropy on sigmoid(output).
-enum class Loss { Mse, Bce };
+// BceLogits: binary cross-entropy from the output as a logit, computed stably (seed 001's models).
+enum class Loss { Mse, Bce, BceLogits };
 Loss parse_loss(const std::string& name);  // mse | bce
 Value loss_of(Builder& b, Loss loss, Value output, Value target);
 

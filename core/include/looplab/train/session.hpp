@@ -20,10 +20,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "looplab/base/json.hpp"
+#include "looplab/train/conv_net.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/linear_trainer.hpp"
@@ -40,6 +42,11 @@ struct SessionConfig {
   Loss loss = Loss::Mse;
   double lr = 1e-3;
   std::uint64_t seed = 1;  // initial weights come from Rng(seed + 1), as in execution-modes
+  // A seed-001 ConvNet instead of the MLP (inputs, hidden, activation and loss then unused): an
+  // example is conv->length steps of conv->channels channels with a 0/1 target, the loss binary
+  // cross-entropy from the logit. No hand-written reference (Mode::Reference) exists for it.
+  std::optional<ConvNetSpec> conv;
+  int example_floats() const { return conv ? conv->length * conv->channels : inputs; }
 };
 
 class TrainerSession {
@@ -67,7 +74,7 @@ class TrainerSession {
   float step(const float* x, const float* y);
 
   SessionConfig config_;
-  std::unique_ptr<Mlp> model_;
+  std::unique_ptr<Model> model_;
   std::unique_ptr<Adam> adam_;
   std::unique_ptr<GraphTrainer> graph_;
   std::unique_ptr<ReferenceMlp> reference_;
