@@ -1,13 +1,18 @@
 // matrix.cpp — seed thread 001: is there one best configuration?
 //
-// Model size × data size × mode, as seed 001's benchmark. The models are one-hidden-layer MLPs
-// (so the hand-written reference covers every cell), Adam, mse:
+// Model size × data size × mode, as seed 001's benchmark. models=mlp: one-hidden-layer MLPs (so
+// the hand-written reference covers every cell), Adam, mse:
 //   small   8 inputs → Dense(16, tanh) → Dense(1)        161 parameters
 //   medium 32 inputs → Dense(64, tanh) → Dense(1)      2,177 parameters
 //   large 128 inputs → Dense(256, tanh) → Dense(1)    33,281 parameters
 // Data size is the rows per step (seed 001 grew the data per batch, not the batch count): one
 // batch of rows_small / rows_medium / rows_large rows of N(0, 1) inputs and targets, reused every
-// step as the seed's benchmark reused one batch. In each cell the four modes (eager, traced,
+// step as the seed's benchmark reused one batch. models=seed001: the seed's own Conv1D models on
+// its own data, `sequences` sequences of 140 / 1,400 / 14,000 steps × 30 channels with 0/1
+// targets, binary cross-entropy from the logits, filters divided by channel_divisor and lengths
+// and kernels by length_divisor (conv_net.hpp); eager, traced and compiled (no hand-written
+// reference), and the large model not on the small data (its first kernel is longer, as in the
+// seed, which skipped that cell). In each cell the four modes (eager, traced,
 // compiled, reference) take turns in `repeats` paired rounds of a chunk of steps (rounds.hpp,
 // paired.hpp); the seed-001 percentages compare the modes' medians per cell. Then cells with an
 // open verdict are built again, one at a time, and take more rounds in turn, `repeats` a visit.
@@ -23,6 +28,7 @@
 #include "looplab/experiments/plots.hpp"
 #include "looplab/experiments/run.hpp"
 #include "looplab/experiments/timing.hpp"
+#include "looplab/train/conv_net.hpp"
 #include "looplab/train/session.hpp"
 
 namespace looplab {
@@ -38,6 +44,34 @@ const char* const kMatrixModes[] = {"eager", "traced", "compiled", "reference"};
 constexpr int kMatrixModeCount = 4;
 constexpr int kEager = 0, kTraced = 1, kCompiled = 2, kReference = 3;  // into kMatrixModes
 constexpr double kMatrixMemoryLimitBytes = 256.0 * 1024 * 1024;
+// Seed 001's models: half the WebAssembly module's 1 GB maximum (wasm/CMakeLists.txt).
+constexpr double kSeedMemoryLimitBytes = 512.0 * 1024 * 1024;
+
+bool seed_models(const Params& p) { return p.choice("models") == "seed001"; }
+
+// A seed-001 cell's model at this run's scale, or nullopt where the model does not fit the data
+// (the large model on the small data).
+std::optional<ConvNetSpec> seed_cell(const Params& p, int model, int data) {
+  try {
+    return seed001_model(kModels[model].name, kSeed001Lengths[data],
+                         static_cast<int>(p.integer("channel_divisor")),
+                         static_cast<int>(p.integer("length_divisor")));
+  } catch (const ConfigError&) {
+    return std::nullopt;
+  }
+}
+
+// The largest seed-001 cell: its batch, and per mode (three alive for the paired rounds) every
+// activation, window and gradient of a step (step_floats_per_sequence).
+double seed_estimated_bytes(const Params& p) {
+  double most = 0.0;
+  for (int m = 0; m < 3; ++m)
+    for (int d = 0; d < 3; ++d)
+      if (const auto spec = seed_cell(p, m, d))
+        most = std::max(most, 3.0 * 4.0 * static_cast<double>(p.integer("sequences")) *
+                                  step_floats_per_sequence(*spec));
+  return most;
+}
 
 long long parameter_count(const ModelSize& m) {
   return 1LL * m.inputs * m.hidden + m.hidden + m.hidden + 1;
@@ -61,8 +95,9 @@ json model_label(const ModelSize& m) {
 
 struct Cell {
   int model = 0, data = 0;
-  long long rows = 0;
-  PairedRounds* rounds = nullptr;  // a side per mode
+  long long rows = 0;               // mlp: rows per step; seed001: sequences per step
+  std::optional<ConvNetSpec> conv;  // seed001: the cell's model at this run's scale
+  PairedRounds* rounds = nullptr;   // a side per mode
   const std::vector<double>& rounds_us(int mode) const {
     return rounds->rounds_us(static_cast<std::size_t>(mode));
   }
@@ -74,19 +109,23 @@ class MatrixRun final : public ChunkedRun {
  public:
   explicit MatrixRun(const Params& p) : ChunkedRun("matrix", p) {
     warm_up_engines();
-    const long long rows[] = {p.integer("rows_small"), p.integer("rows_medium"),
-                              p.integer("rows_large")};
+    const bool seed = seed_models(p);
+    modes_ = seed ? kReference : kMatrixModeCount;  // no hand-written Conv1D loop
+    const long long rows[] = {seed ? p.integer("sequences") : p.integer("rows_small"),
+                              seed ? p.integer("sequences") : p.integer("rows_medium"),
+                              seed ? p.integer("sequences") : p.integer("rows_large")};
     for (int m = 0; m < 3; ++m)
       for (int d = 0; d < 3; ++d) {
         Cell c;
         c.model = m;
         c.data = d;
         c.rows = rows[d];
+        if (seed && !(c.conv = seed_cell(p, m, d))) continue;
         cells_.push_back(c);
       }
     for (Cell& c : cells_) {
       std::vector<TimedSide> sides;
-      for (int mode = 0; mode < kMatrixModeCount; ++mode)
+      for (int mode = 0; mode < modes_; ++mode)
         sides.push_back({kMatrixModes[mode], [] { return true; },
                          [this, &c, mode](long long steps) { return run_steps(c, mode, steps); },
                          [this, &c, mode](long long) { set_up(c, mode); }});
@@ -160,10 +199,13 @@ class MatrixRun final : public ChunkedRun {
       session_cell_ = &c;
       const ModelSize& m = kModels[c.model];
       Rng rng(static_cast<std::uint64_t>(params().integer("seed")));
-      x_ = Tensor({static_cast<int>(c.rows), m.inputs});
+      const int rows = static_cast<int>(c.rows) * (c.conv ? c.conv->length : 1);
+      x_ = Tensor({rows, c.conv ? c.conv->channels : m.inputs});
       y_ = Tensor({static_cast<int>(c.rows), 1});
       for (std::size_t i = 0; i < x_.size(); ++i) x_[i] = static_cast<float>(rng.normal());
-      for (std::size_t i = 0; i < y_.size(); ++i) y_[i] = static_cast<float>(rng.normal());
+      for (std::size_t i = 0; i < y_.size(); ++i)  // the seed's: N(0, 1) inputs, 0/1 targets
+        y_[i] = c.conv ? static_cast<float>(rng.uniform(0.0, 1.0) < 0.5)
+                       : static_cast<float>(rng.normal());
     }
     auto& session = sessions_[static_cast<std::size_t>(mode)];
     if (session) return;
@@ -172,6 +214,7 @@ class MatrixRun final : public ChunkedRun {
     sc.mode = parse_mode(kMatrixModes[mode]);
     sc.inputs = m.inputs;
     sc.hidden = m.hidden;
+    sc.conv = c.conv;
     sc.batch = static_cast<int>(c.rows);
     sc.lr = params().number("lr");
     sc.seed = static_cast<std::uint64_t>(params().integer("seed"));
@@ -186,11 +229,11 @@ class MatrixRun final : public ChunkedRun {
 
   // The cell's fastest mode when it is decided faster than each other (paired rounds); -1 when
   // against one of them the interval says the same or not enough evidence (no measurable winner).
-  static int fastest(const Cell& c) {
+  int fastest(const Cell& c) const {
     int best = 0;
-    for (int mode = 1; mode < kMatrixModeCount; ++mode)
+    for (int mode = 1; mode < modes_; ++mode)
       if (c.us(mode) < c.us(best)) best = mode;
-    for (int other = 0; other < kMatrixModeCount; ++other)
+    for (int other = 0; other < modes_; ++other)
       if (other != best && !beats(c, best, other)) return -1;
     return best;
   }
@@ -198,6 +241,14 @@ class MatrixRun final : public ChunkedRun {
   // Mode a decided faster than mode b in cell c.
   static bool beats(const Cell& c, int a, int b) {
     return compare("", measure(c, a), measure(c, b), Quantity::Time, "").verdict == Verdict::A;
+  }
+
+  // The cell's value for a mode that ran in it, else null (no reference for seed 001's models).
+  json us_of(const Cell& c, int mode) const {
+    return mode < modes_ ? json(c.us(mode)) : json(nullptr);
+  }
+  json spread_of(const Cell& c, int mode) const {
+    return mode < modes_ ? json(half_iqr(c.rounds_us(mode))) : json(nullptr);
   }
 
   static std::string cell_name(const Cell& c) {
@@ -209,30 +260,36 @@ class MatrixRun final : public ChunkedRun {
     const int best = fastest(c);
     return {{"cell", msg("mx.cell", {{"model", size_message(m.name)},
                                      {"data", size_message(kDataNames[c.data])}})},
-            {"model", model_label(m)},
-            {"data",
-             msg("mx.data_label", {{"size", size_message(kDataNames[c.data])}, {"rows", c.rows}})},
-            {"parameters", parameter_count(m)},
+            {"model", c.conv ? seed_model_label(c) : model_label(m)},
+            {"data", c.conv ? seed_data_label(c)
+                            : msg("mx.data_label",
+                                  {{"size", size_message(kDataNames[c.data])}, {"rows", c.rows}})},
+            {"parameters", c.conv ? parameter_count(*c.conv) : parameter_count(m)},
             {"rows", c.rows},
             {"eager_us", c.us(kEager)},
             {"traced_us", c.us(kTraced)},
             {"compiled_us", c.us(kCompiled)},
-            {"reference_us", c.us(kReference)},
+            {"reference_us", us_of(c, kReference)},
             {"eager_spread_us", half_iqr(c.rounds_us(kEager))},
             {"traced_spread_us", half_iqr(c.rounds_us(kTraced))},
             {"compiled_spread_us", half_iqr(c.rounds_us(kCompiled))},
-            {"reference_spread_us", half_iqr(c.rounds_us(kReference))},
+            {"reference_spread_us", spread_of(c, kReference)},
             {"rounds", static_cast<long long>(c.rounds_us(kEager).size())},
             {"fastest", best < 0 ? json(nullptr) : json(kMatrixModes[best])},
             {"traced_vs_eager_pct", percent_faster(c.us(kTraced), c.us(kEager))},
             {"compiled_vs_traced_pct", percent_faster(c.us(kCompiled), c.us(kTraced))},
-            {"reference_vs_traced_pct", percent_faster(c.us(kReference), c.us(kTraced))},
+            {"reference_vs_traced_pct", modes_ > kReference
+                                            ? json(percent_faster(c.us(kReference), c.us(kTraced)))
+                                            : json(nullptr)},
             {"diverged", c.diverged}};
   }
 
   // The mode measurably faster than each of `modes` (indices into kMatrixModes) in every cell
   // (nullopt if none).
-  std::optional<int> wins_every_cell(std::initializer_list<int> modes) const {
+  std::optional<int> wins_every_cell(std::initializer_list<int> all_modes) const {
+    std::vector<int> modes;
+    for (int mode : all_modes)
+      if (mode < modes_) modes.push_back(mode);
     for (int mode : modes) {
       bool all = true;
       for (const Cell& c : cells_)
@@ -280,11 +337,12 @@ class MatrixRun final : public ChunkedRun {
   json answer(const std::optional<int>& all, const json& wins, int ties) const {
     int winners = 0;
     for (const char* m : kMatrixModes) winners += wins[m].get<int>() > 0;
-    const json counts = msg("mx.counts", {{"e", wins["eager"]},
-                                          {"t", wins["traced"]},
-                                          {"c", wins["compiled"]},
-                                          {"r", wins["reference"]},
-                                          {"ties", ties}});
+    const json counts =
+        msg(modes_ > kReference ? "mx.counts" : "mx.counts_seed", {{"e", wins["eager"]},
+                                                                   {"t", wins["traced"]},
+                                                                   {"c", wins["compiled"]},
+                                                                   {"r", wins["reference"]},
+                                                                   {"ties", ties}});
     return msg(
         all            ? "mx.a_all"
         : winners >= 2 ? "mx.a_depends"
@@ -328,11 +386,12 @@ class MatrixRun final : public ChunkedRun {
         msg(all ? "mx.all_wins" : "mx.none_wins", {{"mode", all ? kMatrixModes[*all] : ""}});
     json headline = json::array();
     headline.push_back(card(msg("mx.h_best"), all_text,
-                            msg("mx.h_best_note", {{"e", wins["eager"]},
-                                                   {"t", wins["traced"]},
-                                                   {"c", wins["compiled"]},
-                                                   {"r", wins["reference"]},
-                                                   {"ties", ties}})));
+                            msg(modes_ > kReference ? "mx.h_best_note" : "mx.h_best_note_seed",
+                                {{"e", wins["eager"]},
+                                 {"t", wins["traced"]},
+                                 {"c", wins["compiled"]},
+                                 {"r", wins["reference"]},
+                                 {"ties", ties}})));
     headline.push_back(card(msg("mx.h_pct"), msg("mx.h_pct_value", {{"lo", lo}, {"hi", hi}}),
                             msg("mx.h_pct_note", {{"tf", traced_faster},
                                                   {"ef", eager_faster},
@@ -355,12 +414,64 @@ class MatrixRun final : public ChunkedRun {
                                                                                {"lo", ct.lo},
                                                                                {"hi", ct.hi}})},
                                             {"div", diverged ? msg("mx.r_diverged") : json("")}});
+    if (seed_models(params())) {
+      headline.push_back(seed_scale_card());
+      s["architectures"] = architectures_json();
+    }
     summary_messages(s, headline, reading, answer(all, wins, ties));
     return s;
   }
 
+  // "small (seed 001's, 20,521 parameters)"
+  static json seed_model_label(const Cell& c) {
+    return msg("mx.seed_model_label", {{"size", size_message(kModels[c.model].name)},
+                                       {"parameters", parameter_count(*c.conv)}});
+  }
+  // "medium (8 × 140 steps × 30 channels)"
+  static json seed_data_label(const Cell& c) {
+    return msg("mx.seed_data_label", {{"size", size_message(kDataNames[c.data])},
+                                      {"sequences", c.rows},
+                                      {"steps", c.conv->length},
+                                      {"channels", c.conv->channels}});
+  }
+  // What model.summary() prints for each model on its smallest data: per layer its output shape
+  // (steps, channels) and parameters.
+  json architectures_json() const {
+    json out = json::array();
+    for (const Cell& c : cells_) {
+      if (c.data != (c.model == 2 ? 1 : 0)) continue;
+      json layers = json::array();
+      for (const LayerSummary& l : summarize(*c.conv))
+        layers.push_back({{"layer", l.layer},
+                          {"steps", l.steps > 0 ? json(l.steps) : json(nullptr)},
+                          {"channels", l.channels},
+                          {"parameters", l.parameters}});
+      out.push_back(
+          {{"model", seed_model_label(c)}, {"data", seed_data_label(c)}, {"layers", layers}});
+    }
+    return out;
+  }
+  // A headline card: this run's scale against the seed's, both sizes of every model and length.
+  json seed_scale_card() const {
+    const long long ld = params().integer("length_divisor");
+    json args = {{"sequences", params().integer("sequences")},
+                 {"skipped", cells_.size() < 9 ? msg("mx.seed_skipped") : json("")}};
+    const char* const keys[] = {"s", "m", "l"};
+    for (int m = 0; m < 3; ++m) {
+      const int d = m == 2 ? 1 : 0;  // the large model's smallest data is the medium
+      const std::string k = keys[m];
+      args[k + "_seed"] = parameter_count(seed001_model(kModels[m].name, kSeed001Lengths[d], 1, 1));
+      args[k + "_run"] = parameter_count(*seed_cell(params(), m, d));
+      args["d" + std::to_string(m)] = (kSeed001Lengths[m] + ld - 1) / ld;
+    }
+    return card(msg("mx.h_seed"),
+                msg("mx.h_seed_value", {{"cd", params().integer("channel_divisor")}, {"ld", ld}}),
+                msg("mx.seed_scale", args));
+  }
+
   std::vector<Cell> cells_;
-  std::size_t next_ = 0;  // the cell whose rounds are running
+  std::size_t next_ = 0;          // the cell whose rounds are running
+  int modes_ = kMatrixModeCount;  // the modes that run: all four, or no reference (seed001)
   std::unique_ptr<TrainerSession> sessions_[kMatrixModeCount];
   const Cell* session_cell_ = nullptr;  // whose sessions (and data) are alive
   Tensor x_, y_;
@@ -371,10 +482,15 @@ class MatrixRun final : public ChunkedRun {
 Experiment make_matrix_experiment() {
   Experiment e;
   e.id = "matrix";
+  const json mlp = "mlp", seed = "seed001";
   e.params = {
-      integer("rows_small", 32, 1, 1'000'000),
-      integer("rows_medium", 256, 1, 1'000'000),
-      integer("rows_large", 2048, 1, 1'000'000),
+      choice("models", "mlp", {"mlp", "seed001"}),
+      integer("rows_small", 32, 1, 1'000'000).only_when("models", mlp),
+      integer("rows_medium", 256, 1, 1'000'000).only_when("models", mlp),
+      integer("rows_large", 2048, 1, 1'000'000).only_when("models", mlp),
+      integer("sequences", 8, 1, 256).only_when("models", seed),
+      integer("channel_divisor", 8, 1, 64).only_when("models", seed),
+      integer("length_divisor", 10, 1, 1000).only_when("models", seed),
       common::adam_lr(),
       common::chunk_ms(5.0),
       common::repeats(9),
@@ -394,6 +510,12 @@ Experiment make_matrix_experiment() {
                    heatmap("reference_us", "reference_us", "log")});
   e.quoted_sources = {"seed thread 001"};
   e.check = [](const Params& p) {
+    if (seed_models(p)) {
+      const double bytes = seed_estimated_bytes(p);
+      if (bytes > kSeedMemoryLimitBytes)
+        throw ConfigError(msg("err.seed_memory", {{"mb", bytes / 1048576.0}}));
+      return;
+    }
     const char* const rows[] = {"rows_small", "rows_medium", "rows_large"};
     for (int i = 1; i < 3; ++i)
       if (p.integer(rows[i]) <= p.integer(rows[i - 1]))
@@ -410,9 +532,13 @@ Experiment make_matrix_experiment() {
   // Its timing takes at least 9 cells × 4 modes × (repeats rounds + about 2 chunks finding the
   // chunk length) × chunk_ms, before any extra round.
   e.estimate = [](const Params& p) {
-    Estimate est{estimated_bytes(p.integer("rows_large")), 0.0, "rows_large"};
-    est.timing_ms = 9.0 * kMatrixModeCount * static_cast<double>(p.integer("repeats") + 2) *
-                    p.number("chunk_ms");
+    Estimate est = seed_models(p)
+                       ? Estimate{seed_estimated_bytes(p), 0.0,
+                                  "sequences, channel_divisor and length_divisor"}
+                       : Estimate{estimated_bytes(p.integer("rows_large")), 0.0, "rows_large"};
+    const double cell_modes = seed_models(p) ? 8.0 * kReference : 9.0 * kMatrixModeCount;
+    est.timing_ms =
+        cell_modes * static_cast<double>(p.integer("repeats") + 2) * p.number("chunk_ms");
     return est;
   };
   e.small_config = {"rows_small=2", "rows_medium=4", "rows_large=8",

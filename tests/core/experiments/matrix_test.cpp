@@ -103,6 +103,48 @@ TEST(Matrix, RefusesUnorderedOrOversizedData) {
   }
 }
 
+// models=seed001: the seed's Conv1D models on its data shapes, scaled; eight cells (the large model
+// skips the small data, as in the seed), three modes (no reference: its fields are null), and the
+// scale said beside the seed's sizes.
+TEST(Matrix, SeedModelsRunEightCellsOfThreeModes) {
+  const json r = run_to_end(
+      R"({"experiment": "matrix", "models": "seed001", "sequences": 2, "channel_divisor": 16, "length_divisor": 100, "chunk_ms": 0.1, "repeats": 1, "max_seconds": 0})");
+  ASSERT_EQ(r["runs"].size(), 8u);
+  EXPECT_EQ(r["runs"][0]["model"], "small (seed 001's, 889 parameters)");
+  EXPECT_EQ(r["runs"][0]["data"], "small (2 × 2 steps × 30)");
+  EXPECT_EQ(r["runs"][6]["data"], "medium (2 × 14 steps × 30)");  // the large model's first
+  for (const auto& c : r["runs"]) {
+    EXPECT_GT(c["eager_us"].get<double>(), 0.0);
+    EXPECT_GT(c["compiled_us"].get<double>(), 0.0);
+    EXPECT_TRUE(c["reference_us"].is_null());
+    EXPECT_TRUE(c["reference_vs_traced_pct"].is_null());
+    EXPECT_FALSE(c["diverged"].get<bool>());
+    if (!c["fastest"].is_null()) EXPECT_NE(c["fastest"], "reference");
+  }
+  EXPECT_EQ(r["summary"]["comparisons"].size(), 16u);
+  const std::string scale = r["summary"]["headline"][3]["note"];
+  EXPECT_NE(scale.find("small model 889 (the seed's 162,049)"), std::string::npos) << scale;
+  EXPECT_NE(scale.find("2 / 14 / 140 (the seed's 140 / 1,400 / 14,000)"), std::string::npos)
+      << scale;
+  EXPECT_NE(scale.find("large model does not run on the small data"), std::string::npos);
+  const json& small = r["summary"]["architectures"][0]["layers"];
+  EXPECT_EQ(small[0]["layer"], "Conv1D(8, 1, strides=4, 'same')");
+  EXPECT_EQ(small.back()["layer"], "Dense(1, sigmoid)");
+  EXPECT_EQ(r["summary"]["architectures"].size(), 3u);
+}
+
+TEST(Matrix, SeedModelsTooLargeForATabAreRefusedBeforeAllocating) {
+  try {
+    start_run(
+        R"({"experiment": "matrix", "models": "seed001", "channel_divisor": 1, "length_divisor": 1})");
+    FAIL();
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("over the 512 MB limit"), std::string::npos) << what;
+    EXPECT_NE(what.find("raise channel_divisor or length_divisor"), std::string::npos) << what;
+  }
+}
+
 // A long run says how long its timing takes before it has taken it: the estimate counts the
 // rounds (9 cells x 4 modes x (repeats + 2) x chunk_ms), the cap the extra rounds.
 TEST(Matrix, ALongRunSaysHowLongItsTimingTakes) {
