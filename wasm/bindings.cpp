@@ -191,7 +191,7 @@ class Session {  // created only by createSession()
     return result_or_error([&] {
       if (!data_) data_ = looplab::session_data(config_);
       const std::vector<float> losses =
-          s_->fit(data_->x.data(), data_->y.data(), data_->x.shape().rows, 1);
+          s_->fit(data_->x.data(), data_->y.data(), data_->y.shape().rows, 1);  // examples
       return float32_copy(losses.data(), losses.size());
     });
   }

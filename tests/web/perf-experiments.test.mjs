@@ -137,8 +137,12 @@ test('matrix: heatmaps with the numbers as text, the cells table and the winner'
       assert.ok(Math.abs(shown - v) <= Math.abs(v) * 0.06 + 0.01, `${m.id} cell ${i}: ${m.texts[i]} vs ${v}`);
     });
   }
-  const rows = await page.locator('#runs .runs-table tbody tr').count();
+  const rows = await page.locator('#runs .runs-table').first().locator('tbody tr').count();
   assert.equal(rows, 9, 'a table row per cell');
+  // Each model's layers as model.summary() lists them, folded under the numbers.
+  const layers = page.locator('details.more-table[data-key="layers"]');
+  assert.equal(await layers.locator('tbody tr').count(), 6, 'two Dense layers per MLP');
+  assert.match(await layers.locator('thead').textContent(), /layer.*output shape.*parameters/);
   const headline = await page.locator('#headline .card').allTextContents();
   assert.ok(headline.some((t) => /wins every cell/.test(t)), `winner card: ${headline}`);
   await finish(page, problems, 'matrix');

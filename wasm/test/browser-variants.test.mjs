@@ -156,3 +156,26 @@ test('other experiments ignore measurements; a measurement without its fields is
     run.delete();
   }
 });
+
+// The browser variants on seed 001's small model (model=seed001_small): sessionData gives whole
+// sequences, trainOnBatch takes a block of them per batch, and both JavaScript-driven variants
+// reproduce the core fit's losses bit for bit at every step.
+test('js_fit and js_train_on_batch on seed 001\'s small model: batches of whole sequences, the core\'s losses', async () => {
+  const { measureJsVariants } = await import('../../web/runtime/js-variants.js');
+  const config = { experiment: 'call-granularity', model: 'seed001_small', n: 8, batch: 4, epochs: 2, chunk_ms: 0.1, max_seconds: 0 };
+  const data = ok(m.sessionData(JSON.stringify(config)));
+  assert.equal(data.y.length, 8);
+  assert.equal(data.x.length, 8 * 140 * 30);
+  const run = ok(m.createRun(JSON.stringify(config)));
+  try {
+    while (!ok(run.advance(50)));
+    const core = JSON.parse(ok(run.result()));
+    const measured = await measureJsVariants({ module: m }, core,
+      { cancelled: () => false, progress() {}, nextTurn: async () => {} });
+    assert.equal(measured.same_losses, true);
+    assert.deepEqual(measured.variants.map((v) => v.variant), ['js_fit', 'js_train_on_batch']);
+    for (const v of measured.variants) assert.equal(v.steps, 4, v.variant);
+  } finally {
+    run.delete();
+  }
+});

@@ -116,9 +116,10 @@ class EpochVariant {
 
 /** One epoch from JavaScript, one trainOnBatch call per batch (a copy into the wasm heap each). */
 function epochPerBatch(session, data, batch, batches) {
+  const per = data.x.length / data.y.length;  // x's floats per example: 1, or a sequence's
   const losses = new Float32Array(batches);
   for (let b = 0; b < batches; b++) {
-    losses[b] = check(session.trainOnBatch(data.x.subarray(b * batch, (b + 1) * batch), data.y.subarray(b * batch, (b + 1) * batch)));
+    losses[b] = check(session.trainOnBatch(data.x.subarray(b * batch * per, (b + 1) * batch * per), data.y.subarray(b * batch, (b + 1) * batch)));
   }
   return losses;
 }
@@ -127,7 +128,7 @@ function epochPerBatch(session, data, batch, batches) {
 function warmUpSessions(m, config, data, batch) {
   const warm = check(m.createSession(config));
   try {
-    warmUp(() => check(warm.trainOnBatch(data.x.subarray(0, batch), data.y.subarray(0, batch))));
+    warmUp(() => check(warm.trainOnBatch(data.x.subarray(0, batch * data.x.length / data.y.length), data.y.subarray(0, batch))));
     warmUp(() => check(warm.fitEpoch()));
   } finally {
     warm.delete();

@@ -26,7 +26,7 @@ std::unique_ptr<TrainerSession> create_session(const std::string& config_json) {
 
 LinearData session_data(const std::string& config_json) {
   const json c = call_granularity_config(config_json);
-  return normal_data(c["n"].get<int>(), c["seed"].get<std::uint64_t>());
+  return session_data(session_config(c), c["n"].get<int>(), c["seed"].get<std::uint64_t>());
 }
 
 }  // namespace looplab

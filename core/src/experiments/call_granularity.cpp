@@ -19,7 +19,8 @@
 // calling the core's fit once per epoch. The variants take turns in paired rounds of whole epochs
 // (rounds.hpp, paired.hpp). The losses must agree: the same steps in the same order; eager and
 // traced may differ in the last bits, so they are compared with a stated tolerance
-// (kLossAgreement).
+// (kLossAgreement). model=seed001_small trains seed 001's own small Conv1D model instead, at the
+// seed's size, on n sequences of 140 steps × 30 channels with 0/1 targets (session.hpp).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -44,6 +45,14 @@ constexpr double kSessionMemoryLimitBytes = 128.0 * 1024 * 1024;
 double estimated_bytes(long long n, long long batch, long long hidden) {
   return 8.0 * static_cast<double>(n) +
          40.0 * static_cast<double>(batch) * static_cast<double>(hidden);
+}
+// seed 001's small model: the sequences, and per variant (four alive) a step's activations,
+// windows and gradients (step_floats_per_sequence).
+bool seed_model(const Params& p) { return p.choice("model") == "seed001_small"; }
+double seed_estimated_bytes(long long n, long long batch) {
+  const ConvNetSpec spec = seed001_model("small", kSeed001Lengths[0], 1, 1);
+  return 4.0 * (static_cast<double>(n) * (spec.length * spec.channels + 1) +
+                4.0 * static_cast<double>(batch) * step_floats_per_sequence(spec));
 }
 
 struct GranularityVariant {
@@ -100,8 +109,9 @@ class CallGranularityRun final : public ChunkedRun {
  public:
   explicit CallGranularityRun(const Params& p)
       : ChunkedRun("call-granularity", p),
-        data_(normal_data(static_cast<int>(p.integer("n")),
-                          static_cast<std::uint64_t>(p.integer("seed")))),
+        data_(session_data(session_config(p.values()), static_cast<int>(p.integer("n")),
+                           static_cast<std::uint64_t>(p.integer("seed")))),
+        example_floats_(session_config(p.values()).example_floats()),
         epochs_(static_cast<int>(p.integer("epochs"))),
         batches_(static_cast<int>(p.integer("n") / p.integer("batch"))) {
     warm_up_engines();
@@ -288,9 +298,10 @@ class CallGranularityRun final : public ChunkedRun {
     } else {
       losses.reserve(static_cast<std::size_t>(batches_));
       for (int b = 0; b < batches_; ++b)
-        losses.push_back(
-            v.session->train_on_batch(data_.x.data() + static_cast<std::size_t>(b) * batch,
-                                      data_.y.data() + static_cast<std::size_t>(b) * batch));
+        losses.push_back(v.session->train_on_batch(
+            data_.x.data() +
+                static_cast<std::size_t>(b) * batch * static_cast<std::size_t>(example_floats_),
+            data_.y.data() + static_cast<std::size_t>(b) * batch));
     }
     const double ms = w.elapsed_ms();
     v.total_ms += ms;
@@ -459,7 +470,9 @@ class CallGranularityRun final : public ChunkedRun {
         json::array({{{"label", msg("cg.q_label")},
                       {"quoted", msg("cg.q_quoted")},
                       {"measured", mode.message()},
-                      {"why", msg("cg.q_why", {{"hidden", params().integer("hidden")}})}}});
+                      {"why", seed_model(params())
+                                  ? msg("cg.q_why_seed")
+                                  : msg("cg.q_why", {{"hidden", params().integer("hidden")}})}}});
     if (js_) add_js_summary(s, headline, reading);
     summary_messages(s, headline, reading,
                      msg("seq", {{"items", json::array({answer(cmp), few_chunks})}}), quoted);
@@ -467,6 +480,7 @@ class CallGranularityRun final : public ChunkedRun {
   }
 
   LinearData data_;
+  int example_floats_;  // x's floats per example: 1, or a sequence's 140 × 30
   int epochs_, batches_;
   std::vector<std::unique_ptr<GranularityVariant>> variants_;
   std::size_t set_up_ = 0;             // variants that ran their first epoch
@@ -480,9 +494,16 @@ Experiment make_call_granularity_experiment() {
   Experiment e;
   e.id = "call-granularity";
   e.params = {
-      common::samples(10000, 1), common::batch(),   integer("epochs", 50, 2, 10000),
-      common::hidden(),          common::adam_lr(), common::chunk_ms(5.0),
-      common::max_seconds(),     common::band(),    common::seed(),
+      choice("model", "mlp", {"mlp", "seed001_small"}),
+      common::samples(10000, 1),
+      common::batch(),
+      integer("epochs", 50, 2, 10000),
+      common::hidden().only_when("model", "mlp"),
+      common::adam_lr(),
+      common::chunk_ms(5.0),
+      common::max_seconds(),
+      common::band(),
+      common::seed(),
   };
   e.plots = json::array({line_plot("loss", {"step"}, {"loss"},
                                    {"fit", "train_on_batch", "train_on_batch_traced",
@@ -493,13 +514,20 @@ Experiment make_call_granularity_experiment() {
   e.check = [](const Params& p) {
     const long long n = p.integer("n"), batch = p.integer("batch"), hidden = p.integer("hidden");
     common::check_batch_at_most_n(batch, n);
+    if (seed_model(p)) {
+      const double bytes = seed_estimated_bytes(n, batch);
+      if (bytes > kSessionMemoryLimitBytes)
+        throw ConfigError(msg("err.cg_seed_memory", {{"mb", bytes / 1048576.0}}));
+      return;
+    }
     const double bytes = estimated_bytes(n, batch, hidden);
     if (bytes > kSessionMemoryLimitBytes)
       throw ConfigError(msg("err.cg_memory", {{"mb", bytes / 1048576.0}}));
   };
   e.estimate = [](const Params& p) {  // four variants, `epochs` epochs each
     const long long n = p.integer("n"), batch = p.integer("batch");
-    Estimate est{estimated_bytes(n, batch, p.integer("hidden")),
+    Estimate est{seed_model(p) ? seed_estimated_bytes(n, batch)
+                               : estimated_bytes(n, batch, p.integer("hidden")),
                  4.0 * static_cast<double>(p.integer("epochs")) *
                      std::floor(static_cast<double>(n) / static_cast<double>(batch)),
                  "n, batch, hidden and epochs"};

@@ -414,10 +414,7 @@ class MatrixRun final : public ChunkedRun {
                                                                                {"lo", ct.lo},
                                                                                {"hi", ct.hi}})},
                                             {"div", diverged ? msg("mx.r_diverged") : json("")}});
-    if (seed_models(params())) {
-      headline.push_back(seed_scale_card());
-      s["architectures"] = architectures_json();
-    }
+    if (seed_models(params())) headline.push_back(seed_scale_card());
     summary_messages(s, headline, reading, answer(all, wins, ties));
     return s;
   }
@@ -434,23 +431,36 @@ class MatrixRun final : public ChunkedRun {
                                       {"steps", c.conv->length},
                                       {"channels", c.conv->channels}});
   }
-  // What model.summary() prints for each model on its smallest data: per layer its output shape
-  // (steps, channels) and parameters.
-  json architectures_json() const {
-    json out = json::array();
+  // Each model's layers as Keras's model.summary() prints them, on the model's smallest data:
+  // the layer, its output shape ((None, steps, channels), batch first) and its parameters
+  // (result_contract.hpp: the matrix's extra table "layers").
+  json tables() const override {
+    json rows = json::array();
+    const auto row = [&](const json& model, std::string layer, std::string shape, long long n) {
+      rows.push_back({{"model", model},
+                      {"layer", std::move(layer)},
+                      {"output_shape", shape},
+                      {"parameters", n}});
+    };
     for (const Cell& c : cells_) {
-      if (c.data != (c.model == 2 ? 1 : 0)) continue;
-      json layers = json::array();
+      if (c.data != (c.conv && c.model == 2 ? 1 : 0)) continue;
+      if (!c.conv) {  // Dense(hidden, tanh) → Dense(1)
+        const ModelSize& m = kModels[c.model];
+        const json label = model_label(m);
+        row(label, "Dense(" + std::to_string(m.hidden) + ", tanh)",
+            "(None, " + std::to_string(m.hidden) + ")", 1LL * m.inputs * m.hidden + m.hidden);
+        row(label, "Dense(1)", "(None, 1)", m.hidden + 1);
+        continue;
+      }
       for (const LayerSummary& l : summarize(*c.conv))
-        layers.push_back({{"layer", l.layer},
-                          {"steps", l.steps > 0 ? json(l.steps) : json(nullptr)},
-                          {"channels", l.channels},
-                          {"parameters", l.parameters}});
-      out.push_back(
-          {{"model", seed_model_label(c)}, {"data", seed_data_label(c)}, {"layers", layers}});
+        row(seed_model_label(c), l.layer,
+            "(None, " + (l.steps > 0 ? std::to_string(l.steps) + ", " : std::string()) +
+                std::to_string(l.channels) + ")",
+            l.parameters);
     }
-    return out;
+    return {{"layers", rows}};
   }
+
   // A headline card: this run's scale against the seed's, both sizes of every model and length.
   json seed_scale_card() const {
     const long long ld = params().integer("length_divisor");

@@ -69,9 +69,21 @@ SessionConfig session_config(const json& c, Mode mode) {
   s.mode = mode;
   s.hidden = c["hidden"].get<int>();
   s.batch = c["batch"].get<int>();
+  if (c.value("model", "mlp") == "seed001_small")
+    s.conv = seed001_model("small", kSeed001Lengths[0], 1, 1);
   s.lr = c["lr"].get<double>();
   s.seed = c["seed"].get<std::uint64_t>();
   return s;
+}
+
+LinearData session_data(const SessionConfig& c, int n, std::uint64_t seed) {
+  if (!c.conv) return normal_data(n, seed);
+  LinearData d{Tensor({n * c.conv->length, c.conv->channels}), Tensor({n, 1})};
+  Rng rng(seed);
+  for (std::size_t i = 0; i < d.x.size(); ++i) d.x[i] = static_cast<float>(rng.normal());
+  for (std::size_t i = 0; i < d.y.size(); ++i)
+    d.y[i] = static_cast<float>(rng.uniform(0.0, 1.0) < 0.5);
+  return d;
 }
 
 LinearData overhead_data(int n) {

@@ -45,6 +45,27 @@ TEST(CallGranularity, EveryConclusionIsAComparisonAndLossesAgreeWithinTheToleran
 
 // The explanation and parameter help are static: the run's numbers come from the run. The only
 // numbers allowed name a distribution, a layer, a TensorFlow version or a thread.
+// model=seed001_small: train_on_batch against fit on the model the seed timed, at its size. The
+// four variants run the same steps: their losses agree (eager within the tolerance, the compiled
+// step within 1e-5), and a per-call batch is a block of whole sequences.
+TEST(CallGranularity, SeedSmallModelRunsEveryVariantWithTheSameLosses) {
+  const json r = run_call_granularity(
+      R"(, "model": "seed001_small", "n": 8, "batch": 4, "epochs": 2, "chunk_ms": 0.5, "max_seconds": 0)");
+  ASSERT_EQ(r["runs"].size(), 4u);
+  for (const json& run : r["runs"]) {
+    EXPECT_EQ(run["steps"], 4) << run["variant"];  // 2 epochs of 2 batches
+    EXPECT_GT(run["us_per_step"].get<double>(), 0.0);
+  }
+  for (const json& c : r["summary"]["comparisons"])
+    if (c["quantity"] == "loss") EXPECT_EQ(c["verdict"], "same") << c.dump();
+  EXPECT_LE(r["runs"][3]["max_loss_gap_to_fit"].get<double>(), 1e-5);
+  const std::string why = r["summary"]["beside_quoted"][0]["why"];
+  EXPECT_NE(why.find("seed 001's own small Conv1D model"), std::string::npos) << why;
+  EXPECT_NE(error_of(R"({"experiment": "call-granularity", "model": "seed001_small"})")
+                .find("over the 128 MB limit; lower n or batch"),
+            std::string::npos);
+}
+
 TEST(CallGranularity, StaticTextsNameNoDataSpecificNumbers) {
   for (const char* id : {"call-granularity", "retracing"}) {
     const json d = json::parse(describe_json(id));

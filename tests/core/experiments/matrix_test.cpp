@@ -26,6 +26,10 @@ TEST(Matrix, NineCellsWithTimesPercentagesAndAWinner) {
   EXPECT_EQ(r["runs"][8]["model"], "large (128→256→1)");
   EXPECT_EQ(r["runs"][8]["parameters"], 33281);
   EXPECT_EQ(r["runs"][2]["data"], "large (8 rows)");
+  ASSERT_EQ(r["layers"].size(), 6u);  // each MLP as model.summary() lists it
+  EXPECT_EQ(r["layers"][5]["layer"], "Dense(1)");
+  EXPECT_EQ(r["layers"][4]["output_shape"], "(None, 256)");
+  EXPECT_EQ(r["layers"][4]["parameters"], 128 * 256 + 256);
   int wins = 0;
   for (const auto& c : r["runs"]) {
     const double e = c["eager_us"], t = c["traced_us"], g = c["compiled_us"], f = c["reference_us"];
@@ -127,10 +131,15 @@ TEST(Matrix, SeedModelsRunEightCellsOfThreeModes) {
   EXPECT_NE(scale.find("2 / 14 / 140 (the seed's 140 / 1,400 / 14,000)"), std::string::npos)
       << scale;
   EXPECT_NE(scale.find("large model does not run on the small data"), std::string::npos);
-  const json& small = r["summary"]["architectures"][0]["layers"];
-  EXPECT_EQ(small[0]["layer"], "Conv1D(8, 1, strides=4, 'same')");
-  EXPECT_EQ(small.back()["layer"], "Dense(1, sigmoid)");
-  EXPECT_EQ(r["summary"]["architectures"].size(), 3u);
+  const json& layers = r["layers"];  // small 5 rows, medium 12, large 51 (45 Conv1D)
+  ASSERT_EQ(layers.size(), 5u + 12u + 51u);
+  EXPECT_EQ(layers[0]["layer"], "Conv1D(8, 1, strides=4, 'same')");
+  EXPECT_EQ(layers[0]["output_shape"], "(None, 1, 8)");  // ⌈2 / 4⌉ steps
+  EXPECT_EQ(layers[4]["layer"], "Dense(1, sigmoid)");
+  EXPECT_EQ(layers[4]["output_shape"], "(None, 1)");
+  long long small = 0;
+  for (int i = 0; i < 5; ++i) small += layers[i]["parameters"].get<long long>();
+  EXPECT_EQ(small, 889);
 }
 
 TEST(Matrix, SeedModelsTooLargeForATabAreRefusedBeforeAllocating) {

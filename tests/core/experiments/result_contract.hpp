@@ -71,6 +71,9 @@ inline constexpr ResultTable kResultTables[] = {
      "a row per rung of the preprocessing ladder and optimizer, rungs in order: {x, optimizer "
      "(messages), condition_number, exact_iterations (double precision; null beyond the limit), "
      "iterations_to_tolerance (float32; null when not reached), iterations_run, lr, wall_ms}"},
+    {"matrix", "layers",
+     "each model's layers as Keras's model.summary() prints them, on its smallest data: {model "
+     "(message), layer, output_shape (\"(None, steps, channels)\"), parameters}"},
     {"retracing", "calls",
      "every call of the script in order: {call, rows, training, traced, reason (null when "
      "replayed), ms (a traced call timed alone; a replay, its chunk's ms per replay; null for a "

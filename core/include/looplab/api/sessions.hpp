@@ -15,6 +15,6 @@ namespace looplab {
 
 // Validated by the experiment's parameter declarations; throws ConfigError naming the parameter.
 std::unique_ptr<TrainerSession> create_session(const std::string& config_json);
-LinearData session_data(const std::string& config_json);  // x, y ~ N(0, 1), n rows
+LinearData session_data(const std::string& config_json);  // n examples (train/session.hpp)
 
 }  // namespace looplab

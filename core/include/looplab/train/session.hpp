@@ -82,10 +82,16 @@ class TrainerSession {
   long long steps_ = 0;
 };
 
-// The session a resolved call-granularity config describes (hidden, batch, lr, seed), running its
-// steps in `mode`. The experiment gives each variant its own mode; the browser's sessions
-// (js_fit, js_train_on_batch) take the default, fit's traced step.
+// The session a resolved call-granularity config describes (model, hidden, batch, lr, seed),
+// running its steps in `mode`. model "seed001_small" is seed 001's small Conv1D model at the seed's
+// size on its data shape (140 steps × 30 channels). The experiment gives each variant its own
+// mode; the browser's sessions (js_fit, js_train_on_batch) take the default, fit's traced step.
 SessionConfig session_config(const json& config, Mode mode = Mode::Traced);
+
+// The data a session config trains on, n examples: for the MLP n rows of N(0, 1) x and y
+// (normal_data); for a ConvNet n sequences of N(0, 1) values with 0/1 targets, as seed 001's
+// make_data (x is [n·length x channels]).
+LinearData session_data(const SessionConfig& config, int n, std::uint64_t seed);
 
 // The overhead experiment's data for n points: the seed-004 curve sampled n times on [0, 100):
 // x_i = 100 i / n, y_i = x_i + 20 sin(x_i / 10) + 15 (n = 1000 is exactly the seed's data).
