@@ -6,6 +6,7 @@
 // (flat_order).
 #include "looplab/engine/kernel_ir.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <map>
 #include <stdexcept>
@@ -324,6 +325,19 @@ struct KirBuilder {
   // a Reduction whose loop form is Sum, an Epilogue): a product's element is a Dot over its inner
   // size, a column sum a Sum down the rows, and the epilogue works on it in registers (its loop
   // form); only the last member's value is stored. Anything else: false (the kernels are called).
+  // A product large enough for a blocked GEMM stays a call of its kernel, which hands it to
+  // Eigen's GEMM, as XLA's CPU backend calls a library GEMM for a large dot: a nest reads its
+  // operands with no cache blocking. Natively (2026-12-06, one run each) nests of every product
+  // lost to traced mode's GEMM on the larger cells: matrix, compiled vs traced, large MLP × 256
+  // rows −73%, × 2,048 rows −78%; seed 001's models −145% to −358% on the medium data; one Conv1D
+  // layer (bench W3) 6x slower. With products of 2^16 multiply-adds or more (every size ≥ 8)
+  // called, compiled mode was within noise of traced or ahead in 16 of those 17 cells, and W3's
+  // compiled step took traced's time.
+  static constexpr double kLibraryProductMacs = 1 << 16;
+  static bool library_product(Shape out, int depth) {
+    return std::min({out.rows, out.cols, depth}) >= 8 &&
+           static_cast<double>(out.size()) * depth >= kLibraryProductMacs;
+  }
   static Ref strided(int slot, int si, int sj, int sk) {
     return {Ref::Kind::Strided, slot, 0.0f, {si, sj, sk}};
   }
@@ -343,9 +357,10 @@ struct KirBuilder {
       if (m == 0 && role.kind == FusionKind::Contraction) {
         const bool ta = a.attrs->transpose_a, tb = a.attrs->transpose_b;
         const int lda = a.in_shape[0].cols, ldb = a.in_shape[1].cols;
+        e.depth = ta ? a.in_shape[0].rows : a.in_shape[0].cols;
+        if (library_product(a.out_shape, e.depth)) return give_up(mark, k);
         const int sa = slot(&a.in[0]), sb = slot(&a.in[1]);
         e.op = Op::Dot;
-        e.depth = ta ? a.in_shape[0].rows : a.in_shape[0].cols;
         e.in = {ta ? strided(sa, 1, 0, lda) : strided(sa, lda, 0, 1),
                 tb ? strided(sb, 0, ldb, 1) : strided(sb, 0, 1, ldb)};
       } else if (m == 0 && role.kind == FusionKind::Reduction && role.loop.op == Op::Sum) {

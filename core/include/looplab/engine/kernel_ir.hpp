@@ -8,7 +8,9 @@
 // partial sums. A matrix product, a Dense group (product, bias, activation) or a column sum
 // becomes a nest: a Loop over rows x columns whose operands are strided views of their slots (a
 // matrix, a row repeated down the rows, a column repeated across them) and whose reductions (Sum,
-// Dot) run along a third axis k, in registers, in a few partial sums over k. Anything else that is
+// Dot) run along a third axis k, in registers, in a few partial sums over k; but a product of
+// 2^16 multiply-adds or more (every size ≥ 8) stays a call of its kernel, Eigen's GEMM
+// (kernel_ir.cpp, library_product). Anything else that is
 // not a loop stays a call of the op's own kernel. Data are reached through slots: the generated
 // function gets an array of pointers (`slots`) and reads slot i's data at s[i], so the same code
 // serves any buffers and is cached by its text.
