@@ -109,6 +109,22 @@ test('overhead: every mode and js_per_call measured at each N, with fitted lines
   await finish(page, problems, 'overhead');
 });
 
+test('matrix with seed 001\'s models: eight cells, no reference, the scale said and each model\'s layers', { timeout: 180_000 }, async () => {
+  const { page, problems, result } = await runOnPage('matrix',
+    'models=seed001&sequences=2&channel_divisor=16&length_divisor=100&chunk_ms=0.5&repeats=1&max_seconds=0');
+  assert.equal(result.runs.length, 8, 'the large model skips the small data, as in the seed');
+  const maps = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('.plot-heatmap')].map((f) => [
+    f.dataset.plot, [...f.querySelectorAll('.heatmap-cell text.heatmap-value')].map((t) => t.textContent)])));
+  assert.ok(maps.traced_vs_eager.every((t) => /\d/.test(t)), `numbers: ${maps.traced_vs_eager}`);
+  assert.ok(maps.reference_us.every((t) => t === '—'), `no reference for a Conv1D model: ${maps.reference_us}`);
+  const headline = await page.locator('#headline .card').allTextContents();
+  assert.ok(headline.some((t) => /filters ÷ 16, lengths ÷ 100/.test(t) && /the seed's 162,049/.test(t)), `scale card: ${headline}`);
+  const layers = page.locator('details.more-table[data-key="layers"]');
+  assert.equal(await layers.locator('tbody tr').count(), 5 + 12 + 51);
+  assert.match(await layers.locator('tbody').textContent(), /Conv1D\(8, 1, strides=4, 'same'\)/);
+  await finish(page, problems, 'matrix-seed001');
+});
+
 test('matrix: heatmaps with the numbers as text, the cells table and the winner', { timeout: 180_000 }, async () => {
   const { page, problems, result } = await runOnPage('matrix', 'rows_small=2&rows_medium=4&rows_large=8&chunk_ms=0.5&repeats=1&max_seconds=0');
   assert.equal(result.runs.length, 9);

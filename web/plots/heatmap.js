@@ -41,6 +41,16 @@ function textColor(hex) {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.35 ? '#111111' : '#ffffff';
 }
 
+/**
+ * The row labels' column: wide enough for the longest label (12 px bold: at most 8 px a Latin
+ * character, 13 px a CJK one), at least MARGIN.left and at most 40% of the plot, so that a label
+ * such as "medium (48,721 parameters)" is not cut at the left edge.
+ */
+function rowLabelWidth(names, width) {
+  const px = (name) => [...name].reduce((w, ch) => w + (ch.codePointAt(0) >= 0x2e80 ? 13 : 8), 0);
+  return Math.min(Math.max(MARGIN.left, 16 + Math.max(...names.map(px))), Math.round(width * 0.4));
+}
+
 /** value -> colour for the finite values given, by spec.scale. */
 export function colorScale(values, scale) {
   const finite = values.filter((v) => Number.isFinite(v) && (scale !== 'log' || v > 0));
@@ -108,7 +118,8 @@ export class HeatmapPlot {
     const colNames = [...new Set(this.items.map((c) => c.col))];
     const color = colorScale(this.items.map((c) => c.value), this.spec.scale);
     const W = Math.max(360, this.width || 600);
-    const cellW = (W - MARGIN.left - MARGIN.right) / colNames.length;
+    const left = rowLabelWidth(rowNames, W);
+    const cellW = (W - left - MARGIN.right) / colNames.length;
     const H = MARGIN.top + CELL_H * rowNames.length + MARGIN.bottom;
     const unit = this.spec.unit ? ` (${this.spec.unit})` : '';
     const chart = svg('svg', {
@@ -116,13 +127,13 @@ export class HeatmapPlot {
       'aria-label': `${this.spec.title}${unit}: ${this.cells().map((c) => `${c.row}, ${c.col}: ${c.text}`).join('; ')}`,
     });
     colNames.forEach((name, j) => chart.append(svg('text', {
-      class: 'heatmap-col', x: MARGIN.left + cellW * (j + 0.5), y: MARGIN.top - 10, 'text-anchor': 'middle',
+      class: 'heatmap-col', x: left + cellW * (j + 0.5), y: MARGIN.top - 10, 'text-anchor': 'middle',
     }, name)));
     rowNames.forEach((name, i) => chart.append(svg('text', {
-      class: 'heatmap-row', x: MARGIN.left - 8, y: MARGIN.top + CELL_H * (i + 0.5), 'text-anchor': 'end', 'dominant-baseline': 'middle',
+      class: 'heatmap-row', x: left - 8, y: MARGIN.top + CELL_H * (i + 0.5), 'text-anchor': 'end', 'dominant-baseline': 'middle',
     }, name)));
     for (const c of this.cells()) {
-      const x = MARGIN.left + cellW * colNames.indexOf(c.col);
+      const x = left + cellW * colNames.indexOf(c.col);
       const y = MARGIN.top + CELL_H * rowNames.indexOf(c.row);
       const fill = Number.isFinite(c.value) ? color(c.value) : '#dddddd';
       const g = svg('g', { class: 'heatmap-cell', 'data-row': c.row, 'data-col': c.col });
@@ -139,7 +150,7 @@ export class HeatmapPlot {
     const legend = this.spec.scale === 'diverging'
       ? tr('plot.legend_diverging', {}, this.spec.lang)
       : tr(this.spec.scale === 'log' ? 'plot.legend_log' : 'plot.legend_linear', {}, this.spec.lang);
-    chart.append(svg('text', { class: 'heatmap-legend', x: MARGIN.left, y: H - 8 }, `${legend}${unit}`));
+    chart.append(svg('text', { class: 'heatmap-legend', x: left, y: H - 8 }, `${legend}${unit}`));
     this.chart = chart;
     this.body.append(chart);
   }

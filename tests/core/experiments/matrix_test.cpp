@@ -114,7 +114,7 @@ TEST(Matrix, SeedModelsRunEightCellsOfThreeModes) {
   const json r = run_to_end(
       R"({"experiment": "matrix", "models": "seed001", "sequences": 2, "channel_divisor": 16, "length_divisor": 100, "chunk_ms": 0.1, "repeats": 1, "max_seconds": 0})");
   ASSERT_EQ(r["runs"].size(), 8u);
-  EXPECT_EQ(r["runs"][0]["model"], "small (seed 001's, 889 parameters)");
+  EXPECT_EQ(r["runs"][0]["model"], "small (889 parameters)");
   EXPECT_EQ(r["runs"][0]["data"], "small (2 × 2 steps × 30)");
   EXPECT_EQ(r["runs"][6]["data"], "medium (2 × 14 steps × 30)");  // the large model's first
   for (const auto& c : r["runs"]) {
