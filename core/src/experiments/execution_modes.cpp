@@ -21,9 +21,11 @@
 #include "looplab/experiments/results.hpp"
 #include "looplab/experiments/run.hpp"
 #include "looplab/experiments/timing.hpp"
+#include "looplab/train/conv_net.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/mlp_reference.hpp"
+#include "looplab/train/session.hpp"
 
 namespace looplab {
 namespace {
@@ -46,6 +48,24 @@ void check_sizes(long long n, long long batch, long long unroll, long long hidde
     throw ConfigError(msg("err.hidden_memory", {{"n", n_name}, {"got", n * hidden}}));
 }
 
+// model=seed001_small: seed 001's small Conv1D model at its size, on n sequences of 140 × 30 with
+// 0/1 targets (session.hpp), binary cross-entropy from the logits; no hand-written reference.
+bool trains_seed_model(const Params& p) { return p.choice("model") == "seed001_small"; }
+SessionConfig seed_model_config() {
+  SessionConfig c;
+  c.conv = seed001_model("small", kSeed001Lengths[0], 1, 1);
+  return c;
+}
+constexpr double kSeedModelMemoryLimitBytes = 256.0 * 1024 * 1024;
+// The sequences, and a step's activations, windows and gradients per sequence of the batch for
+// each of the four modes and for each of the unrolled program's k steps.
+double seed_model_bytes(long long n, long long batch, long long unroll) {
+  const ConvNetSpec spec = *seed_model_config().conv;
+  return 4.0 * (static_cast<double>(n) * (spec.length * spec.channels + 1) +
+                static_cast<double>(3 + unroll) * static_cast<double>(batch) *
+                    step_floats_per_sequence(spec));
+}
+
 // The user's CSV (its rows give n), checked against the sizes it must fit.
 std::optional<CsvData> checked_csv(const Params& p) {
   std::optional<CsvData> csv = csv_data(p);
@@ -57,7 +77,7 @@ std::optional<CsvData> checked_csv(const Params& p) {
 
 struct ModeRun {
   std::string name;
-  std::unique_ptr<Mlp> model;
+  std::unique_ptr<Model> model;
   std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<GraphTrainer> graph;
   std::unique_ptr<ReferenceMlp> reference;
@@ -70,7 +90,7 @@ struct ModeRun {
   const std::vector<double>* rounds = nullptr;  // µs per step, a paired round each
   // First calls again, in paired rounds: fresh models built before each turn, untimed; the turn
   // builds the trainer (trace, compile) and calls it once.
-  std::vector<std::pair<std::unique_ptr<Mlp>, std::unique_ptr<Adam>>> fresh;
+  std::vector<std::pair<std::unique_ptr<Model>, std::unique_ptr<Adam>>> fresh;
   float last_loss = 0.0f;
   double epoch_loss_sum = 0.0;  // of the epoch under way
   Series* series = nullptr;     // registered with the run as `name`: {epoch, loss} (epoch mean)
@@ -85,15 +105,20 @@ class ExecutionModesRun final : public ChunkedRun {
         batch_(static_cast<int>(p.integer("batch"))),
         batches_(n_ / batch_),
         total_steps_(static_cast<long long>(batches_) * p.integer("epochs")),
-        loss_(parse_loss(p.choice("loss"))),
-        data_(csv_ ? std::move(csv_->data)
-                   : normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))) {
+        seed_(trains_seed_model(p)),
+        loss_(seed_ ? Loss::BceLogits : parse_loss(p.choice("loss"))),
+        data_(csv_    ? std::move(csv_->data)
+              : seed_ ? session_data(seed_model_config(), n_,
+                                     static_cast<std::uint64_t>(p.integer("seed")))
+                      : normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))),
+        example_floats_(seed_ ? seed_model_config().example_floats() : 1) {
     warm_up_engines();       // untimed: see graph_trainer.hpp
     if (loss_ == Loss::Bce)  // 0/1 targets for the cross-entropy
       for (int i = 0; i < n_; ++i)
         data_.y[static_cast<std::size_t>(i)] =
             data_.y[static_cast<std::size_t>(i)] > 0.0f ? 1.0f : 0.0f;
     for (const char* m : kModes) {
+      if (seed_ && std::string_view(m) == "reference") continue;  // no hand-written Conv1D loop
       runs_.push_back(std::make_unique<ModeRun>());
       runs_.back()->name = m;
       runs_.back()->series = &add_series(m, {"epoch", "loss"});
@@ -141,10 +166,17 @@ class ExecutionModesRun final : public ChunkedRun {
   }
 
   // The run's model (the same seed, the same initial weights for every mode).
-  std::unique_ptr<Mlp> new_model() const {
+  std::unique_ptr<Model> new_model() const {
     Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
+    if (seed_) return std::make_unique<ConvNet>(*seed_model_config().conv, init);
     return std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params().integer("hidden"))},
                                  1, parse_activation(params().choice("activation")), init);
+  }
+  // A batch of x: batch rows, or batch sequences of 140 × 30 (seed 001's model).
+  Shape x_batch() const {
+    return seed_ ? Shape{batch_ * seed_model_config().conv->length,
+                         seed_model_config().conv->channels}
+                 : Shape{batch_, 1};
   }
 
   void fresh_models(ModeRun& r, long long calls) {
@@ -162,8 +194,7 @@ class ExecutionModesRun final : public ChunkedRun {
     const float* y = data_.y.data();
     float loss = 0.0f;
     for (auto& [model, adam] : r.fresh)
-      GraphTrainer(parse_mode(r.name), *model, *adam, Shape{batch_, 1}, Shape{batch_, 1}, 1, true,
-                   loss_)
+      GraphTrainer(parse_mode(r.name), *model, *adam, x_batch(), Shape{batch_, 1}, 1, true, loss_)
           .run(&x, &y, &loss);
     r.fresh.clear();
     return calls;
@@ -175,7 +206,8 @@ class ExecutionModesRun final : public ChunkedRun {
   double fraction() const override {
     long long done_steps = 0;
     for (auto& r : runs_) done_steps += r->steps;
-    return static_cast<double>(done_steps) / (kModeCount * total_steps_);
+    return static_cast<double>(done_steps) /
+           (static_cast<double>(runs_.size()) * static_cast<double>(total_steps_));
   }
 
   json progress_message() const override {
@@ -201,12 +233,13 @@ class ExecutionModesRun final : public ChunkedRun {
     r.model = new_model();
     const double lr = params().number("lr");
     if (r.name == "reference") {
-      r.reference = std::make_unique<ReferenceMlp>(*r.model, batch_, lr, loss_);
+      r.reference =
+          std::make_unique<ReferenceMlp>(static_cast<const Mlp&>(*r.model), batch_, lr, loss_);
     } else {
       r.optimizer = std::make_unique<Adam>(lr, r.model->parameters());
       const Mode mode = r.name == "unrolled" ? Mode::Traced : parse_mode(r.name);
       r.steps_per_call = r.name == "unrolled" ? static_cast<int>(params().integer("unroll")) : 1;
-      r.graph = std::make_unique<GraphTrainer>(mode, *r.model, *r.optimizer, Shape{batch_, 1},
+      r.graph = std::make_unique<GraphTrainer>(mode, *r.model, *r.optimizer, x_batch(),
                                                Shape{batch_, 1}, r.steps_per_call, true, loss_);
     }
     r.setup_ms = watch.elapsed_ms();
@@ -218,7 +251,7 @@ class ExecutionModesRun final : public ChunkedRun {
     const float* ys[1024];
     for (int j = 0; j < r.steps_per_call; ++j) {
       const long long b = (r.steps + r.extra_steps + j) % batches_;
-      xs[j] = data_.x.data() + b * batch_;
+      xs[j] = data_.x.data() + b * batch_ * example_floats_;
       ys[j] = data_.y.data() + b * batch_;
     }
     if (r.reference)
@@ -325,29 +358,39 @@ class ExecutionModesRun final : public ChunkedRun {
         in_ms(first_calls_->rounds_us(static_cast<std::size_t>(m - std::begin(kFirstCallModes)))));
   }
 
+  // The hand-written loop, or nullptr with seed 001's model (which has none).
+  const ModeRun* reference() const { return seed_ ? nullptr : &run("reference"); }
+  // What the final losses are compared with: the hand-written loop, else traced mode.
+  const ModeRun& loss_base() const { return seed_ ? run("traced") : run("reference"); }
+
   std::vector<Comparison> comparisons() const override {
     const ModeRun &eager = run("eager"), &traced = run("traced"), &unrolled = run("unrolled"),
-                  &compiled = run("compiled"), &ref = run("reference");
+                  &compiled = run("compiled"), *ref = reference(), &base = loss_base();
     const std::string unrolled_label = "unrolled(" + std::to_string(unrolled.steps_per_call) + ")";
-    std::vector<Comparison> c = {
-        compare("traced_vs_eager", step_of(traced, "traced"), step_of(eager, "eager"),
-                Quantity::Time, "µs per step"),
-        compare("unrolled_vs_traced", step_of(unrolled, unrolled_label), step_of(traced, "traced"),
-                Quantity::Time, "µs per step"),
-        compare("traced_vs_reference", step_of(traced, "traced"),
-                step_of(ref, "the hand-written loop"), Quantity::Time, "µs per step"),
-        compare("first_call_traced_vs_eager", first_call_of("traced"), first_call_of("eager"),
-                Quantity::Time, "ms on the first call"),
-        compare("compiled_vs_traced", step_of(compiled, "compiled"), step_of(traced, "traced"),
-                Quantity::Time, "µs per step"),
-        compare("compiled_vs_reference", step_of(compiled, "compiled"),
-                step_of(ref, "the hand-written loop"), Quantity::Time, "µs per step"),
-        compare("first_call_compiled_vs_traced", first_call_of("compiled"), first_call_of("traced"),
-                Quantity::Time, "ms on the first call")};
+    const auto time = [](std::string id, Measure a, Measure b, const char* unit) {
+      return compare(std::move(id), std::move(a), std::move(b), Quantity::Time, unit);
+    };
+    std::vector<Comparison> c;
+    c.push_back(
+        time("traced_vs_eager", step_of(traced, "traced"), step_of(eager, "eager"), "µs per step"));
+    c.push_back(time("unrolled_vs_traced", step_of(unrolled, unrolled_label),
+                     step_of(traced, "traced"), "µs per step"));
+    if (ref)
+      c.push_back(time("traced_vs_reference", step_of(traced, "traced"),
+                       step_of(*ref, "the hand-written loop"), "µs per step"));
+    c.push_back(time("first_call_traced_vs_eager", first_call_of("traced"), first_call_of("eager"),
+                     "ms on the first call"));
+    c.push_back(time("compiled_vs_traced", step_of(compiled, "compiled"), step_of(traced, "traced"),
+                     "µs per step"));
+    if (ref)
+      c.push_back(time("compiled_vs_reference", step_of(compiled, "compiled"),
+                       step_of(*ref, "the hand-written loop"), "µs per step"));
+    c.push_back(time("first_call_compiled_vs_traced", first_call_of("compiled"),
+                     first_call_of("traced"), "ms on the first call"));
     for (const auto& r : runs_)
-      if (r.get() != &ref && !r->diverged_at && !ref.diverged_at)
-        c.push_back(compare("final_loss_" + r->name + "_vs_reference", loss_of(*r), loss_of(ref),
-                            Quantity::Loss, ""));
+      if (r.get() != &base && !r->diverged_at && !base.diverged_at)
+        c.push_back(compare("final_loss_" + r->name + "_vs_" + base.name, loss_of(*r),
+                            loss_of(base), Quantity::Loss, ""));
     return c;
   }
 
@@ -398,16 +441,16 @@ class ExecutionModesRun final : public ChunkedRun {
 
   json summary() const override {
     const ModeRun &eager = run("eager"), &traced = run("traced"), &unrolled = run("unrolled"),
-                  &compiled = run("compiled"), &ref = run("reference");
+                  &compiled = run("compiled"), *ref = reference(), &base = loss_base();
     const double e = median(*eager.rounds), t = median(*traced.rounds),
-                 u = median(*unrolled.rounds), c = median(*compiled.rounds),
-                 f = median(*ref.rounds);
+                 u = median(*unrolled.rounds), c = median(*compiled.rounds);
+    const json f = ref ? json(median(*ref->rounds)) : json(nullptr);
     const std::vector<Comparison> cmp = comparisons();
     const auto said = [&](std::string_view id) { return comparison(cmp, id).message(); };
     double max_gap = 0.0;  // how far the final losses are apart, relative
     for (const auto& r : runs_)
-      max_gap = std::max(max_gap, static_cast<double>(std::abs(r->last_loss - ref.last_loss) /
-                                                      std::abs(ref.last_loss)));
+      max_gap = std::max(max_gap, static_cast<double>(std::abs(r->last_loss - base.last_loss) /
+                                                      std::abs(base.last_loss)));
     bool same_loss = true;
     for (const Comparison& c : cmp)
       if (c.quantity == Quantity::Loss) same_loss = same_loss && c.verdict == Verdict::Same;
@@ -417,10 +460,11 @@ class ExecutionModesRun final : public ChunkedRun {
     s["final_loss_spread"] = max_gap;
     s["comparisons"] = comparisons_json(cmp);
     json headline = json::array();
-    headline.push_back(
-        card(msg("em.h_step"),
-             msg("em.h_step_value", {{"e", e}, {"t", t}, {"u", u}, {"c", c}, {"f", f}}),
-             msg("em.h_step_note", {{"k", unrolled.steps_per_call}})));
+    headline.push_back(card(
+        msg("em.h_step"),
+        msg(ref ? "em.h_step_value" : "em.h_step_value_seed",
+            {{"e", e}, {"t", t}, {"u", u}, {"c", c}, {"f", f}}),
+        msg(ref ? "em.h_step_note" : "em.h_step_note_seed", {{"k", unrolled.steps_per_call}})));
     headline.push_back(card(msg("em.h_first"),
                             msg("em.h_first_value", {{"e", eager.first_call_ms},
                                                      {"t", traced.first_call_ms},
@@ -428,9 +472,9 @@ class ExecutionModesRun final : public ChunkedRun {
                                                      {"c", compiled.first_call_ms}}),
                             msg("em.h_first_note")));
     headline.push_back(card(msg("em.h_traced"), comparison(cmp, "traced_vs_eager").short_message(),
-                            said("traced_vs_reference")));
+                            said(ref ? "traced_vs_reference" : "compiled_vs_traced")));
     headline.push_back(
-        card(msg("em.h_loss"), msg("em.h_loss_value", {{"v", ref.last_loss}}),
+        card(msg("em.h_loss"), msg("em.h_loss_value", {{"v", base.last_loss}}),
              msg(same_loss ? "em.h_loss_same" : "em.h_loss_differ", {{"gap", max_gap}})));
     json diverged = json::array();
     for (const auto& r : runs_)
@@ -442,16 +486,17 @@ class ExecutionModesRun final : public ChunkedRun {
                                            : "em.r_differ",
                          {{"list", diverged}, {"gap", max_gap}});
     const json reading =
-        msg("em.reading", {{"traced_vs_eager", said("traced_vs_eager")},
-                           {"unrolled_vs_traced", said("unrolled_vs_traced")},
-                           {"traced_vs_reference", said("traced_vs_reference")},
-                           {"compiled_vs_traced", said("compiled_vs_traced")},
-                           {"compiled_vs_reference", said("compiled_vs_reference")},
-                           {"t", traced.first_call_ms},
-                           {"u", unrolled.first_call_ms},
-                           {"c", compiled.first_call_ms},
-                           {"split", first_call_split(compiled)},
-                           {"end", end}});
+        msg(ref ? "em.reading" : "em.reading_seed",
+            {{"traced_vs_eager", said("traced_vs_eager")},
+             {"unrolled_vs_traced", said("unrolled_vs_traced")},
+             {"traced_vs_reference", ref ? said("traced_vs_reference") : json("")},
+             {"compiled_vs_traced", said("compiled_vs_traced")},
+             {"compiled_vs_reference", ref ? said("compiled_vs_reference") : json("")},
+             {"t", traced.first_call_ms},
+             {"u", unrolled.first_call_ms},
+             {"c", compiled.first_call_ms},
+             {"split", first_call_split(compiled)},
+             {"end", end}});
     const json quoted =
         json::array({{{"label", msg("em.q_label")},
                       {"quoted", msg("em.q_quoted")},
@@ -470,8 +515,10 @@ class ExecutionModesRun final : public ChunkedRun {
       csv_;  // the user's own data (x and y columns), when a CSV came with the config
   int n_, batch_, batches_;
   long long total_steps_;
+  bool seed_;  // model=seed001_small
   Loss loss_;
-  LinearData data_;  // x and y ~ N(0, 1)
+  LinearData data_;     // x and y ~ N(0, 1), or seed 001's sequences and 0/1 targets
+  int example_floats_;  // x's floats per example: 1, or a sequence's 140 × 30
   std::vector<std::unique_ptr<ModeRun>> runs_;
   std::size_t set_up_ = 0;               // modes set up, with their first call
   PairedRounds* rounds_ = nullptr;       // the steady steps' paired rounds
@@ -483,13 +530,15 @@ class ExecutionModesRun final : public ChunkedRun {
 Experiment make_execution_modes_experiment() {
   Experiment e;
   e.id = "execution-modes";
+  const json mlp = "mlp";
   e.params = {
+      choice("model", "mlp", {"mlp", "seed001_small"}),
       common::samples(10000, 100),
       common::batch(),
       integer("epochs", 10, 1, 1000),
-      common::hidden(),
-      choice("activation", "tanh", {"tanh", "relu", "sigmoid", "linear"}),
-      choice("loss", "mse", {"mse", "bce"}),
+      common::hidden().only_when("model", mlp),
+      choice("activation", "tanh", {"tanh", "relu", "sigmoid", "linear"}).only_when("model", mlp),
+      choice("loss", "mse", {"mse", "bce"}).only_when("model", mlp),
       common::adam_lr(),
       integer("unroll", 5, 1, 1000),
       common::max_seconds(),
@@ -505,6 +554,15 @@ Experiment make_execution_modes_experiment() {
   e.takes_csv = true;
   e.check = [](const Params& p) {  // with a CSV its rows are n (parsed here too, so validation
                                    // reports a bad file)
+    if (trains_seed_model(p)) {
+      if (csv_data(p)) throw ConfigError(msg("err.em_seed_csv"));
+      const long long n = p.integer("n"), batch = p.integer("batch"), unroll = p.integer("unroll");
+      check_sizes(n, batch, unroll, 1, "n");
+      const double bytes = seed_model_bytes(n, batch, unroll);
+      if (bytes > kSeedModelMemoryLimitBytes)
+        throw ConfigError(msg("err.em_seed_memory", {{"mb", bytes / 1048576.0}}));
+      return;
+    }
     if (!checked_csv(p))
       check_sizes(p.integer("n"), p.integer("batch"), p.integer("unroll"), p.integer("hidden"),
                   "n");
@@ -518,6 +576,10 @@ Experiment make_execution_modes_experiment() {
     // also grows with k.
     const double step_bytes =
         batch * (hidden + 1.0) * 4.0 * kStepFloatsPerUnit + hidden * 4.0 * 64.0 + 64e3;
+    if (trains_seed_model(p))
+      return Estimate{seed_model_bytes(p.integer("n"), p.integer("batch"), p.integer("unroll")),
+                      4.0 * std::floor(n / batch) * static_cast<double>(p.integer("epochs")),
+                      "n, batch, epochs and unroll"};
     return Estimate{
         2e6 + n * 4.0 * 3.0 + step_bytes * 5.0 + unroll * (kBytesPerUnrolledStep + hidden * 32.0),
         kModeCount * std::floor(n / batch) * static_cast<double>(p.integer("epochs")),
