@@ -48,9 +48,9 @@ double estimated_bytes(long long n, long long batch, long long hidden) {
 }
 // seed 001's small model: the sequences, and per variant (four alive) a step's activations,
 // windows and gradients (step_floats_per_sequence).
-bool seed_model(const Params& p) { return p.choice("model") == "seed001_small"; }
+bool seed_model(const Params& p) { return session_model(p.choice("model")).has_value(); }
 double seed_estimated_bytes(long long n, long long batch) {
-  const ConvNetSpec spec = seed001_model("small", kSeed001Lengths[0], 1, 1);
+  const ConvNetSpec spec = *session_model("seed001_small");
   return 4.0 * (static_cast<double>(n) * (spec.length * spec.channels + 1) +
                 4.0 * static_cast<double>(batch) * step_floats_per_sequence(spec));
 }

@@ -50,17 +50,17 @@ void check_sizes(long long n, long long batch, long long unroll, long long hidde
 
 // model=seed001_small: seed 001's small Conv1D model at its size, on n sequences of 140 × 30 with
 // 0/1 targets (session.hpp), binary cross-entropy from the logits; no hand-written reference.
-bool trains_seed_model(const Params& p) { return p.choice("model") == "seed001_small"; }
-SessionConfig seed_model_config() {
+bool trains_seed_model(const Params& p) { return session_model(p.choice("model")).has_value(); }
+SessionConfig model_config(const Params& p) {  // the model's sizes only (example_floats, conv)
   SessionConfig c;
-  c.conv = seed001_model("small", kSeed001Lengths[0], 1, 1);
+  c.conv = session_model(p.choice("model"));
   return c;
 }
 constexpr double kSeedModelMemoryLimitBytes = 256.0 * 1024 * 1024;
 // The sequences, and a step's activations, windows and gradients per sequence of the batch for
 // each of the four modes and for each of the unrolled program's k steps.
 double seed_model_bytes(long long n, long long batch, long long unroll) {
-  const ConvNetSpec spec = *seed_model_config().conv;
+  const ConvNetSpec spec = *session_model("seed001_small");
   return 4.0 * (static_cast<double>(n) * (spec.length * spec.channels + 1) +
                 static_cast<double>(3 + unroll) * static_cast<double>(batch) *
                     step_floats_per_sequence(spec));
@@ -105,13 +105,13 @@ class ExecutionModesRun final : public ChunkedRun {
         batch_(static_cast<int>(p.integer("batch"))),
         batches_(n_ / batch_),
         total_steps_(static_cast<long long>(batches_) * p.integer("epochs")),
-        seed_(trains_seed_model(p)),
+        model_(model_config(p)),
+        seed_(model_.conv.has_value()),
         loss_(seed_ ? Loss::BceLogits : parse_loss(p.choice("loss"))),
         data_(csv_    ? std::move(csv_->data)
-              : seed_ ? session_data(seed_model_config(), n_,
-                                     static_cast<std::uint64_t>(p.integer("seed")))
+              : seed_ ? session_data(model_, n_, static_cast<std::uint64_t>(p.integer("seed")))
                       : normal_data(n_, static_cast<std::uint64_t>(p.integer("seed")))),
-        example_floats_(seed_ ? seed_model_config().example_floats() : 1) {
+        example_floats_(model_.example_floats()) {
     warm_up_engines();       // untimed: see graph_trainer.hpp
     if (loss_ == Loss::Bce)  // 0/1 targets for the cross-entropy
       for (int i = 0; i < n_; ++i)
@@ -168,15 +168,13 @@ class ExecutionModesRun final : public ChunkedRun {
   // The run's model (the same seed, the same initial weights for every mode).
   std::unique_ptr<Model> new_model() const {
     Rng init(static_cast<std::uint64_t>(params().integer("seed")) + 1);
-    if (seed_) return std::make_unique<ConvNet>(*seed_model_config().conv, init);
+    if (seed_) return std::make_unique<ConvNet>(*model_.conv, init);
     return std::make_unique<Mlp>(1, std::vector<int>{static_cast<int>(params().integer("hidden"))},
                                  1, parse_activation(params().choice("activation")), init);
   }
   // A batch of x: batch rows, or batch sequences of 140 × 30 (seed 001's model).
   Shape x_batch() const {
-    return seed_ ? Shape{batch_ * seed_model_config().conv->length,
-                         seed_model_config().conv->channels}
-                 : Shape{batch_, 1};
+    return seed_ ? Shape{batch_ * model_.conv->length, model_.conv->channels} : Shape{batch_, 1};
   }
 
   void fresh_models(ModeRun& r, long long calls) {
@@ -515,7 +513,8 @@ class ExecutionModesRun final : public ChunkedRun {
       csv_;  // the user's own data (x and y columns), when a CSV came with the config
   int n_, batch_, batches_;
   long long total_steps_;
-  bool seed_;  // model=seed001_small
+  SessionConfig model_;  // its conv: seed 001's model (model=seed001_small), else none (the MLP)
+  bool seed_;            // model=seed001_small
   Loss loss_;
   LinearData data_;     // x and y ~ N(0, 1), or seed 001's sequences and 0/1 targets
   int example_floats_;  // x's floats per example: 1, or a sequence's 140 × 30

@@ -14,7 +14,7 @@ namespace {
 
 int divided(int n, int by) { return (n + by - 1) / by; }  // rounded up: never below 1
 
-// The seed's layers at full size (../shared/seeds/001, make_model_*).
+// The seed's layers at full size (its make_model_small/medium/large: docs/sources.md, thread 001).
 ConvNetSpec seed_architecture(const std::string& size) {
   ConvNetSpec s;
   s.name = "seed001_" + size;

@@ -69,11 +69,15 @@ SessionConfig session_config(const json& c, Mode mode) {
   s.mode = mode;
   s.hidden = c["hidden"].get<int>();
   s.batch = c["batch"].get<int>();
-  if (c.value("model", "mlp") == "seed001_small")
-    s.conv = seed001_model("small", kSeed001Lengths[0], 1, 1);
+  s.conv = session_model(c.value("model", "mlp"));
   s.lr = c["lr"].get<double>();
   s.seed = c["seed"].get<std::uint64_t>();
   return s;
+}
+
+std::optional<ConvNetSpec> session_model(const std::string& model) {
+  if (model == "seed001_small") return seed001_model("small", kSeed001Lengths[0], 1, 1);
+  return std::nullopt;
 }
 
 LinearData session_data(const SessionConfig& c, int n, std::uint64_t seed) {

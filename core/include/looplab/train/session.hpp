@@ -87,6 +87,9 @@ class TrainerSession {
 // size on its data shape (140 steps × 30 channels). The experiment gives each variant its own
 // mode; the browser's sessions (js_fit, js_train_on_batch) take the default, fit's traced step.
 SessionConfig session_config(const json& config, Mode mode = Mode::Traced);
+// The ConvNet a `model` choice names ("seed001_small"), or nullopt for the MLP ("mlp"): the one
+// place that says what the experiments' model choice means.
+std::optional<ConvNetSpec> session_model(const std::string& model);
 
 // The data a session config trains on, n examples: for the MLP n rows of N(0, 1) x and y
 // (normal_data); for a ConvNet n sequences of N(0, 1) values with 0/1 targets, as seed 001's
