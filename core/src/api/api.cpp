@@ -211,7 +211,7 @@ std::string list_experiments_json(const std::string& lang) {
   const std::string l = normalize_lang(lang);
   json out = json::array();
   for (const auto& e : experiments())
-    out.push_back({{"id", e.id}, {"title", e.title(l)}, {"question", e.question(l)}});
+    out.push_back(object({{"id", e.id}, {"title", e.title(l)}, {"question", e.question(l)}}));
   return out.dump();
 }
 

@@ -213,8 +213,21 @@ const std::string* catalog_text(const std::string& key, std::string_view lang) {
   return lang != "en" ? catalog_text(key, "en") : nullptr;
 }
 
-json msg(std::string key, json args) {
-  return json{{"key", std::move(key)}, {"args", std::move(args)}};
+json msg(std::string_view key, json args) {
+  json out = json::object();
+  out["key"] = std::string(key);
+  out["args"] = std::move(args);
+  return out;
+}
+
+json msg(std::string_view key) { return msg(key, json::object()); }
+
+json msg(std::string_view key, std::initializer_list<Arg> args) { return msg(key, object(args)); }
+
+json object(std::initializer_list<Arg> fields) {
+  json out = json::object();
+  for (const Arg& f : fields) out[std::string(f.name)] = f.value;
+  return out;
 }
 
 json separated(const json& items, const std::string& sep_key) {

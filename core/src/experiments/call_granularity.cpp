@@ -217,21 +217,21 @@ class CallGranularityRun final : public ChunkedRun {
     const std::vector<double> chunk_us = v.at("chunk_us").get<std::vector<double>>();
     const double us = median(chunk_us), fit_us = js_step(js_->fit).value;
     const bool diverged = v.at("diverged").get<bool>();
-    return {{"variant", v.at("variant")},
-            {"mode", "traced"},
-            {"measured_in", where_js()},
-            {"batch_copied_per_call", v.at("variant") != "js_fit"},
-            {"steps", v.at("steps")},
-            {"us_per_step", us},
-            {"overhead_us_per_call", us - fit_us},
-            {"spread_us", half_iqr(chunk_us)},
-            {"ci_us", interval_json(chunk_us)},
-            {"chunks", chunk_us.size()},
-            {"first_epoch_ms", v.at("first_epoch_ms")},
-            {"total_ms", v.at("total_ms")},
-            {"final_loss", diverged ? json(nullptr) : v.at("final_loss")},
-            {"diverged", diverged},
-            {"same_losses_as_fit", js_same_as_fit(v)}};
+    return object({{"variant", v.at("variant")},
+                   {"mode", "traced"},
+                   {"measured_in", where_js()},
+                   {"batch_copied_per_call", v.at("variant") != "js_fit"},
+                   {"steps", v.at("steps")},
+                   {"us_per_step", us},
+                   {"overhead_us_per_call", us - fit_us},
+                   {"spread_us", half_iqr(chunk_us)},
+                   {"ci_us", interval_json(chunk_us)},
+                   {"chunks", chunk_us.size()},
+                   {"first_epoch_ms", v.at("first_epoch_ms")},
+                   {"total_ms", v.at("total_ms")},
+                   {"final_loss", diverged ? json(nullptr) : v.at("final_loss")},
+                   {"diverged", diverged},
+                   {"same_losses_as_fit", js_same_as_fit(v)}});
   }
 
   // The browser variants' part of the summary: their numbers, comparison, headline and sentence.
@@ -364,7 +364,7 @@ class CallGranularityRun final : public ChunkedRun {
         msg(boundary.verdict == Verdict::B              ? "cg.b_cost"  // fit, the b side, faster
             : boundary.verdict == Verdict::Inconclusive ? "cg.b_unsure"
                                                         : "cg.b_none",
-            {{"us", by_boundary}, {"c", boundary.message()}});
+            object({{"us", by_boundary}, {"c", boundary.message()}}));
     const char* key = total.verdict == Verdict::Inconclusive  ? "cg.a_unsure"
                       : total.verdict != Verdict::B           ? "cg.a_not_slower"
                       : mode.verdict == Verdict::Inconclusive ? "cg.a_mode_unsure"
@@ -382,23 +382,24 @@ class CallGranularityRun final : public ChunkedRun {
 
   json run_json(const GranularityVariant& v) const {
     const double us = median(v.rounds_us());
-    return {{"variant", v.name},
-            {"mode", mode_name(v.mode)},
-            {"measured_in", v.where},
-            {"batch_copied_per_call", v.per_call},
-            {"steps", static_cast<long long>(v.losses.size())},
-            {"us_per_step", us},
-            {"overhead_us_per_call", us - median(fit().rounds_us())},
-            {"spread_us", half_iqr(v.rounds_us())},
-            {"ci_us", interval_json(v.rounds_us())},
-            {"rounds", static_cast<long long>(v.rounds_us().size())},
-            {"epochs_per_round", rounds_->units(0) / batches_},
-            {"first_epoch_ms", v.first_epoch_ms},
-            {"total_ms", v.total_ms},
-            {"final_loss", v.diverged || v.losses.empty() ? json(nullptr) : json(v.losses.back())},
-            {"diverged", v.diverged},
-            {"max_loss_gap_to_fit", max_relative_gap(v.losses, fit().losses)},
-            {"same_losses_as_fit", &v == &fit() || same_losses(v)}};
+    return object(
+        {{"variant", v.name},
+         {"mode", mode_name(v.mode)},
+         {"measured_in", v.where},
+         {"batch_copied_per_call", v.per_call},
+         {"steps", static_cast<long long>(v.losses.size())},
+         {"us_per_step", us},
+         {"overhead_us_per_call", us - median(fit().rounds_us())},
+         {"spread_us", half_iqr(v.rounds_us())},
+         {"ci_us", interval_json(v.rounds_us())},
+         {"rounds", static_cast<long long>(v.rounds_us().size())},
+         {"epochs_per_round", rounds_->units(0) / batches_},
+         {"first_epoch_ms", v.first_epoch_ms},
+         {"total_ms", v.total_ms},
+         {"final_loss", v.diverged || v.losses.empty() ? json(nullptr) : json(v.losses.back())},
+         {"diverged", v.diverged},
+         {"max_loss_gap_to_fit", max_relative_gap(v.losses, fit().losses)},
+         {"same_losses_as_fit", &v == &fit() || same_losses(v)}});
   }
 
   json summary() const override {
@@ -414,13 +415,13 @@ class CallGranularityRun final : public ChunkedRun {
     const bool diverged = fit().diverged || eager_calls().diverged || traced_calls().diverged ||
                           compiled_calls().diverged;
     json s;
-    s["us_per_step"] = {{"fit", f},
-                        {"train_on_batch", t},
-                        {"train_on_batch_traced", tt},
-                        {"train_on_batch_compiled", tc}};
-    s["overhead_us_per_call"] = {{"train_on_batch", t - f},
-                                 {"train_on_batch_traced", tt - f},
-                                 {"train_on_batch_compiled", tc - f}};
+    s["us_per_step"] = object({{"fit", f},
+                               {"train_on_batch", t},
+                               {"train_on_batch_traced", tt},
+                               {"train_on_batch_compiled", tc}});
+    s["overhead_us_per_call"] = object({{"train_on_batch", t - f},
+                                        {"train_on_batch_traced", tt - f},
+                                        {"train_on_batch_compiled", tc - f}});
     s["same_losses"] = same;
     s["loss_tolerance"] = kLossAgreement;
     s["diverged"] = diverged;
@@ -459,7 +460,7 @@ class CallGranularityRun final : public ChunkedRun {
                          : !same      ? "cg.r_differ"
                          : gap == 0.0 ? "cg.r_bits"
                                       : "cg.r_rounding",
-                         {{"gap", gap}, {"tol", kLossAgreement}});
+                         object({{"gap", gap}, {"tol", kLossAgreement}}));
     json reading = msg("cg.reading", {{"train_on_batch_vs_fit", total.message()},
                                       {"eager_vs_traced_per_call", mode.message()},
                                       {"per_call_vs_fit", boundary.message()},

@@ -163,9 +163,9 @@ json comparison_message(const json& c) {
   const json& first = c[verdict == "b" ? "b" : "a"];
   const json& second = c[verdict == "b" ? "a" : "b"];
   const bool spread = !win && !paired;
-  json values_args = {{"a", value_message(first, spread)},
-                      {"b", value_message(second, spread)},
-                      {"unit", unit_part}};
+  json values_args = object({{"a", value_message(first, spread)},
+                             {"b", value_message(second, spread)},
+                             {"unit", unit_part}});
   if (paired) values_args["evidence"] = evidence_message(c, verdict);
   const json values = msg(paired ? "cmp.values_paired" : "cmp.values", values_args);
   const std::string family = leaning(c)                  ? "cmp.lean."
@@ -175,11 +175,11 @@ json comparison_message(const json& c) {
                                                          : "cmp.same.";
   // A winner over a count that stopped at its limit won by at least its factor.
   const std::string bound = win && second.value("bound", false) ? "_bound" : "";
-  json args = {{"a", first.value("label", "")},
-               {"b", second.value("label", "")},
-               {"factor", factor_of(c)},
-               {"unit", unit},
-               {"values", values}};
+  json args = object({{"a", first.value("label", "")},
+                      {"b", second.value("label", "")},
+                      {"factor", factor_of(c)},
+                      {"unit", unit},
+                      {"values", values}});
   if (paired) args["band"] = band_percent(c);
   return msg(family + quantity + bound, args);
 }
@@ -195,26 +195,26 @@ json comparison_short_message(const json& c) {
                           : quantity == "loss"        ? std::string("cmp.short.same_loss")
                           : paired                    ? std::string("cmp.short.same_paired")
                                                       : std::string("cmp.short.same");
-  json args = {{"a", c[verdict == "b" ? "b" : "a"].value("label", "")},
-               {"factor", factor_of(c)},
-               {"unit", c.value("unit", "")}};
+  json args = object({{"a", c[verdict == "b" ? "b" : "a"].value("label", "")},
+                      {"factor", factor_of(c)},
+                      {"unit", c.value("unit", "")}});
   if (paired) args["band"] = band_percent(c);
   return msg(key, args);
 }
 
 json Comparison::to_json() const {
   const auto side = [](const Measure& m) {
-    json s = {{"label", m.label}, {"value", m.value}, {"spread", m.spread}};
+    json s = object({{"label", m.label}, {"value", m.value}, {"spread", m.spread}});
     if (m.bound) s["bound"] = true;
     return s;
   };
-  json j = {{"id", id},
-            {"a", side(a)},
-            {"b", side(b)},
-            {"quantity", quantity_word(quantity)},
-            {"unit", unit},
-            {"better", better_word(quantity)},
-            {"verdict", verdict_word(verdict)}};
+  json j = object({{"id", id},
+                   {"a", side(a)},
+                   {"b", side(b)},
+                   {"quantity", quantity_word(quantity)},
+                   {"unit", unit},
+                   {"better", better_word(quantity)},
+                   {"verdict", verdict_word(verdict)}});
   if (paired) {
     j["ratio"] = paired->ratio;
     j["ci"] = {paired->lo, paired->hi};

@@ -16,7 +16,7 @@ namespace {
 }  // namespace
 
 json CsvData::summary() const {
-  return {{"name", name}, {"x", x}, {"y", y}, {"rows", rows}, {"bytes", bytes}};
+  return object({{"name", name}, {"x", x}, {"y", y}, {"rows", rows}, {"bytes", bytes}});
 }
 
 json take_csv_config(json& config, const std::string& experiment, bool accepted) {

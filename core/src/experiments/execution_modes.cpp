@@ -316,19 +316,19 @@ class ExecutionModesRun final : public ChunkedRun {
   }
 
   json run_json(const ModeRun& r) const {
-    json j = {{"mode", r.name},
-              {"steps_per_call", r.steps_per_call},
-              {"first_call_ms", r.first_call_ms},
-              {"steady_step_us", median(*r.rounds)},
-              {"steady_step_spread_us", half_iqr(*r.rounds)},
-              {"rounds", static_cast<long long>(r.rounds->size())},
-              {"steady_step_ci_us", interval_json(*r.rounds)},
-              {"total_ms", r.total_ms},
-              {"steps", r.steps},
-              {"final_loss", r.diverged_at ? json(nullptr) : json(r.last_loss)},
-              {"diverged", r.diverged_at.has_value()},
-              {"diverged_at", r.diverged_at ? json(*r.diverged_at) : json(nullptr)},
-              {"last_finite_loss", r.last_loss}};
+    json j = object({{"mode", r.name},
+                     {"steps_per_call", r.steps_per_call},
+                     {"first_call_ms", r.first_call_ms},
+                     {"steady_step_us", median(*r.rounds)},
+                     {"steady_step_spread_us", half_iqr(*r.rounds)},
+                     {"rounds", static_cast<long long>(r.rounds->size())},
+                     {"steady_step_ci_us", interval_json(*r.rounds)},
+                     {"total_ms", r.total_ms},
+                     {"steps", r.steps},
+                     {"final_loss", r.diverged_at ? json(nullptr) : json(r.last_loss)},
+                     {"diverged", r.diverged_at.has_value()},
+                     {"diverged_at", r.diverged_at ? json(*r.diverged_at) : json(nullptr)},
+                     {"last_finite_loss", r.last_loss}});
     if (r.graph) {
       const json info = r.graph->setup_info();
       for (const auto& [k, v] : info.items()) j[k] = v;

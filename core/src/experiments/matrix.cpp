@@ -258,30 +258,31 @@ class MatrixRun final : public ChunkedRun {
   json cell_json(const Cell& c) const {
     const ModelSize& m = kModels[c.model];
     const int best = fastest(c);
-    return {{"cell", msg("mx.cell", {{"model", size_message(m.name)},
-                                     {"data", size_message(kDataNames[c.data])}})},
-            {"model", c.conv ? seed_model_label(c) : model_label(m)},
-            {"data", c.conv ? seed_data_label(c)
-                            : msg("mx.data_label",
-                                  {{"size", size_message(kDataNames[c.data])}, {"rows", c.rows}})},
-            {"parameters", c.conv ? parameter_count(*c.conv) : parameter_count(m)},
-            {"rows", c.rows},
-            {"eager_us", c.us(kEager)},
-            {"traced_us", c.us(kTraced)},
-            {"compiled_us", c.us(kCompiled)},
-            {"reference_us", us_of(c, kReference)},
-            {"eager_spread_us", half_iqr(c.rounds_us(kEager))},
-            {"traced_spread_us", half_iqr(c.rounds_us(kTraced))},
-            {"compiled_spread_us", half_iqr(c.rounds_us(kCompiled))},
-            {"reference_spread_us", spread_of(c, kReference)},
-            {"rounds", static_cast<long long>(c.rounds_us(kEager).size())},
-            {"fastest", best < 0 ? json(nullptr) : json(kMatrixModes[best])},
-            {"traced_vs_eager_pct", percent_faster(c.us(kTraced), c.us(kEager))},
-            {"compiled_vs_traced_pct", percent_faster(c.us(kCompiled), c.us(kTraced))},
-            {"reference_vs_traced_pct", modes_ > kReference
-                                            ? json(percent_faster(c.us(kReference), c.us(kTraced)))
-                                            : json(nullptr)},
-            {"diverged", c.diverged}};
+    return object(
+        {{"cell", msg("mx.cell", {{"model", size_message(m.name)},
+                                  {"data", size_message(kDataNames[c.data])}})},
+         {"model", c.conv ? seed_model_label(c) : model_label(m)},
+         {"data", c.conv ? seed_data_label(c)
+                         : msg("mx.data_label",
+                               {{"size", size_message(kDataNames[c.data])}, {"rows", c.rows}})},
+         {"parameters", c.conv ? parameter_count(*c.conv) : parameter_count(m)},
+         {"rows", c.rows},
+         {"eager_us", c.us(kEager)},
+         {"traced_us", c.us(kTraced)},
+         {"compiled_us", c.us(kCompiled)},
+         {"reference_us", us_of(c, kReference)},
+         {"eager_spread_us", half_iqr(c.rounds_us(kEager))},
+         {"traced_spread_us", half_iqr(c.rounds_us(kTraced))},
+         {"compiled_spread_us", half_iqr(c.rounds_us(kCompiled))},
+         {"reference_spread_us", spread_of(c, kReference)},
+         {"rounds", static_cast<long long>(c.rounds_us(kEager).size())},
+         {"fastest", best < 0 ? json(nullptr) : json(kMatrixModes[best])},
+         {"traced_vs_eager_pct", percent_faster(c.us(kTraced), c.us(kEager))},
+         {"compiled_vs_traced_pct", percent_faster(c.us(kCompiled), c.us(kTraced))},
+         {"reference_vs_traced_pct", modes_ > kReference
+                                         ? json(percent_faster(c.us(kReference), c.us(kTraced)))
+                                         : json(nullptr)},
+         {"diverged", c.diverged}});
   }
 
   // The mode measurably faster than each of `modes` (indices into kMatrixModes) in every cell
@@ -357,7 +358,7 @@ class MatrixRun final : public ChunkedRun {
     s["wins_every_cell"] = all ? json(kMatrixModes[*all]) : json(nullptr);
     s["wins_every_cell_eager_vs_traced"] =
         framework ? json(kMatrixModes[*framework]) : json(nullptr);
-    json wins = {{"eager", 0}, {"traced", 0}, {"compiled", 0}, {"reference", 0}};
+    json wins = object({{"eager", 0}, {"traced", 0}, {"compiled", 0}, {"reference", 0}});
     int ties = 0;
     bool diverged = false;
     for (const Cell& c : cells_) {
@@ -375,8 +376,8 @@ class MatrixRun final : public ChunkedRun {
     const double lo = te.lo, hi = te.hi;
     s["cells_won"] = wins;
     s["cells_without_a_measurable_winner"] = ties;
-    s["traced_vs_eager_pct_range"] = {{"min", lo}, {"max", hi}};
-    s["compiled_vs_traced_pct_range"] = {{"min", ct.lo}, {"max", ct.hi}};
+    s["traced_vs_eager_pct_range"] = object({{"min", lo}, {"max", hi}});
+    s["compiled_vs_traced_pct_range"] = object({{"min", ct.lo}, {"max", ct.hi}});
     s["percent_formula"] = msg("mx.percent_formula");
     s["diverged"] = diverged;
     std::vector<Comparison> all_cmp = cmp;
@@ -437,10 +438,10 @@ class MatrixRun final : public ChunkedRun {
   json tables() const override {
     json rows = json::array();
     const auto row = [&](const json& model, std::string layer, std::string shape, long long n) {
-      rows.push_back({{"model", model},
-                      {"layer", std::move(layer)},
-                      {"output_shape", shape},
-                      {"parameters", n}});
+      rows.push_back(object({{"model", model},
+                             {"layer", std::move(layer)},
+                             {"output_shape", shape},
+                             {"parameters", n}}));
     };
     for (const Cell& c : cells_) {
       if (c.data != (c.conv && c.model == 2 ? 1 : 0)) continue;
@@ -458,14 +459,14 @@ class MatrixRun final : public ChunkedRun {
                 std::to_string(l.channels) + ")",
             l.parameters);
     }
-    return {{"layers", rows}};
+    return object({{"layers", rows}});
   }
 
   // A headline card: this run's scale against the seed's, both sizes of every model and length.
   json seed_scale_card() const {
     const long long ld = params().integer("length_divisor");
-    json args = {{"sequences", params().integer("sequences")},
-                 {"skipped", cells_.size() < 9 ? msg("mx.seed_skipped") : json("")}};
+    json args = object({{"sequences", params().integer("sequences")},
+                        {"skipped", cells_.size() < 9 ? msg("mx.seed_skipped") : json("")}});
     const char* const keys[] = {"s", "m", "l"};
     for (int m = 0; m < 3; ++m) {
       const int d = m == 2 ? 1 : 0;  // the large model's smallest data is the medium

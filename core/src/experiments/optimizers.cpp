@@ -654,27 +654,27 @@ class OptimizersRun final : public ChunkedRun {
       const Track& t = v.track;
       const LinearWeights w = raw_units(v);
       const double steps = static_cast<double>(std::max<long long>(1, t.iteration));
-      json r = {{"variant", v.name},
-                {"optimizer", name_of(v.optimizer)},
-                {"x", v.problem->name},
-                {"mode", mode_name(mode_)},
-                {"lr", v.lr},
-                {"beta", v.optimizer == Method::Adam ? json(nullptr) : json(v.beta)},
-                {"iterations_to_tolerance", optional_json(t.hit)},
-                {"iterations_run", t.iteration},
-                {"diverged_at", optional_json(t.diverged_at)},
-                {"wall_ms", time_ms(v)},
-                {"rounds", static_cast<long long>(timed(v) ? v.round_us->size() : 0)},
-                {"ci_ms", !timed(v) ? json(nullptr) : interval_json(ms_rounds(v))},
-                // One basis: the recorded run's own time, less its own scaling of x (the rounds'
-                // warm replays against a cold scaling could go negative).
-                {"us_per_iteration", (v.wall_ms - v.problem->scaling_ms) * 1000.0 / steps},
-                {"W", w.w.at(0)},
-                {"b", w.b},
-                {"final_gap", t.diverged_at ? json(nullptr) : json(t.last_gap)},
-                {"condition_number", v.problem->quad->condition_number()},
-                {"theory_rho", number_or_null(v.rho)},
-                {"predicted_iterations", optional_json(v.predicted)}};
+      json r = object({{"variant", v.name},
+                       {"optimizer", name_of(v.optimizer)},
+                       {"x", v.problem->name},
+                       {"mode", mode_name(mode_)},
+                       {"lr", v.lr},
+                       {"beta", v.optimizer == Method::Adam ? json(nullptr) : json(v.beta)},
+                       {"iterations_to_tolerance", optional_json(t.hit)},
+                       {"iterations_run", t.iteration},
+                       {"diverged_at", optional_json(t.diverged_at)},
+                       {"wall_ms", time_ms(v)},
+                       {"rounds", static_cast<long long>(timed(v) ? v.round_us->size() : 0)},
+                       {"ci_ms", !timed(v) ? json(nullptr) : interval_json(ms_rounds(v))},
+                       // One basis: the recorded run's own time, less its own scaling of x (the
+                       // rounds' warm replays against a cold scaling could go negative).
+                       {"us_per_iteration", (v.wall_ms - v.problem->scaling_ms) * 1000.0 / steps},
+                       {"W", w.w.at(0)},
+                       {"b", w.b},
+                       {"final_gap", t.diverged_at ? json(nullptr) : json(t.last_gap)},
+                       {"condition_number", v.problem->quad->condition_number()},
+                       {"theory_rho", number_or_null(v.rho)},
+                       {"predicted_iterations", optional_json(v.predicted)}});
       if (v.optimizer == Method::Adam || tuning_ == "sweep") r["tuning_ms"] = v.tuning_ms;
       add_weights(r, w);
       const json setup = t.trainer ? t.trainer->setup_info() : json::object();
@@ -697,7 +697,7 @@ class OptimizersRun final : public ChunkedRun {
 
   // The ladder's table (result key "ladder", drawn as a heatmap): a row per rung and optimizer,
   // its κ, exact and measured iterations and the recorded run's wall time.
-  json tables() const override { return {{"ladder", ladder_table()}}; }
+  json tables() const override { return object({{"ladder", ladder_table()}}); }
 
   Variant* find(const std::string& name) const {
     for (const auto& v : variants_)
@@ -818,11 +818,11 @@ json OptimizersRun::answer(const std::vector<Comparison>& cmp) const {
     return msg("opt.a_partial", {{"list", separated(list, "sep.semicolon")}});
   json items = json::array();
   if (tuning_ == "manual") items.push_back(msg("opt.a_manual"));
-  json args = {{"label", gd->problem->label},
-               {"gds", *gd->predicted},
-               {"kr", problems_[0].quad->condition_number()},
-               {"ranking", ranking()},
-               {"n", kExactLimit}};
+  json args = object({{"label", gd->problem->label},
+                      {"gds", *gd->predicted},
+                      {"kr", problems_[0].quad->condition_number()},
+                      {"ranking", ranking()},
+                      {"n", kExactLimit}});
   const char* key = "opt.a_raw_beyond";  // none gets there within the exact limit
   if (best) {
     const double gds = static_cast<double>(std::max<long long>(1, *gd->predicted));
@@ -932,14 +932,14 @@ json OptimizersRun::ladder_table() const {
     for (const Method o : kOptimizers) {
       const Variant* v = find(variant_name(*pr, o));
       if (!v) continue;
-      rows.push_back({{"x", msg("opt.ladder_x", {{"label", pr->label}})},
-                      {"optimizer", msg(kOptimizerNames[static_cast<int>(o)])},
-                      {"condition_number", pr->quad->condition_number()},
-                      {"exact_iterations", optional_json(v->predicted)},
-                      {"iterations_to_tolerance", optional_json(v->track.hit)},
-                      {"iterations_run", v->track.iteration},
-                      {"lr", v->lr},
-                      {"wall_ms", v->wall_ms}});
+      rows.push_back(object({{"x", msg("opt.ladder_x", {{"label", pr->label}})},
+                             {"optimizer", msg(kOptimizerNames[static_cast<int>(o)])},
+                             {"condition_number", pr->quad->condition_number()},
+                             {"exact_iterations", optional_json(v->predicted)},
+                             {"iterations_to_tolerance", optional_json(v->track.hit)},
+                             {"iterations_run", v->track.iteration},
+                             {"lr", v->lr},
+                             {"wall_ms", v->wall_ms}}));
     }
   }
   return rows;
@@ -1037,18 +1037,18 @@ json OptimizersRun::theory() const {
   json theory = json::object();
   for (const Problem& pr : problems_) {
     const double kappa = pr.quad->condition_number(), sk = std::sqrt(kappa);
-    theory[pr.name] = {{"lambda_min", pr.gd.lambda_min},
-                       {"lambda_max", pr.gd.lambda_max},
-                       {"kappa", kappa},
-                       {"gd_lr", pr.gd.best_lr},
-                       {"gd_rho", (kappa - 1.0) / (kappa + 1.0)},
-                       {"gd_estimated_iterations", optional_json(pr.gd.best_estimate)},
-                       {"heavy_ball_lr", pr.hb.lr},
-                       {"heavy_ball_beta", pr.hb.beta},
-                       {"heavy_ball_rho", (sk - 1.0) / (sk + 1.0)},
-                       {"nesterov_lr", pr.nag.lr},
-                       {"nesterov_beta", pr.nag.beta},
-                       {"nesterov_rho", pr.nag.rho}};
+    theory[pr.name] = object({{"lambda_min", pr.gd.lambda_min},
+                              {"lambda_max", pr.gd.lambda_max},
+                              {"kappa", kappa},
+                              {"gd_lr", pr.gd.best_lr},
+                              {"gd_rho", (kappa - 1.0) / (kappa + 1.0)},
+                              {"gd_estimated_iterations", optional_json(pr.gd.best_estimate)},
+                              {"heavy_ball_lr", pr.hb.lr},
+                              {"heavy_ball_beta", pr.hb.beta},
+                              {"heavy_ball_rho", (sk - 1.0) / (sk + 1.0)},
+                              {"nesterov_lr", pr.nag.lr},
+                              {"nesterov_beta", pr.nag.beta},
+                              {"nesterov_rho", pr.nag.rho}});
   }
   return theory;
 }
@@ -1066,8 +1066,8 @@ json OptimizersRun::summary() const {
     if (v->optimizer != Method::Adam) continue;
     json trials = json::array();
     for (const Trial& t : v->trials)
-      trials.push_back({{"lr", t.lr}, {"iterations_to_tolerance", optional_json(t.hit)}});
-    grid[v->problem->name] = {{"trials", trials}, {"bracketed", v->bracketed}};
+      trials.push_back(object({{"lr", t.lr}, {"iterations_to_tolerance", optional_json(t.hit)}}));
+    grid[v->problem->name] = object({{"trials", trials}, {"bracketed", v->bracketed}});
   }
   s["adam_grid"] = grid;
   s["theory"] = theory();

@@ -130,12 +130,12 @@ class OverheadRun final : public ChunkedRun {
       js.n.push_back(p.at("n").get<double>());
       js.us.push_back(us);
       js.diverged = js.diverged || p.at("diverged").get<bool>();
-      js.points.push_back({{"n", p.at("n")},
-                           {"mode", "js_per_call"},
-                           {"us_per_step", us},
-                           {"steps_per_chunk", p.at("steps_per_chunk")},
-                           {"steps", p.at("steps")},
-                           {"diverged", p.at("diverged")}});
+      js.points.push_back(object({{"n", p.at("n")},
+                                  {"mode", "js_per_call"},
+                                  {"us_per_step", us},
+                                  {"steps_per_chunk", p.at("steps_per_chunk")},
+                                  {"steps", p.at("steps")},
+                                  {"diverged", p.at("diverged")}}));
     }
     js.line = fit_cost_line(js.n, js.us);
     js_ = std::move(js);
@@ -150,7 +150,7 @@ class OverheadRun final : public ChunkedRun {
           fit_series(fit_cost_line_of(kOverheadModes[m]));
     }
     if (js_) {
-      series["js_per_call"] = {{"n", js_->n}, {"us_per_step", js_->us}};
+      series["js_per_call"] = object({{"n", js_->n}, {"us_per_step", js_->us}});
       series["js_per_call_fit"] = fit_series(js_->line);
     }
     return series;
@@ -159,14 +159,14 @@ class OverheadRun final : public ChunkedRun {
   // One row per mode (and js_per_call, when measured): its fitted line and its ends.
   static json cost_row(const std::string& mode, const CostLine& c, const std::vector<double>& us,
                        const char* where, bool diverged) {
-    return {{"mode", mode},
-            {"a_us", c.a},
-            {"b_ns_per_point", c.b * 1000.0},
-            {"crossover_n", c.crossover ? json(*c.crossover) : json(nullptr)},
-            {"us_at_n_min", us.front()},
-            {"us_at_n_max", us.back()},
-            {"measured_in", msg(where)},
-            {"diverged", diverged}};
+    return object({{"mode", mode},
+                   {"a_us", c.a},
+                   {"b_ns_per_point", c.b * 1000.0},
+                   {"crossover_n", c.crossover ? json(*c.crossover) : json(nullptr)},
+                   {"us_at_n_min", us.front()},
+                   {"us_at_n_max", us.back()},
+                   {"measured_in", msg(where)},
+                   {"diverged", diverged}});
   }
 
   json runs() const override {
@@ -186,7 +186,7 @@ class OverheadRun final : public ChunkedRun {
     json points = points_;
     if (js_)
       for (const json& p : js_->points) points.push_back(p);
-    return {{"points", points}};
+    return object({{"points", points}});
   }
 
   CostLine fit_cost_line_of(const char* mode) const {
@@ -262,14 +262,15 @@ class OverheadRun final : public ChunkedRun {
       f.us[p.index] = us;
       f.diverged = f.diverged || p.diverged[m];
       if (!p.recorded) series_[m]->add({static_cast<double>(n), us, spread});
-      points_[p.index * kOverheadModeCount + m] = {{"n", n},
-                                                   {"mode", kOverheadModes[m]},
-                                                   {"us_per_step", us},
-                                                   {"spread_us", spread},
-                                                   {"steps_per_chunk", p.rounds->units(m)},
-                                                   {"rounds", static_cast<long long>(r.size())},
-                                                   {"steps", p.rounds->timed_units(m)},
-                                                   {"diverged", p.diverged[m]}};
+      points_[p.index * kOverheadModeCount + m] =
+          object({{"n", n},
+                  {"mode", kOverheadModes[m]},
+                  {"us_per_step", us},
+                  {"spread_us", spread},
+                  {"steps_per_chunk", p.rounds->units(m)},
+                  {"rounds", static_cast<long long>(r.size())},
+                  {"steps", p.rounds->timed_units(m)},
+                  {"diverged", p.diverged[m]}});
     }
     p.recorded = true;
   }
@@ -293,13 +294,13 @@ class OverheadRun final : public ChunkedRun {
     f.us[i] = t.us_per_step;
     f.diverged = f.diverged || t.diverged;
     series_[next_ % kOverheadModeCount]->add({static_cast<double>(n), t.us_per_step, t.spread_us});
-    points_[next_] = {{"n", n},
-                      {"mode", mode},
-                      {"us_per_step", t.us_per_step},
-                      {"spread_us", t.spread_us},
-                      {"steps_per_chunk", t.steps_per_chunk},
-                      {"steps", t.steps},
-                      {"diverged", t.diverged}};
+    points_[next_] = object({{"n", n},
+                             {"mode", mode},
+                             {"us_per_step", t.us_per_step},
+                             {"spread_us", t.spread_us},
+                             {"steps_per_chunk", t.steps_per_chunk},
+                             {"steps", t.steps},
+                             {"diverged", t.diverged}});
     ++next_;
   }
 
@@ -310,7 +311,7 @@ class OverheadRun final : public ChunkedRun {
       n.push_back(s);
       us.push_back(c.a + c.b * static_cast<double>(s));
     }
-    return {{"n", n}, {"us_per_step", us}};
+    return object({{"n", n}, {"us_per_step", us}});
   }
 
   // A mode's step at the smallest or largest N: its paired rounds.

@@ -79,11 +79,11 @@ json ParamSpec::allowed_message() const {
 
 json ParamSpec::describe(std::string help, std::string_view lang) const {
   static const char* kTypes[] = {"choice", "number", "integer", "bool"};
-  json d = {{"name", name},
-            {"type", kTypes[static_cast<int>(type)]},
-            {"default", default_value},
-            {"help", std::move(help)},
-            {"allowed", render(allowed_message(), lang)}};
+  json d = object({{"name", name},
+                   {"type", kTypes[static_cast<int>(type)]},
+                   {"default", default_value},
+                   {"help", std::move(help)},
+                   {"allowed", render(allowed_message(), lang)}});
   if (type == ParamType::Number || type == ParamType::Integer) {
     d["min"] = min;
     d["max"] = max;
@@ -96,9 +96,9 @@ json ParamSpec::describe(std::string help, std::string_view lang) const {
   return d;
 }
 
-ParamSpec number(std::string name, double def, double min, double max) {
+ParamSpec number(std::string_view name, double def, double min, double max) {
   ParamSpec s;
-  s.name = std::move(name);
+  s.name = name;
   s.type = ParamType::Number;
   s.default_value = def;
   s.min = min;
@@ -106,26 +106,31 @@ ParamSpec number(std::string name, double def, double min, double max) {
   return s;
 }
 
-ParamSpec integer(std::string name, long long def, long long min, long long max) {
-  ParamSpec s = number(std::move(name), static_cast<double>(def), static_cast<double>(min),
-                       static_cast<double>(max));
+ParamSpec integer(std::string_view name, long long def, long long min, long long max) {
+  ParamSpec s =
+      number(name, static_cast<double>(def), static_cast<double>(min), static_cast<double>(max));
   s.type = ParamType::Integer;
   s.default_value = def;
   return s;
 }
 
-ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices) {
+ParamSpec choice(std::string_view name, std::string_view def, std::vector<std::string> choices) {
   ParamSpec s;
-  s.name = std::move(name);
+  s.name = name;
   s.type = ParamType::Choice;
-  s.default_value = std::move(def);
+  s.default_value = std::string(def);
   s.choices = std::move(choices);
   return s;
 }
 
-ParamSpec boolean(std::string name, bool def) {
+ParamSpec choice(std::string_view name, std::string_view def,
+                 std::initializer_list<const char*> choices) {
+  return choice(name, def, std::vector<std::string>(choices.begin(), choices.end()));
+}
+
+ParamSpec boolean(std::string_view name, bool def) {
   ParamSpec s;
-  s.name = std::move(name);
+  s.name = name;
   s.type = ParamType::Bool;
   s.default_value = def;
   return s;

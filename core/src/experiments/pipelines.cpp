@@ -351,20 +351,20 @@ std::vector<double> ms_per_epoch(const VariantRun& r) { return in_ms(*r.rounds_u
 json PipelinesRun::run_json(const VariantRun& r) const {
   json counts = json::array();
   for (std::size_t i = 0; i < r.trained_epochs; ++i) counts.push_back(r.epochs[i].batches);
-  return {{"variant", r.spec->id},
-          {"pipeline", msg(std::string("pl.pipeline_") + r.spec->id)},
-          {"steps_per_call", r.steps_per_call},
-          {"epochs", r.trained_epochs},
-          {"rounds", r.rounds_us->size()},
-          {"batches_per_epoch", counts},
-          {"first_epoch_ms", r.epochs.empty() ? 0.0 : r.epochs.front().wall_ms},
-          {"ms_per_epoch", median(ms_per_epoch(r))},
-          {"spread_ms_per_epoch", half_iqr(ms_per_epoch(r))},
-          {"ci_ms_per_epoch", interval_json(ms_per_epoch(r))},
-          {"pipeline_us_per_batch", steady_median(r, &EpochTimes::pipeline_ms, true)},
-          {"step_us_per_batch", steady_median(r, &EpochTimes::step_ms, true)},
-          {"final_loss", r.diverged ? json(nullptr) : json(r.last_loss)},
-          {"prefetch_overlap", r.spec->prefetch ? json(kPrefetchOverlaps) : json(nullptr)}};
+  return object({{"variant", r.spec->id},
+                 {"pipeline", msg(std::string("pl.pipeline_") + r.spec->id)},
+                 {"steps_per_call", r.steps_per_call},
+                 {"epochs", r.trained_epochs},
+                 {"rounds", r.rounds_us->size()},
+                 {"batches_per_epoch", counts},
+                 {"first_epoch_ms", r.epochs.empty() ? 0.0 : r.epochs.front().wall_ms},
+                 {"ms_per_epoch", median(ms_per_epoch(r))},
+                 {"spread_ms_per_epoch", half_iqr(ms_per_epoch(r))},
+                 {"ci_ms_per_epoch", interval_json(ms_per_epoch(r))},
+                 {"pipeline_us_per_batch", steady_median(r, &EpochTimes::pipeline_ms, true)},
+                 {"step_us_per_batch", steady_median(r, &EpochTimes::step_ms, true)},
+                 {"final_loss", r.diverged ? json(nullptr) : json(r.last_loss)},
+                 {"prefetch_overlap", r.spec->prefetch ? json(kPrefetchOverlaps) : json(nullptr)}});
 }
 
 // The comparisons this run states: each stage against the pipeline without it, per epoch, and
@@ -401,7 +401,7 @@ json stage_verdict(const char* stage, const Comparison& c) {
              : c.verdict == Verdict::A            ? "pl.stage_paid"
              : c.verdict == Verdict::Inconclusive ? "pl.stage_unsure"
                                                   : "pl.stage_cost",
-             {{"stage", msg(stage)}, {"short", c.short_message()}});
+             object({{"stage", msg(stage)}, {"short", c.short_message()}}));
 }
 
 // Every branch takes the same arguments.

@@ -6,11 +6,11 @@ namespace looplab {
 json line_plot(const std::string& id, const Axis& x, const Axis& y,
                const std::vector<std::string>& series, const std::string& style,
                const std::string& spread) {
-  json j = {{"id", id},
-            {"x", x.key},
-            {"y", y.key},
-            {"log_x", x.scale == Scale::Log},
-            {"log_y", y.scale == Scale::Log}};
+  json j = object({{"id", id},
+                   {"x", x.key},
+                   {"y", y.key},
+                   {"log_x", x.scale == Scale::Log},
+                   {"log_y", y.scale == Scale::Log}});
   if (!style.empty()) j["style"] = style;
   if (!spread.empty()) j["spread"] = spread;
   j["series"] = series;
@@ -20,11 +20,11 @@ json line_plot(const std::string& id, const Axis& x, const Axis& y,
 json bars_plot(const std::string& id, const std::string& category, const Axis& value,
                const std::vector<std::string>& stack,
                const std::vector<std::string>& stack_labels) {
-  json j = {{"id", id},
-            {"type", "bars"},
-            {"source", "runs"},
-            {"category", category},
-            {"value", value.key}};
+  json j = object({{"id", id},
+                   {"type", "bars"},
+                   {"source", "runs"},
+                   {"category", category},
+                   {"value", value.key}});
   if (!stack.empty()) {
     j["stack"] = stack;
     j["stack_labels"] = stack_labels;
@@ -42,8 +42,13 @@ json bars_plot_with_interval(const std::string& id, const std::string& category,
 
 json heatmap_plot(const std::string& id, const std::string& row, const std::string& col,
                   const std::string& value, const std::string& scale) {
-  return {{"id", id},   {"type", "heatmap"}, {"source", "runs"}, {"row", row},
-          {"col", col}, {"value", value},    {"scale", scale}};
+  return object({{"id", id},
+                 {"type", "heatmap"},
+                 {"source", "runs"},
+                 {"row", row},
+                 {"col", col},
+                 {"value", value},
+                 {"scale", scale}});
 }
 
 json contour_plot(const std::string& id, const Axis& x, const Axis& y, const std::string& z,
@@ -51,12 +56,20 @@ json contour_plot(const std::string& id, const Axis& x, const Axis& y, const std
                   const std::string& data, const std::string& line_w, const std::string& line_b) {
   json list = json::array(), names = json::array();
   for (const ContourPanel& p : panels) {
-    list.push_back({{"name", p.name}, {"grid", p.grid}, {"path", p.path}});
+    list.push_back(object({{"name", p.name}, {"grid", p.grid}, {"path", p.path}}));
     names.push_back(p.path);
   }
-  return {{"id", id},         {"type", "contour"}, {"x", x.key},       {"y", y.key},
-          {"z", z},           {"panels", list},    {"levels", levels}, {"data", data},
-          {"line_w", line_w}, {"line_b", line_b},  {"series", names}};
+  return object({{"id", id},
+                 {"type", "contour"},
+                 {"x", x.key},
+                 {"y", y.key},
+                 {"z", z},
+                 {"panels", list},
+                 {"levels", levels},
+                 {"data", data},
+                 {"line_w", line_w},
+                 {"line_b", line_b},
+                 {"series", names}});
 }
 
 }  // namespace looplab

@@ -48,9 +48,9 @@ json Experiment::describe(std::string_view lang) const {
   json quoted = json::array();
   for (std::size_t i = 0; i < quoted_sources.size(); ++i) {
     const std::string q = "quoted." + id + "." + std::to_string(i) + ".";
-    json entry = {{"label", text(q + "label", lang)},
-                  {"value", text(q + "value", lang)},
-                  {"source", text("source." + quoted_sources[i], lang)}};
+    json entry = object({{"label", text(q + "label", lang)},
+                         {"value", text(q + "value", lang)},
+                         {"source", text(std::string("source.") + quoted_sources[i], lang)}});
     // The figure as the thread wrote it (Chinese or Indonesian), beside a translation of it.
     if (const std::string* original = catalog_text(q + "original", lang); original && lang != "en")
       entry["original"] = *original;
@@ -60,18 +60,18 @@ json Experiment::describe(std::string_view lang) const {
   for (int i = 0;; ++i) {
     const std::string t = "tf." + id + "." + std::to_string(i) + ".";
     if (!catalog_text(t + "looplab", "en")) break;
-    tensorflow.push_back(
-        {{"looplab", text(t + "looplab", lang)}, {"tensorflow", text(t + "tensorflow", lang)}});
+    tensorflow.push_back(object(
+        {{"looplab", text(t + "looplab", lang)}, {"tensorflow", text(t + "tensorflow", lang)}}));
   }
-  return {{"id", id},
-          {"title", title(lang)},
-          {"question", question(lang)},
-          {"explanation", explanation},
-          {"parameters", params_json},
-          {"plots", plots_json},
-          {"quoted", quoted},
-          {"tensorflow", tensorflow},
-          {"takes_csv", takes_csv}};
+  return object({{"id", id},
+                 {"title", title(lang)},
+                 {"question", question(lang)},
+                 {"explanation", explanation},
+                 {"parameters", params_json},
+                 {"plots", plots_json},
+                 {"quoted", quoted},
+                 {"tensorflow", tensorflow},
+                 {"takes_csv", takes_csv}});
 }
 
 const std::vector<Experiment>& experiments() {
@@ -114,6 +114,11 @@ json with_assignments(json config, const std::vector<std::string>& assignments) 
         spec ? parse_param_text(*spec, text) : json(text);  // unknown names fail validation
   }
   return config;
+}
+
+json with_assignments(json config, const std::vector<const char*>& assignments) {
+  return with_assignments(std::move(config),
+                          std::vector<std::string>(assignments.begin(), assignments.end()));
 }
 
 }  // namespace looplab

@@ -112,7 +112,7 @@ void summary_messages(json& summary, const json& headline, const json& reading, 
   summary["reading"] = english(reading);
   summary["answer"] = english(answer);
   if (!beside_quoted.empty()) summary["beside_quoted"] = english_fields(beside_quoted);
-  json m = {{"headline", headline}, {"reading", reading}, {"answer", answer}};
+  json m = object({{"headline", headline}, {"reading", reading}, {"answer", answer}});
   if (!beside_quoted.empty()) m["beside_quoted"] = beside_quoted;
   summary["messages"] = m;
 }

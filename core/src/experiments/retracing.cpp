@@ -184,11 +184,11 @@ class RetracingRun final : public ChunkedRun {
     json runs = json::array();
     for (const TraceEvent& e : cache_->events())
       if (e.traced) {
-        runs.push_back({{"call", e.call},
-                        {"rows", e.rows},
-                        {"training", e.training},
-                        {"reason", reason_message(e)},
-                        {"ms", ms_at(e.call)}});
+        runs.push_back(object({{"call", e.call},
+                               {"rows", e.rows},
+                               {"training", e.training},
+                               {"reason", reason_message(e)},
+                               {"ms", ms_at(e.call)}}));
         if (mode_ == Mode::Compiled) {
           runs.back()["codegen_ms"] = e.codegen_ms;
           runs.back()["code_cached"] = e.code_cached;
@@ -206,13 +206,13 @@ class RetracingRun final : public ChunkedRun {
   json tables() const override {
     json calls = json::array();
     for (const TraceEvent& e : cache_->events())
-      calls.push_back({{"call", e.call},
-                       {"rows", e.rows},
-                       {"training", e.training},
-                       {"traced", e.traced},
-                       {"reason", e.traced ? reason_message(e) : json(nullptr)},
-                       {"ms", ms_at(e.call)}});
-    return {{"calls", calls}};
+      calls.push_back(object({{"call", e.call},
+                              {"rows", e.rows},
+                              {"training", e.training},
+                              {"traced", e.traced},
+                              {"reason", e.traced ? reason_message(e) : json(nullptr)},
+                              {"ms", ms_at(e.call)}}));
+    return object({{"calls", calls}});
   }
 
   // What this run saw, for the answer and the hints.
@@ -400,14 +400,15 @@ class RetracingRun final : public ChunkedRun {
                                             {"codegen", codegen_clause()}});
     json quoted = json::array();
     if (!t.empty())
-      quoted.push_back({{"label", msg("rt.q_label")},
-                        {"quoted", msg("rt.q_quoted")},
-                        {"measured", msg("rt.q_measured", {{"traces", s.traces},
-                                                           {"calls", calls},
-                                                           {"shape", s.shape},
-                                                           {"static", s.static_arg},
-                                                           {"ms", median(t)}})},
-                        {"why", msg("rt.q_why", {{"hidden", params().integer("hidden")}})}});
+      quoted.push_back(
+          object({{"label", msg("rt.q_label")},
+                  {"quoted", msg("rt.q_quoted")},
+                  {"measured", msg("rt.q_measured", {{"traces", s.traces},
+                                                     {"calls", calls},
+                                                     {"shape", s.shape},
+                                                     {"static", s.static_arg},
+                                                     {"ms", median(t)}})},
+                  {"why", msg("rt.q_why", {{"hidden", params().integer("hidden")}})}}));
     summary_messages(out, headline, reading, answer(s, c, share), quoted);
     return out;
   }

@@ -143,11 +143,11 @@ std::string ChunkedRun::progress_json() {
     configured_shown_ = f;
   }
   shown_ = f = std::max(f, shown_);
-  return json{{"done", complete},
-              {"fraction", f},
-              {"message", english(m)},
-              {"i18n", m},
-              {"series", new_points}}
+  return object({{"done", complete},
+                 {"fraction", f},
+                 {"message", english(m)},
+                 {"i18n", m},
+                 {"series", new_points}})
       .dump();
 }
 
@@ -155,11 +155,11 @@ std::string ChunkedRun::result_json() const {
   const BandScope band(band_);
   json c = config();
   c["experiment"] = experiment_;
-  json result = {{"experiment", experiment_},
-                 {"config", c},
-                 {"environment", environment()},
-                 {"series", series()},
-                 {"runs", runs()}};
+  json result = object({{"experiment", experiment_},
+                        {"config", c},
+                        {"environment", environment()},
+                        {"series", series()},
+                        {"runs", runs()}});
   const json extra = tables();
   for (const auto& [key, table] : extra.items()) result[key] = table;
   result["summary"] = summary();

@@ -171,22 +171,22 @@ class StandardizationRun final : public ChunkedRun {
   json run_json(const Variant& v) const {
     const LinearWeights w = raw_units(v);
     const double steps = static_cast<double>(std::max<long long>(1, v.iteration));
-    json r = {{"variant", v.name},
-              {"mode", mode_name(mode_)},
-              {"lr", v.lr},
-              {"iterations_to_tolerance", optional_json(v.hit)},
-              {"iterations_run", v.iteration},
-              {"diverged_at", optional_json(v.diverged_at)},
-              {"wall_ms", v.wall_ms},
-              {"us_per_iteration", (v.wall_ms - v.scaling_ms) * 1000.0 / steps},
-              {"W", w.w.at(0)},
-              {"b", w.b},
-              {"final_gap", v.diverged_at ? json(nullptr) : json(v.last_gap)},
-              {"condition_number", v.quad->condition_number()},
-              {"largest_stable_lr", v.quad->largest_stable_lr()},
-              {"predicted_iterations", optional_json(v.predicted)},
-              {"rho", v.rate.rho},
-              {"estimated_iterations", optional_json(v.rate.estimate)}};
+    json r = object({{"variant", v.name},
+                     {"mode", mode_name(mode_)},
+                     {"lr", v.lr},
+                     {"iterations_to_tolerance", optional_json(v.hit)},
+                     {"iterations_run", v.iteration},
+                     {"diverged_at", optional_json(v.diverged_at)},
+                     {"wall_ms", v.wall_ms},
+                     {"us_per_iteration", (v.wall_ms - v.scaling_ms) * 1000.0 / steps},
+                     {"W", w.w.at(0)},
+                     {"b", w.b},
+                     {"final_gap", v.diverged_at ? json(nullptr) : json(v.last_gap)},
+                     {"condition_number", v.quad->condition_number()},
+                     {"largest_stable_lr", v.quad->largest_stable_lr()},
+                     {"predicted_iterations", optional_json(v.predicted)},
+                     {"rho", v.rate.rho},
+                     {"estimated_iterations", optional_json(v.rate.estimate)}});
     add_weights(r, w);
     const json setup = v.trainer->setup_info();
     for (const auto& [key, value] : setup.items()) r[key] = value;
@@ -386,7 +386,7 @@ json StandardizationRun::beside_quoted() const {
   const Variant& scaled = *variants_[1];
   const bool seed = !csv_ && params().choice("data") == "seed004";
   json out = json::array();
-  out.push_back(
+  out.push_back(object(
       {{"label", msg("std.q_iter_label", {{"label", scaled.label}})},
        {"quoted", msg("std.q_iter_quoted")},
        {"measured", msg("std.q_iter_measured", {{"raw", iterations_message(raw)},
@@ -394,20 +394,20 @@ json StandardizationRun::beside_quoted() const {
                                                 {"lr1", raw.lr},
                                                 {"lr2", scaled.lr},
                                                 {"tol", tolerance_}})},
-       {"why", msg("std.q_iter_why", {{"not_seed", seed ? json() : msg("std.q_not_seed")}})}});
+       {"why", msg("std.q_iter_why", {{"not_seed", seed ? json() : msg("std.q_not_seed")}})}}));
   const double us =
       raw.iteration > 0 ? raw.wall_ms * 1000.0 / static_cast<double>(raw.iteration) : 0.0;
   const char* loop = mode_ == Mode::Eager      ? "std.q_loop_eager"
                      : mode_ == Mode::Traced   ? "std.q_loop_traced"
                      : mode_ == Mode::Compiled ? "std.q_loop_compiled"
                                                : "std.q_loop_reference";
-  out.push_back(
+  out.push_back(object(
       {{"label", msg("std.q_wall_label")},
        {"quoted", msg("std.q_wall_quoted")},
        {"measured",
         msg("std.q_wall_measured",
             {{"ms", raw.wall_ms}, {"n", raw.iteration}, {"us", us}, {"mode", mode_name(mode_)}})},
-       {"why", msg("std.q_wall_why", {{"loop", msg(loop)}})}});
+       {"why", msg("std.q_wall_why", {{"loop", msg(loop)}})}}));
   return out;
 }
 
@@ -415,19 +415,19 @@ json StandardizationRun::theory() const {
   json theory = json::object();
   for (const auto& v : variants_) {
     const RateAnalysis& r = v->rate;
-    theory[v->name] = {{"lr", v->lr},
-                       {"lambda_min", r.lambda_min},
-                       {"lambda_max", r.lambda_max},
-                       {"kappa", r.kappa},
-                       {"rho", r.rho},
-                       {"gap0", r.gap0},
-                       {"gap0_slow", r.gap0_slow},
-                       {"estimated_iterations", optional_json(r.estimate)},
-                       {"exact_iterations", optional_json(v->predicted)},
-                       {"measured_iterations", optional_json(v->hit)},
-                       {"best_lr", r.best_lr},
-                       {"best_rho", r.best_rho},
-                       {"best_estimated_iterations", optional_json(r.best_estimate)}};
+    theory[v->name] = object({{"lr", v->lr},
+                              {"lambda_min", r.lambda_min},
+                              {"lambda_max", r.lambda_max},
+                              {"kappa", r.kappa},
+                              {"rho", r.rho},
+                              {"gap0", r.gap0},
+                              {"gap0_slow", r.gap0_slow},
+                              {"estimated_iterations", optional_json(r.estimate)},
+                              {"exact_iterations", optional_json(v->predicted)},
+                              {"measured_iterations", optional_json(v->hit)},
+                              {"best_lr", r.best_lr},
+                              {"best_rho", r.best_rho},
+                              {"best_estimated_iterations", optional_json(r.best_estimate)}});
   }
   return theory;
 }

@@ -316,7 +316,7 @@ class UnrollRun final : public ChunkedRun {
   // With one batch per epoch the only program is k = 1 = all: there is nothing to compare.
   json summary_of_one_k() const {
     const Unrolled& u = first();
-    json s = {{"comparisons", json::array()}};
+    json s = object({{"comparisons", json::array()}});
     summary_messages(
         s,
         json::array(
@@ -344,7 +344,7 @@ class UnrollRun final : public ChunkedRun {
                           msg("unr.h_compile_note", {{"k", last().k}})),
                      card(msg("unr.h_step"), step_headline_value(cmp),
                           msg(one_call(last()) ? "unr.us_to_us_one_call" : "unr.us_to_us",
-                              {{"a", steady_us(first())}, {"b", steady_us(last())}})),
+                              object({{"a", steady_us(first())}, {"b", steady_us(last())}}))),
                      card(msg("unr.h_size"),
                           msg("unr.h_size_value",
                               {{"a", f_info["instructions"]}, {"b", l_info["instructions"]}}),
@@ -426,17 +426,17 @@ class UnrollRun final : public ChunkedRun {
   }
 
   json run_json(const Unrolled& u) const {
-    json r = {{"k", u.k},
-              {"setup_ms", u.setup_ms},
-              {"first_call_ms", u.first_call_ms},
-              {"steady_step_us", steady_us(u)},
-              {"steady_step_spread_us", half_iqr(u.rounds_us())},
-              {"steady_from_first_call", one_call(u)},
-              {"rounds", static_cast<long long>(u.rounds_us().size())},
-              {"total_ms", u.total_ms + u.setup_ms},
-              {"final_loss", u.diverged_at ? json(nullptr) : json(u.last_finite_loss)},
-              {"diverged_at", u.diverged_at ? json(*u.diverged_at) : json(nullptr)},
-              {"last_finite_loss", u.last_finite_loss}};
+    json r = object({{"k", u.k},
+                     {"setup_ms", u.setup_ms},
+                     {"first_call_ms", u.first_call_ms},
+                     {"steady_step_us", steady_us(u)},
+                     {"steady_step_spread_us", half_iqr(u.rounds_us())},
+                     {"steady_from_first_call", one_call(u)},
+                     {"rounds", static_cast<long long>(u.rounds_us().size())},
+                     {"total_ms", u.total_ms + u.setup_ms},
+                     {"final_loss", u.diverged_at ? json(nullptr) : json(u.last_finite_loss)},
+                     {"diverged_at", u.diverged_at ? json(*u.diverged_at) : json(nullptr)},
+                     {"last_finite_loss", u.last_finite_loss}});
     json info = u.trainer->setup_info();
     // The code of k = 1 is one step's; a larger k's repeats it k times: shown once.
     if (u.k > 1) info.erase("generated_code");

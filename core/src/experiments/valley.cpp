@@ -137,11 +137,10 @@ void add_valley_grid(Series& grid, const Quadratic& q) {
   if (valley_in_eigen_plane(q)) return add_eigen_grid(grid, q);
   const LinearWeights& opt = q.optimum();
   const double gap0 = q.gap({std::vector<double>(opt.w.size(), 0.0), 0.0});
-  const Eigen::MatrixXd inverse = q.hessian().inverse();
   const double center[2] = {opt.w.at(0), opt.b};
   double half[2];
   for (int j = 0; j < 2; ++j) {
-    half[j] = 1.15 * std::sqrt(2.0 * gap0 * inverse(j, j));
+    half[j] = 1.15 * std::sqrt(2.0 * gap0 * q.inverse_hessian_diagonal(j));
     // NOTE: a start at the optimum (y ≡ 0) has no level set to frame: show a unit box.
     if (!(half[j] > 0.0) || !std::isfinite(half[j])) half[j] = std::max(1.0, std::abs(center[j]));
   }

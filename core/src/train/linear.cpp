@@ -147,6 +147,13 @@ Eigen::VectorXd Quadratic::to_theta(const LinearWeights& w) const {
   return t;
 }
 
+double Quadratic::inverse_hessian_diagonal(Eigen::Index j) const {
+  double sum = 0.0;
+  for (Eigen::Index k = 0; k < eigenvalues_.size(); ++k)
+    sum += eigenvectors_(j, k) * eigenvectors_(j, k) / eigenvalues_(k);
+  return sum;
+}
+
 Eigen::VectorXd Quadratic::eigen_coordinates(const LinearWeights& w) const {
   return eigenvectors_.transpose() * (to_theta(w) - to_theta(optimum_));
 }

@@ -44,7 +44,9 @@ struct Experiment {
   json plots;  // [{"id","x","y","log_x","log_y","series":[...]}] (plots.hpp), texts from catalogs
   // The source of each figure quoted from the seed threads, in order: "seed thread 004, question".
   // The figure itself (label, value, original wording) is quoted.<id>.<i>.* in the catalogs.
-  std::vector<std::string> quoted_sources;
+  // (Literal lists here and below are pointers to constants: strings built at each declaration
+  // were most of the registry's code in the module, docs/size.md.)
+  std::vector<const char*> quoted_sources;
   // Checks rules that involve several parameters (e.g. x_min < x_max); throws ConfigError.
   std::function<void(const Params&)> check;
   std::function<std::unique_ptr<ExperimentRun>(const Params&)> start;  // e.g. start_run_of<MyRun>
@@ -60,8 +62,8 @@ struct Experiment {
   // golden_configs: the configs tests/golden/golden.py keeps results of (via `looplab
   // test-configs`); the first is usually {} (the defaults). A file name is built from the
   // assignments, so changing one means re-capturing its golden result.
-  std::vector<std::string> small_config;
-  std::vector<std::vector<std::string>> golden_configs;
+  std::vector<const char*> small_config;
+  std::vector<std::vector<const char*>> golden_configs;
 
   // {id, title, question, explanation, parameters, plots, quoted, tensorflow, takes_csv} with every
   // text in `lang` (English where its catalog has none); the TensorFlow terms are the catalog's
@@ -104,6 +106,7 @@ const Experiment& find_experiment(const std::string& id);
 // validation names them). config["experiment"] picks the experiment. Throws ConfigError for "n"
 // without "=".
 json with_assignments(json config, const std::vector<std::string>& assignments);
+json with_assignments(json config, const std::vector<const char*>& assignments);
 
 // Every experiment, in the order the page and `looplab list` show them: X(file_name) per
 // experiment, whose builder is make_<file_name>_experiment() in <file_name>.cpp.

@@ -10,6 +10,7 @@
 //   double lr = p.number("lr_raw");
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,10 +56,14 @@ struct ParamSpec {
   json describe(std::string help, std::string_view lang) const;  // `allowed` in lang
 };
 
-ParamSpec number(std::string name, double def, double min, double max);
-ParamSpec integer(std::string name, long long def, long long min, long long max);
-ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices);
-ParamSpec boolean(std::string name, bool def);
+// Names and literal choices come as views and a flat list: every declaration is a call with
+// constants, not strings built at the call site (the nine experiments declare ~130 parameters).
+ParamSpec number(std::string_view name, double def, double min, double max);
+ParamSpec integer(std::string_view name, long long def, long long min, long long max);
+ParamSpec choice(std::string_view name, std::string_view def, std::vector<std::string> choices);
+ParamSpec choice(std::string_view name, std::string_view def,
+                 std::initializer_list<const char*> choices);
+ParamSpec boolean(std::string_view name, bool def);
 
 // A validated, complete set of values (defaults filled in).
 class Params {
