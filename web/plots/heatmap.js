@@ -81,7 +81,6 @@ export class HeatmapPlot {
       kind: 'heatmap', bodyClass: 'heatmap-body',
       empty: tr('plot.heatmap_empty', { row: text(`field.${spec.row}`, humanize(spec.row), spec.lang || 'en'), col: text(`field.${spec.col}`, humanize(spec.col), spec.lang || 'en') }, spec.lang),
     }));
-    this.emptyText = this.empty.textContent;
     this.resizer = renderOnResize(this);
   }
 
@@ -113,12 +112,8 @@ export class HeatmapPlot {
     this.chart?.remove();
     this.chart = null;
     this.width = this.body.clientWidth;
-    // A map whose every cell is empty (a mode the run left out, as the reference for seed 001's
-    // Conv1D models) says so in one line instead of a grid of dashes.
-    const none = this.items.length > 0 && !this.items.some((c) => Number.isFinite(c.value));
-    this.empty.textContent = none ? tr('plot.heatmap_none', {}, this.spec.lang) : this.emptyText;
-    this.empty.hidden = this.items.length > 0 && !none;
-    if (!this.items.length || none) return;
+    this.empty.hidden = this.items.length > 0;
+    if (!this.items.length) return;
     const rowNames = [...new Set(this.items.map((c) => c.row))];
     const colNames = [...new Set(this.items.map((c) => c.col))];
     const color = colorScale(this.items.map((c) => c.value), this.spec.scale);

@@ -22,6 +22,7 @@
 #include "looplab/experiments/run.hpp"
 #include "looplab/experiments/timing.hpp"
 #include "looplab/train/conv_net.hpp"
+#include "looplab/train/conv_reference.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/mlp_reference.hpp"
@@ -49,7 +50,8 @@ void check_sizes(long long n, long long batch, long long unroll, long long hidde
 }
 
 // model=seed001_small: seed 001's small Conv1D model at its size, on n sequences of 140 × 30 with
-// 0/1 targets (session.hpp), binary cross-entropy from the logits; no hand-written reference.
+// 0/1 targets (session.hpp), binary cross-entropy from the logits; its reference is the
+// hand-written Conv1D loop (conv_reference.hpp).
 bool trains_seed_model(const Params& p) { return session_model(p.choice("model")).has_value(); }
 SessionConfig model_config(const Params& p) {  // the model's sizes only (example_floats, conv)
   SessionConfig c;
@@ -58,11 +60,12 @@ SessionConfig model_config(const Params& p) {  // the model's sizes only (exampl
 }
 constexpr double kSeedModelMemoryLimitBytes = 256.0 * 1024 * 1024;
 // The sequences, and a step's activations, windows and gradients per sequence of the batch for
-// each of the four modes and for each of the unrolled program's k steps.
+// each of the five modes (the hand-written loop keeps less) and for each of the unrolled
+// program's k steps.
 double seed_model_bytes(long long n, long long batch, long long unroll) {
   const ConvNetSpec spec = *session_model("seed001_small");
   return 4.0 * (static_cast<double>(n) * (spec.length * spec.channels + 1) +
-                static_cast<double>(3 + unroll) * static_cast<double>(batch) *
+                static_cast<double>(4 + unroll) * static_cast<double>(batch) *
                     step_floats_per_sequence(spec));
 }
 
@@ -81,6 +84,7 @@ struct ModeRun {
   std::unique_ptr<Optimizer> optimizer;
   std::unique_ptr<GraphTrainer> graph;
   std::unique_ptr<ReferenceMlp> reference;
+  std::unique_ptr<ReferenceConvNet> reference_conv;  // seed 001's model's
   int steps_per_call = 1;
   long long steps = 0;
   std::optional<long long> diverged_at;  // the first step whose loss was NaN or Inf
@@ -118,7 +122,6 @@ class ExecutionModesRun final : public ChunkedRun {
         data_.y[static_cast<std::size_t>(i)] =
             data_.y[static_cast<std::size_t>(i)] > 0.0f ? 1.0f : 0.0f;
     for (const char* m : kModes) {
-      if (seed_ && std::string_view(m) == "reference") continue;  // no hand-written Conv1D loop
       runs_.push_back(std::make_unique<ModeRun>());
       runs_.back()->name = m;
       runs_.back()->series = &add_series(m, {"epoch", "loss"});
@@ -230,7 +233,10 @@ class ExecutionModesRun final : public ChunkedRun {
     const Stopwatch watch;
     r.model = new_model();
     const double lr = params().number("lr");
-    if (r.name == "reference") {
+    if (r.name == "reference" && seed_) {
+      r.reference_conv =
+          std::make_unique<ReferenceConvNet>(static_cast<ConvNet&>(*r.model), batch_, lr);
+    } else if (r.name == "reference") {
       r.reference =
           std::make_unique<ReferenceMlp>(static_cast<const Mlp&>(*r.model), batch_, lr, loss_);
     } else {
@@ -254,6 +260,8 @@ class ExecutionModesRun final : public ChunkedRun {
     }
     if (r.reference)
       losses[0] = r.reference->step(xs[0], ys[0]);
+    else if (r.reference_conv)
+      losses[0] = r.reference_conv->step(xs[0], ys[0]);
     else
       r.graph->run(xs, ys, losses);
   }
@@ -356,14 +364,9 @@ class ExecutionModesRun final : public ChunkedRun {
         in_ms(first_calls_->rounds_us(static_cast<std::size_t>(m - std::begin(kFirstCallModes)))));
   }
 
-  // The hand-written loop, or nullptr with seed 001's model (which has none).
-  const ModeRun* reference() const { return seed_ ? nullptr : &run("reference"); }
-  // What the final losses are compared with: the hand-written loop, else traced mode.
-  const ModeRun& loss_base() const { return seed_ ? run("traced") : run("reference"); }
-
   std::vector<Comparison> comparisons() const override {
     const ModeRun &eager = run("eager"), &traced = run("traced"), &unrolled = run("unrolled"),
-                  &compiled = run("compiled"), *ref = reference(), &base = loss_base();
+                  &compiled = run("compiled"), &ref = run("reference");
     const std::string unrolled_label = "unrolled(" + std::to_string(unrolled.steps_per_call) + ")";
     const auto time = [](std::string id, Measure a, Measure b, const char* unit) {
       return compare(std::move(id), std::move(a), std::move(b), Quantity::Time, unit);
@@ -373,22 +376,20 @@ class ExecutionModesRun final : public ChunkedRun {
         time("traced_vs_eager", step_of(traced, "traced"), step_of(eager, "eager"), "µs per step"));
     c.push_back(time("unrolled_vs_traced", step_of(unrolled, unrolled_label),
                      step_of(traced, "traced"), "µs per step"));
-    if (ref)
-      c.push_back(time("traced_vs_reference", step_of(traced, "traced"),
-                       step_of(*ref, "the hand-written loop"), "µs per step"));
+    c.push_back(time("traced_vs_reference", step_of(traced, "traced"),
+                     step_of(ref, "the hand-written loop"), "µs per step"));
     c.push_back(time("first_call_traced_vs_eager", first_call_of("traced"), first_call_of("eager"),
                      "ms on the first call"));
     c.push_back(time("compiled_vs_traced", step_of(compiled, "compiled"), step_of(traced, "traced"),
                      "µs per step"));
-    if (ref)
-      c.push_back(time("compiled_vs_reference", step_of(compiled, "compiled"),
-                       step_of(*ref, "the hand-written loop"), "µs per step"));
+    c.push_back(time("compiled_vs_reference", step_of(compiled, "compiled"),
+                     step_of(ref, "the hand-written loop"), "µs per step"));
     c.push_back(time("first_call_compiled_vs_traced", first_call_of("compiled"),
                      first_call_of("traced"), "ms on the first call"));
     for (const auto& r : runs_)
-      if (r.get() != &base && !r->diverged_at && !base.diverged_at)
-        c.push_back(compare("final_loss_" + r->name + "_vs_" + base.name, loss_of(*r),
-                            loss_of(base), Quantity::Loss, ""));
+      if (r.get() != &ref && !r->diverged_at && !ref.diverged_at)
+        c.push_back(compare("final_loss_" + r->name + "_vs_" + ref.name, loss_of(*r), loss_of(ref),
+                            Quantity::Loss, ""));
     return c;
   }
 
@@ -439,16 +440,16 @@ class ExecutionModesRun final : public ChunkedRun {
 
   json summary() const override {
     const ModeRun &eager = run("eager"), &traced = run("traced"), &unrolled = run("unrolled"),
-                  &compiled = run("compiled"), *ref = reference(), &base = loss_base();
+                  &compiled = run("compiled"), &ref = run("reference");
     const double e = median(*eager.rounds), t = median(*traced.rounds),
                  u = median(*unrolled.rounds), c = median(*compiled.rounds);
-    const json f = ref ? json(median(*ref->rounds)) : json(nullptr);
+    const double f = median(*ref.rounds);
     const std::vector<Comparison> cmp = comparisons();
     const auto said = [&](std::string_view id) { return comparison(cmp, id).message(); };
     double max_gap = 0.0;  // how far the final losses are apart, relative
     for (const auto& r : runs_)
-      max_gap = std::max(max_gap, static_cast<double>(std::abs(r->last_loss - base.last_loss) /
-                                                      std::abs(base.last_loss)));
+      max_gap = std::max(max_gap, static_cast<double>(std::abs(r->last_loss - ref.last_loss) /
+                                                      std::abs(ref.last_loss)));
     bool same_loss = true;
     for (const Comparison& c : cmp)
       if (c.quantity == Quantity::Loss) same_loss = same_loss && c.verdict == Verdict::Same;
@@ -458,11 +459,10 @@ class ExecutionModesRun final : public ChunkedRun {
     s["final_loss_spread"] = max_gap;
     s["comparisons"] = comparisons_json(cmp);
     json headline = json::array();
-    headline.push_back(card(
-        msg("em.h_step"),
-        msg(ref ? "em.h_step_value" : "em.h_step_value_seed",
-            {{"e", e}, {"t", t}, {"u", u}, {"c", c}, {"f", f}}),
-        msg(ref ? "em.h_step_note" : "em.h_step_note_seed", {{"k", unrolled.steps_per_call}})));
+    headline.push_back(
+        card(msg("em.h_step"),
+             msg("em.h_step_value", {{"e", e}, {"t", t}, {"u", u}, {"c", c}, {"f", f}}),
+             msg("em.h_step_note", {{"k", unrolled.steps_per_call}})));
     headline.push_back(card(msg("em.h_first"),
                             msg("em.h_first_value", {{"e", eager.first_call_ms},
                                                      {"t", traced.first_call_ms},
@@ -470,9 +470,9 @@ class ExecutionModesRun final : public ChunkedRun {
                                                      {"c", compiled.first_call_ms}}),
                             msg("em.h_first_note")));
     headline.push_back(card(msg("em.h_traced"), comparison(cmp, "traced_vs_eager").short_message(),
-                            said(ref ? "traced_vs_reference" : "compiled_vs_traced")));
+                            said("traced_vs_reference")));
     headline.push_back(
-        card(msg("em.h_loss"), msg("em.h_loss_value", {{"v", base.last_loss}}),
+        card(msg("em.h_loss"), msg("em.h_loss_value", {{"v", ref.last_loss}}),
              msg(same_loss ? "em.h_loss_same" : "em.h_loss_differ", {{"gap", max_gap}})));
     json diverged = json::array();
     for (const auto& r : runs_)
@@ -484,17 +484,16 @@ class ExecutionModesRun final : public ChunkedRun {
                                            : "em.r_differ",
                          {{"list", diverged}, {"gap", max_gap}});
     const json reading =
-        msg(ref ? "em.reading" : "em.reading_seed",
-            {{"traced_vs_eager", said("traced_vs_eager")},
-             {"unrolled_vs_traced", said("unrolled_vs_traced")},
-             {"traced_vs_reference", ref ? said("traced_vs_reference") : json("")},
-             {"compiled_vs_traced", said("compiled_vs_traced")},
-             {"compiled_vs_reference", ref ? said("compiled_vs_reference") : json("")},
-             {"t", traced.first_call_ms},
-             {"u", unrolled.first_call_ms},
-             {"c", compiled.first_call_ms},
-             {"split", first_call_split(compiled)},
-             {"end", end}});
+        msg("em.reading", {{"traced_vs_eager", said("traced_vs_eager")},
+                           {"unrolled_vs_traced", said("unrolled_vs_traced")},
+                           {"traced_vs_reference", said("traced_vs_reference")},
+                           {"compiled_vs_traced", said("compiled_vs_traced")},
+                           {"compiled_vs_reference", said("compiled_vs_reference")},
+                           {"t", traced.first_call_ms},
+                           {"u", unrolled.first_call_ms},
+                           {"c", compiled.first_call_ms},
+                           {"split", first_call_split(compiled)},
+                           {"end", end}});
     const json quoted =
         json::array({{{"label", msg("em.q_label")},
                       {"quoted", msg("em.q_quoted")},

@@ -10,12 +10,12 @@
 // step as the seed's benchmark reused one batch. models=seed001: the seed's own Conv1D models on
 // its own data, `sequences` sequences of 140 / 1,400 / 14,000 steps × 30 channels with 0/1
 // targets, binary cross-entropy from the logits, filters divided by channel_divisor and lengths
-// and kernels by length_divisor (conv_net.hpp); eager, traced and compiled (no hand-written
-// reference), and the large model not on the small data (its first kernel is longer, as in the
-// seed, which skipped that cell). In each cell the four modes (eager, traced,
-// compiled, reference) take turns in `repeats` paired rounds of a chunk of steps (rounds.hpp,
-// paired.hpp); the seed-001 percentages compare the modes' medians per cell. Then cells with an
-// open verdict are built again, one at a time, and take more rounds in turn, `repeats` a visit.
+// and kernels by length_divisor (conv_net.hpp), the reference their hand-written loop
+// (conv_reference.hpp), and the large model not on the small data (its first kernel is longer, as
+// in the seed, which skipped that cell). In each cell the four modes (eager, traced, compiled,
+// reference) take turns in `repeats` paired rounds of a chunk of steps (rounds.hpp, paired.hpp);
+// the seed-001 percentages compare the modes' medians per cell. Then cells with an open verdict are
+// built again, one at a time, and take more rounds in turn, `repeats` a visit.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -61,14 +61,15 @@ std::optional<ConvNetSpec> seed_cell(const Params& p, int model, int data) {
   }
 }
 
-// The largest seed-001 cell: its batch, and per mode (three alive for the paired rounds) every
+// The largest seed-001 cell: its batch, and per mode (four alive for the paired rounds; the
+// hand-written loop keeps less than a graph mode) every
 // activation, window and gradient of a step (step_floats_per_sequence).
 double seed_estimated_bytes(const Params& p) {
   double most = 0.0;
   for (int m = 0; m < 3; ++m)
     for (int d = 0; d < 3; ++d)
       if (const auto spec = seed_cell(p, m, d))
-        most = std::max(most, 3.0 * 4.0 * static_cast<double>(p.integer("sequences")) *
+        most = std::max(most, 4.0 * 4.0 * static_cast<double>(p.integer("sequences")) *
                                   step_floats_per_sequence(*spec));
   return most;
 }
@@ -110,7 +111,6 @@ class MatrixRun final : public ChunkedRun {
   explicit MatrixRun(const Params& p) : ChunkedRun("matrix", p) {
     warm_up_engines();
     const bool seed = seed_models(p);
-    modes_ = seed ? kReference : kMatrixModeCount;  // no hand-written Conv1D loop
     const long long rows[] = {seed ? p.integer("sequences") : p.integer("rows_small"),
                               seed ? p.integer("sequences") : p.integer("rows_medium"),
                               seed ? p.integer("sequences") : p.integer("rows_large")};
@@ -125,7 +125,7 @@ class MatrixRun final : public ChunkedRun {
       }
     for (Cell& c : cells_) {
       std::vector<TimedSide> sides;
-      for (int mode = 0; mode < modes_; ++mode)
+      for (int mode = 0; mode < kMatrixModeCount; ++mode)
         sides.push_back({kMatrixModes[mode], [] { return true; },
                          [this, &c, mode](long long steps) { return run_steps(c, mode, steps); },
                          [this, &c, mode](long long) { set_up(c, mode); }});
@@ -231,9 +231,9 @@ class MatrixRun final : public ChunkedRun {
   // against one of them the interval says the same or not enough evidence (no measurable winner).
   int fastest(const Cell& c) const {
     int best = 0;
-    for (int mode = 1; mode < modes_; ++mode)
+    for (int mode = 1; mode < kMatrixModeCount; ++mode)
       if (c.us(mode) < c.us(best)) best = mode;
-    for (int other = 0; other < modes_; ++other)
+    for (int other = 0; other < kMatrixModeCount; ++other)
       if (other != best && !beats(c, best, other)) return -1;
     return best;
   }
@@ -241,14 +241,6 @@ class MatrixRun final : public ChunkedRun {
   // Mode a decided faster than mode b in cell c.
   static bool beats(const Cell& c, int a, int b) {
     return compare("", measure(c, a), measure(c, b), Quantity::Time, "").verdict == Verdict::A;
-  }
-
-  // The cell's value for a mode that ran in it, else null (no reference for seed 001's models).
-  json us_of(const Cell& c, int mode) const {
-    return mode < modes_ ? json(c.us(mode)) : json(nullptr);
-  }
-  json spread_of(const Cell& c, int mode) const {
-    return mode < modes_ ? json(half_iqr(c.rounds_us(mode))) : json(nullptr);
   }
 
   static std::string cell_name(const Cell& c) {
@@ -270,27 +262,23 @@ class MatrixRun final : public ChunkedRun {
          {"eager_us", c.us(kEager)},
          {"traced_us", c.us(kTraced)},
          {"compiled_us", c.us(kCompiled)},
-         {"reference_us", us_of(c, kReference)},
+         {"reference_us", c.us(kReference)},
          {"eager_spread_us", half_iqr(c.rounds_us(kEager))},
          {"traced_spread_us", half_iqr(c.rounds_us(kTraced))},
          {"compiled_spread_us", half_iqr(c.rounds_us(kCompiled))},
-         {"reference_spread_us", spread_of(c, kReference)},
+         {"reference_spread_us", half_iqr(c.rounds_us(kReference))},
          {"rounds", static_cast<long long>(c.rounds_us(kEager).size())},
          {"fastest", best < 0 ? json(nullptr) : json(kMatrixModes[best])},
          {"traced_vs_eager_pct", percent_faster(c.us(kTraced), c.us(kEager))},
          {"compiled_vs_traced_pct", percent_faster(c.us(kCompiled), c.us(kTraced))},
-         {"reference_vs_traced_pct", modes_ > kReference
-                                         ? json(percent_faster(c.us(kReference), c.us(kTraced)))
-                                         : json(nullptr)},
+         {"reference_vs_traced_pct", percent_faster(c.us(kReference), c.us(kTraced))},
          {"diverged", c.diverged}});
   }
 
   // The mode measurably faster than each of `modes` (indices into kMatrixModes) in every cell
   // (nullopt if none).
   std::optional<int> wins_every_cell(std::initializer_list<int> all_modes) const {
-    std::vector<int> modes;
-    for (int mode : all_modes)
-      if (mode < modes_) modes.push_back(mode);
+    const std::vector<int> modes(all_modes);
     for (int mode : modes) {
       bool all = true;
       for (const Cell& c : cells_)
@@ -338,12 +326,11 @@ class MatrixRun final : public ChunkedRun {
   json answer(const std::optional<int>& all, const json& wins, int ties) const {
     int winners = 0;
     for (const char* m : kMatrixModes) winners += wins[m].get<int>() > 0;
-    const json counts =
-        msg(modes_ > kReference ? "mx.counts" : "mx.counts_seed", {{"e", wins["eager"]},
-                                                                   {"t", wins["traced"]},
-                                                                   {"c", wins["compiled"]},
-                                                                   {"r", wins["reference"]},
-                                                                   {"ties", ties}});
+    const json counts = msg("mx.counts", {{"e", wins["eager"]},
+                                          {"t", wins["traced"]},
+                                          {"c", wins["compiled"]},
+                                          {"r", wins["reference"]},
+                                          {"ties", ties}});
     return msg(
         all            ? "mx.a_all"
         : winners >= 2 ? "mx.a_depends"
@@ -387,12 +374,11 @@ class MatrixRun final : public ChunkedRun {
         msg(all ? "mx.all_wins" : "mx.none_wins", {{"mode", all ? kMatrixModes[*all] : ""}});
     json headline = json::array();
     headline.push_back(card(msg("mx.h_best"), all_text,
-                            msg(modes_ > kReference ? "mx.h_best_note" : "mx.h_best_note_seed",
-                                {{"e", wins["eager"]},
-                                 {"t", wins["traced"]},
-                                 {"c", wins["compiled"]},
-                                 {"r", wins["reference"]},
-                                 {"ties", ties}})));
+                            msg("mx.h_best_note", {{"e", wins["eager"]},
+                                                   {"t", wins["traced"]},
+                                                   {"c", wins["compiled"]},
+                                                   {"r", wins["reference"]},
+                                                   {"ties", ties}})));
     headline.push_back(card(msg("mx.h_pct"), msg("mx.h_pct_value", {{"lo", lo}, {"hi", hi}}),
                             msg("mx.h_pct_note", {{"tf", traced_faster},
                                                   {"ef", eager_faster},
@@ -481,8 +467,7 @@ class MatrixRun final : public ChunkedRun {
   }
 
   std::vector<Cell> cells_;
-  std::size_t next_ = 0;          // the cell whose rounds are running
-  int modes_ = kMatrixModeCount;  // the modes that run: all four, or no reference (seed001)
+  std::size_t next_ = 0;  // the cell whose rounds are running
   std::unique_ptr<TrainerSession> sessions_[kMatrixModeCount];
   const Cell* session_cell_ = nullptr;  // whose sessions (and data) are alive
   Tensor x_, y_;
@@ -547,7 +532,7 @@ Experiment make_matrix_experiment() {
                        ? Estimate{seed_estimated_bytes(p), 0.0,
                                   "sequences, channel_divisor and length_divisor"}
                        : Estimate{estimated_bytes(p.integer("rows_large")), 0.0, "rows_large"};
-    const double cell_modes = seed_models(p) ? 8.0 * kReference : 9.0 * kMatrixModeCount;
+    const double cell_modes = (seed_models(p) ? 8.0 : 9.0) * kMatrixModeCount;
     est.timing_ms =
         cell_modes * static_cast<double>(p.integer("repeats") + 2) * p.number("chunk_ms");
     return est;

@@ -15,9 +15,13 @@ TrainerSession::TrainerSession(const SessionConfig& c)
       staged_y_(static_cast<std::size_t>(c.batch)) {
   Rng init(c.seed + 1);
   if (c.conv) {
-    if (c.mode == Mode::Reference)
-      throw std::invalid_argument("TrainerSession: the hand-written reference is an MLP's only");
-    model_ = std::make_unique<ConvNet>(*c.conv, init);
+    auto net = std::make_unique<ConvNet>(*c.conv, init);
+    if (c.mode == Mode::Reference) {
+      reference_conv_ = std::make_unique<ReferenceConvNet>(*net, c.batch, c.lr);
+      model_ = std::move(net);
+      return;
+    }
+    model_ = std::move(net);
     adam_ = std::make_unique<Adam>(c.lr, model_->parameters());
     graph_ = std::make_unique<GraphTrainer>(c.mode, *model_, *adam_,
                                             Shape{c.batch * c.conv->length, c.conv->channels},
@@ -38,6 +42,7 @@ TrainerSession::TrainerSession(const SessionConfig& c)
 float TrainerSession::step(const float* x, const float* y) {
   ++steps_;
   if (reference_) return reference_->step(x, y);
+  if (reference_conv_) return reference_conv_->step(x, y);
   float loss = 0.0f;
   graph_->run(&x, &y, &loss);
   return loss;

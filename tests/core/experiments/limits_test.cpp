@@ -117,7 +117,7 @@ TEST(Limits, EstimatesBoundTheMeasuredHeap) {
     {
       auto run = start_run(config);
       peak = std::max(peak, heap_in_use() - before);
-      while (!run->advance(1.0)) peak = std::max(peak, heap_in_use() - before);
+      while (!run->advance(20.0)) peak = std::max(peak, heap_in_use() - before);
       peak = std::max(peak, heap_in_use() - before);
       run->result_json();
     }

@@ -108,9 +108,9 @@ TEST(Matrix, RefusesUnorderedOrOversizedData) {
 }
 
 // models=seed001: the seed's Conv1D models on its data shapes, scaled; eight cells (the large model
-// skips the small data, as in the seed), three modes (no reference: its fields are null), and the
-// scale said beside the seed's sizes.
-TEST(Matrix, SeedModelsRunEightCellsOfThreeModes) {
+// skips the small data, as in the seed), four modes (the reference their hand-written loop), and
+// the scale said beside the seed's sizes.
+TEST(Matrix, SeedModelsRunEightCellsOfFourModes) {
   const json r = run_to_end(
       R"({"experiment": "matrix", "models": "seed001", "sequences": 2, "channel_divisor": 16, "length_divisor": 100, "chunk_ms": 0.1, "repeats": 1, "max_seconds": 0})");
   ASSERT_EQ(r["runs"].size(), 8u);
@@ -120,10 +120,9 @@ TEST(Matrix, SeedModelsRunEightCellsOfThreeModes) {
   for (const auto& c : r["runs"]) {
     EXPECT_GT(c["eager_us"].get<double>(), 0.0);
     EXPECT_GT(c["compiled_us"].get<double>(), 0.0);
-    EXPECT_TRUE(c["reference_us"].is_null());
-    EXPECT_TRUE(c["reference_vs_traced_pct"].is_null());
+    EXPECT_GT(c["reference_us"].get<double>(), 0.0);
+    EXPECT_TRUE(c["reference_vs_traced_pct"].is_number());
     EXPECT_FALSE(c["diverged"].get<bool>());
-    if (!c["fastest"].is_null()) EXPECT_NE(c["fastest"], "reference");
   }
   EXPECT_EQ(r["summary"]["comparisons"].size(), 16u);
   const std::string scale = r["summary"]["headline"][3]["note"];

@@ -75,6 +75,7 @@ class ConvNet final : public Model {
                    Value step) const override;
   bool uses_step() const override { return spec_.dropout_rate > 0.0f; }
   const ConvNetSpec& spec() const { return spec_; }
+  const std::vector<Window>& windows() const { return windows_; }  // per conv layer
 
  private:
   ConvNetSpec spec_;

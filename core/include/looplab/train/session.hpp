@@ -26,6 +26,7 @@
 
 #include "looplab/base/json.hpp"
 #include "looplab/train/conv_net.hpp"
+#include "looplab/train/conv_reference.hpp"
 #include "looplab/train/graph_trainer.hpp"
 #include "looplab/train/linear.hpp"
 #include "looplab/train/linear_trainer.hpp"
@@ -44,7 +45,7 @@ struct SessionConfig {
   std::uint64_t seed = 1;  // initial weights come from Rng(seed + 1), as in execution-modes
   // A seed-001 ConvNet instead of the MLP (inputs, hidden, activation and loss then unused): an
   // example is conv->length steps of conv->channels channels with a 0/1 target, the loss binary
-  // cross-entropy from the logit. No hand-written reference (Mode::Reference) exists for it.
+  // cross-entropy from the logit; Mode::Reference steps it by hand (conv_reference.hpp).
   std::optional<ConvNetSpec> conv;
   int example_floats() const { return conv ? conv->length * conv->channels : inputs; }
 };
@@ -78,6 +79,7 @@ class TrainerSession {
   std::unique_ptr<Adam> adam_;
   std::unique_ptr<GraphTrainer> graph_;
   std::unique_ptr<ReferenceMlp> reference_;
+  std::unique_ptr<ReferenceConvNet> reference_conv_;
   std::vector<float> staged_x_, staged_y_;
   long long steps_ = 0;
 };
