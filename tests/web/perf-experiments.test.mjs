@@ -118,6 +118,15 @@ test('matrix with seed 001\'s models: eight cells of four modes, the scale said 
   assert.ok(maps.traced_vs_eager.every((t) => /\d/.test(t)), `numbers: ${maps.traced_vs_eager}`);
   assert.equal(maps.reference_us.length, 8, 'the hand-written Conv1D loop timed in every cell');
   assert.ok(maps.reference_vs_traced.every((t) => /\d/.test(t)), `numbers: ${maps.reference_vs_traced}`);
+  // The long column labels ("small (2 × 2 steps × 30)") take two lines where a cell is narrower:
+  // on a laptop's narrower window the maps redraw with each label clear of its neighbour.
+  await page.setViewportSize({ width: 1000, height: 900 });
+  await page.waitForTimeout(300);  // the maps redraw on resize (renderOnResize)
+  const overlaps = await page.evaluate(() => [...document.querySelectorAll('.plot-heatmap svg')].flatMap((s) => {
+    const boxes = [...s.querySelectorAll('.heatmap-col')].map((t) => t.getBBox());
+    return boxes.slice(1).filter((b, i) => b.x < boxes[i].x + boxes[i].width).map(() => s.closest('.plot-heatmap').dataset.plot);
+  }));
+  assert.deepEqual(overlaps, [], 'each column label clear of its neighbour');
   const headline = await page.locator('#headline .card').allTextContents();
   assert.ok(headline.some((t) => /filters ÷ 16, lengths ÷ 100/.test(t) && /the seed's 162,049/.test(t)), `scale card: ${headline}`);
   const layers = page.locator('details.more-table[data-key="layers"]');

@@ -41,14 +41,30 @@ function textColor(hex) {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.35 ? '#111111' : '#ffffff';
 }
 
+// A label's width in px, 12 px bold: at most 8 px a Latin character, 13 px a CJK one.
+const labelPx = (name) => [...name].reduce((w, ch) => w + (ch.codePointAt(0) >= 0x2e80 ? 13 : 8), 0);
+
 /**
- * The row labels' column: wide enough for the longest label (12 px bold: at most 8 px a Latin
- * character, 13 px a CJK one), at least MARGIN.left and at most 40% of the plot, so that a label
- * such as "medium (48,721 parameters)" is not cut at the left edge.
+ * The row labels' column: wide enough for the longest label, at least MARGIN.left and at most 40%
+ * of the plot, so that a label such as "medium (48,721 parameters)" is not cut at the left edge.
  */
 function rowLabelWidth(names, width) {
-  const px = (name) => [...name].reduce((w, ch) => w + (ch.codePointAt(0) >= 0x2e80 ? 13 : 8), 0);
-  return Math.min(Math.max(MARGIN.left, 16 + Math.max(...names.map(px))), Math.round(width * 0.4));
+  return Math.min(Math.max(MARGIN.left, 16 + Math.max(...names.map(labelPx))), Math.round(width * 0.4));
+}
+
+/**
+ * A column label as the lines it needs in a cell `width` px wide: itself, or its words wrapped so
+ * that neighbours do not overlap on a narrow screen ("small (8 × 14 steps × 30)" → "small (8 × 14",
+ * "steps × 30)"). A word wider than the cell keeps a line of its own.
+ */
+function columnLines(name, width) {
+  const lines = [];
+  for (const word of name.split(' ')) {
+    const last = lines.length ? `${lines[lines.length - 1]} ${word}` : null;
+    if (last !== null && labelPx(last) <= width - 6) lines[lines.length - 1] = last;
+    else lines.push(word);
+  }
+  return lines;
 }
 
 /** value -> colour for the finite values given, by spec.scale. */
@@ -120,21 +136,27 @@ export class HeatmapPlot {
     const W = Math.max(360, this.width || 600);
     const left = rowLabelWidth(rowNames, W);
     const cellW = (W - left - MARGIN.right) / colNames.length;
-    const H = MARGIN.top + CELL_H * rowNames.length + MARGIN.bottom;
+    const colLines = colNames.map((name) => columnLines(name, cellW));
+    const top = MARGIN.top + 14 * (Math.max(...colLines.map((l) => l.length)) - 1);
+    const H = top + CELL_H * rowNames.length + MARGIN.bottom;
     const unit = this.spec.unit ? ` (${this.spec.unit})` : '';
     const chart = svg('svg', {
       class: 'heatmap', width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: 'img',
       'aria-label': `${this.spec.title}${unit}: ${this.cells().map((c) => `${c.row}, ${c.col}: ${c.text}`).join('; ')}`,
     });
-    colNames.forEach((name, j) => chart.append(svg('text', {
-      class: 'heatmap-col', x: left + cellW * (j + 0.5), y: MARGIN.top - 10, 'text-anchor': 'middle',
-    }, name)));
+    colLines.forEach((lines, j) => {
+      const label = svg('text', { class: 'heatmap-col', 'text-anchor': 'middle' });
+      lines.forEach((line, k) => label.append(svg('tspan', {
+        x: left + cellW * (j + 0.5), y: top - 10 - 14 * (lines.length - 1 - k),
+      }, line)));
+      chart.append(label);
+    });
     rowNames.forEach((name, i) => chart.append(svg('text', {
-      class: 'heatmap-row', x: left - 8, y: MARGIN.top + CELL_H * (i + 0.5), 'text-anchor': 'end', 'dominant-baseline': 'middle',
+      class: 'heatmap-row', x: left - 8, y: top + CELL_H * (i + 0.5), 'text-anchor': 'end', 'dominant-baseline': 'middle',
     }, name)));
     for (const c of this.cells()) {
       const x = left + cellW * colNames.indexOf(c.col);
-      const y = MARGIN.top + CELL_H * rowNames.indexOf(c.row);
+      const y = top + CELL_H * rowNames.indexOf(c.row);
       const fill = Number.isFinite(c.value) ? color(c.value) : '#dddddd';
       const g = svg('g', { class: 'heatmap-cell', 'data-row': c.row, 'data-col': c.col });
       g.append(

@@ -60,13 +60,13 @@ SessionConfig model_config(const Params& p) {  // the model's sizes only (exampl
 }
 constexpr double kSeedModelMemoryLimitBytes = 256.0 * 1024 * 1024;
 // The sequences, and a step's activations, windows and gradients per sequence of the batch for
-// each of the five modes (the hand-written loop keeps less) and for each of the unrolled
-// program's k steps.
+// each graph mode and for each of the unrolled program's k steps, and the hand-written loop's.
 double seed_model_bytes(long long n, long long batch, long long unroll) {
   const ConvNetSpec spec = *session_model("seed001_small");
   return 4.0 * (static_cast<double>(n) * (spec.length * spec.channels + 1) +
-                static_cast<double>(4 + unroll) * static_cast<double>(batch) *
-                    step_floats_per_sequence(spec));
+                static_cast<double>(batch) *
+                    (static_cast<double>(3 + unroll) * step_floats_per_sequence(spec) +
+                     reference_floats_per_sequence(spec)));
 }
 
 // The user's CSV (its rows give n), checked against the sizes it must fit.

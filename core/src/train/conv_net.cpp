@@ -133,6 +133,14 @@ double step_floats_per_sequence(const ConvNetSpec& s) {
   return floats;
 }
 
+double reference_floats_per_sequence(const ConvNetSpec& s) {
+  double floats = 0.0;
+  const std::vector<Window> windows = windows_of(s);
+  for (std::size_t l = 0; l < s.convs.size(); ++l)
+    floats += 2.0 * windows[l].out * s.convs[l].filters;
+  return floats;
+}
+
 ConvNet::ConvNet(const ConvNetSpec& spec, Rng& rng) : spec_(spec), windows_(windows_of(spec)) {
   const auto glorot = [&](int rows, int cols, double fan_in, double fan_out) {
     Tensor w({rows, cols});

@@ -52,6 +52,9 @@ TEST(Limits, DefaultsFitTheWasmLimits) {
     EXPECT_LE(est.bytes, kWasmLimits.bytes) << e.id;
     EXPECT_LE(est.steps, kWasmLimits.steps) << e.id;
   }
+  // And the matrix's seed 001 models at their own defaults, four modes alive.
+  EXPECT_LE(estimate_of(R"({"experiment": "matrix", "models": "seed001"})").bytes,
+            kWasmLimits.bytes);
 }
 
 // No config of the four experiments needs more than the native 4 GB (their parameter ranges and

@@ -62,6 +62,9 @@ double step_flops_per_sequence(const ConvNetSpec& spec);
 // The floats a step keeps alive per sequence (activations, windows and their gradients), for the
 // memory estimate before anything is allocated.
 double step_floats_per_sequence(const ConvNetSpec& spec);
+// The same for the hand-written loop (conv_reference.hpp): each conv layer's output and its
+// gradient, no windows.
+double reference_floats_per_sequence(const ConvNetSpec& spec);
 
 class ConvNet final : public Model {
  public:
