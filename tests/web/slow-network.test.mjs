@@ -20,11 +20,12 @@ const ROUNDS = Number(process.env.SLOW_ROUNDS || 1);
 const EXTRA = (process.env.SLOW_EXTRA || '').split(',').filter(Boolean).map((path) => ({ name: path, path, extra: true }));
 const PHONE = { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 750e3 / 8 };
 
-// The course pages: the snippet from dist/README.md as it is, and with the three <link>s it recommends.
+// The course pages: the snippet from dist/README.md as it is, and with the four <link>s it recommends.
 const DIR = join(RESULTS, 'slow-network');
 const HINTS = `<link rel="modulepreload" href="/dist/looplab-element.js">
 <link rel="modulepreload" href="/dist/looplab-api.js">
-<link rel="preload" href="/dist/looplab.wasm" as="fetch" crossorigin>`;
+<link rel="preload" href="/dist/looplab.wasm" as="fetch" crossorigin>
+<link rel="preload" href="/dist/lang/en.json" as="fetch" crossorigin>`;
 const lesson = (hints) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Lesson 3</title><link rel="icon" href="data:,">
 ${hints}<script type="module" src="/dist/looplab-widgets.js"></script></head>

@@ -224,9 +224,15 @@ json msg(std::string_view key) { return msg(key, json::object()); }
 
 json msg(std::string_view key, std::initializer_list<Arg> args) { return msg(key, object(args)); }
 
+json msg(const char* key) { return msg(std::string_view(key)); }
+
+json msg(const char* key, std::initializer_list<Arg> args) {
+  return msg(std::string_view(key), args);
+}
+
 json object(std::initializer_list<Arg> fields) {
   json out = json::object();
-  for (const Arg& f : fields) out[std::string(f.name)] = f.value;
+  for (const Arg& f : fields) out[f.name] = f.value;
   return out;
 }
 

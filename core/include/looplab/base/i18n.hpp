@@ -57,7 +57,8 @@ const std::string* catalog_text(const std::string& key, std::string_view lang);
 
 // One named argument of a message, as msg() and object() take them: {"name", value}.
 struct Arg {
-  std::string_view name;
+  const char*
+      name;  // a literal: no string_view built (strlen called) per argument at the call site
   json value;
 };
 
@@ -68,6 +69,9 @@ struct Arg {
 json msg(std::string_view key);
 json msg(std::string_view key, std::initializer_list<Arg> args);
 json msg(std::string_view key, json args);
+// The same for a literal key: its length is taken here, not at each call site.
+json msg(const char* key);
+json msg(const char* key, std::initializer_list<Arg> args);
 // The object {name: value, ...}, in order: a result's literal objects built the same compact way.
 json object(std::initializer_list<Arg> fields);
 
