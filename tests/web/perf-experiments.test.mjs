@@ -127,6 +127,10 @@ test('matrix with seed 001\'s models: eight cells of four modes, the scale said 
     return boxes.slice(1).filter((b, i) => b.x < boxes[i].x + boxes[i].width).map(() => s.closest('.plot-heatmap').dataset.plot);
   }));
   assert.deepEqual(overlaps, [], 'each column label clear of its neighbour');
+  const wrapped = await page.evaluate(() => [...document.querySelectorAll('.plot-heatmap[data-plot="traced_us"] .heatmap-col')]
+    .map((t) => [t.querySelectorAll('tspan').length, t.textContent]));
+  assert.ok(wrapped.some(([lines]) => lines > 1), `a label wrapped: ${JSON.stringify(wrapped)}`);
+  assert.deepEqual(wrapped.map(([, text]) => text), ['small (2 × 2 steps × 30)', 'medium (2 × 14 steps × 30)', 'large (2 × 140 steps × 30)']);
   const headline = await page.locator('#headline .card').allTextContents();
   assert.ok(headline.some((t) => /filters ÷ 16, lengths ÷ 100/.test(t) && /the seed's 162,049/.test(t)), `scale card: ${headline}`);
   const layers = page.locator('details.more-table[data-key="layers"]');

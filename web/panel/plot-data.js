@@ -129,6 +129,12 @@ function paintText(ctx, node, style, num) {
   ctx.textAlign = anchor === 'end' ? 'right' : anchor === 'middle' ? 'center' : 'left';
   ctx.textBaseline = node.getAttribute('dominant-baseline') === 'middle' ? 'middle' : 'alphabetic';
   if (/rotate\(-90\)/.test(node.getAttribute('transform') || '')) ctx.rotate(-Math.PI / 2);
-  ctx.fillText(node.textContent, num('x'), num('y'));
+  // A label wrapped into lines (a heatmap's column) is drawn line by line, each at its own place.
+  const lines = [...node.querySelectorAll('tspan')];
+  if (lines.length) {
+    for (const t of lines) ctx.fillText(t.textContent.trim(), Number(t.getAttribute('x')) || 0, Number(t.getAttribute('y')) || 0);
+  } else {
+    ctx.fillText(node.textContent, num('x'), num('y'));
+  }
   ctx.restore();
 }

@@ -145,10 +145,13 @@ export class HeatmapPlot {
       'aria-label': `${this.spec.title}${unit}: ${this.cells().map((c) => `${c.row}, ${c.col}: ${c.text}`).join('; ')}`,
     });
     colLines.forEach((lines, j) => {
-      const label = svg('text', { class: 'heatmap-col', 'text-anchor': 'middle' });
+      // x and y on the text too (its last line), for readers of a plain <text>; a space ends every
+      // line but the last, so that its textContent is the label as written.
+      const x = left + cellW * (j + 0.5), y = top - 10;
+      const label = svg('text', { class: 'heatmap-col', x, y, 'text-anchor': 'middle' });
       lines.forEach((line, k) => label.append(svg('tspan', {
-        x: left + cellW * (j + 0.5), y: top - 10 - 14 * (lines.length - 1 - k),
-      }, line)));
+        x, y: y - 14 * (lines.length - 1 - k),
+      }, k < lines.length - 1 ? `${line} ` : line)));
       chart.append(label);
     });
     rowNames.forEach((name, i) => chart.append(svg('text', {

@@ -232,7 +232,7 @@ json msg(const char* key, std::initializer_list<Arg> args) {
 
 json object(std::initializer_list<Arg> fields) {
   json out = json::object();
-  for (const Arg& f : fields) out[f.name] = f.value;
+  for (const Arg& f : fields) out[f.name] = std::move(f.value);
   return out;
 }
 

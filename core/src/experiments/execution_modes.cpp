@@ -66,7 +66,8 @@ double seed_model_bytes(long long n, long long batch, long long unroll) {
   return 4.0 * (static_cast<double>(n) * (spec.length * spec.channels + 1) +
                 static_cast<double>(batch) *
                     (static_cast<double>(3 + unroll) * step_floats_per_sequence(spec) +
-                     reference_floats_per_sequence(spec)));
+                     reference_floats_per_sequence(spec)) +
+                5.0 * 5.0 * static_cast<double>(parameter_count(spec)));  // 5 modes × 5 copies
 }
 
 // The user's CSV (its rows give n), checked against the sizes it must fit.

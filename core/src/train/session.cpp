@@ -18,8 +18,7 @@ TrainerSession::TrainerSession(const SessionConfig& c)
     auto net = std::make_unique<ConvNet>(*c.conv, init);
     if (c.mode == Mode::Reference) {
       reference_conv_ = std::make_unique<ReferenceConvNet>(*net, c.batch, c.lr);
-      model_ = std::move(net);
-      return;
+      return;  // the loop holds its own copy of the weights: the model goes
     }
     model_ = std::move(net);
     adam_ = std::make_unique<Adam>(c.lr, model_->parameters());

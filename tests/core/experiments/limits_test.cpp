@@ -105,6 +105,8 @@ double heap_in_use() {
 
 TEST(Limits, EstimatesBoundTheMeasuredHeap) {
   const char* configs[] = {
+      // seed 001's Conv1D models: three graph modes and the hand-written loop alive per cell.
+      R"({"experiment": "matrix", "models": "seed001", "sequences": 8, "channel_divisor": 16, "length_divisor": 20, "repeats": 1, "chunk_ms": 0.2, "max_seconds": 0})",
       R"({"experiment": "standardization", "data": "synthetic", "n": 200000, "max_iterations": 30, "mode": "eager"})",
       R"({"experiment": "standardization", "data": "synthetic", "n": 200000, "max_iterations": 30, "mode": "traced"})",
       R"({"experiment": "optimizers", "data": "synthetic", "n": 200000, "max_iterations": 30, "mode": "eager"})",

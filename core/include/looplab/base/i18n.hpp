@@ -57,9 +57,9 @@ const std::string* catalog_text(const std::string& key, std::string_view lang);
 
 // One named argument of a message, as msg() and object() take them: {"name", value}.
 struct Arg {
-  const char*
-      name;  // a literal: no string_view built (strlen called) per argument at the call site
-  json value;
+  // A literal: no string_view built (strlen called) per argument at the call site.
+  const char* name;
+  mutable json value;  // moved out by object(): a braced list's elements are const
 };
 
 // The message {"key": key, "args": {name: value, ...}}. The braced list
@@ -73,6 +73,7 @@ json msg(std::string_view key, json args);
 json msg(const char* key);
 json msg(const char* key, std::initializer_list<Arg> args);
 // The object {name: value, ...}, in order: a result's literal objects built the same compact way.
+// Each value is moved out of the list (a list is built for one call).
 json object(std::initializer_list<Arg> fields);
 
 // The items (messages or values) with the separator message between each two, [a, sep, b, sep, c]:
