@@ -379,6 +379,10 @@ TEST(Optimizers, BadHyperparametersAreRefusedByNameAndRange) {
             "cosine schedule floor: must be a number in [0, 1], got 2");
   EXPECT_EQ(message_of([&] { make_optimizer("momentum", 0.1, {&p}, optim_options({}, 1.0)); }),
             "momentum beta: must be a number in [0, 1), got 1");
+  // "nesterov" is momentum with the look-ahead, its β checked under its own name (this replaces a
+  // dynamic_cast to Momentum: the wasm build has no RTTI).
+  EXPECT_EQ(message_of([&] { make_optimizer("nesterov", 0.1, {&p}, optim_options({}, 1.0)); }),
+            "nesterov beta: must be a number in [0, 1), got 1");
   try {
     make_optimizer("rmsprop", 0.1, {&p});
     FAIL() << "expected a ConfigError";
@@ -400,7 +404,6 @@ TEST(Optimizers, MakeOptimizerKnowsEveryNameAndKeepsTheSchedule) {
                                                                         : 1u)
         << name;
   }
-  EXPECT_NE(dynamic_cast<Momentum*>(make_optimizer("nesterov", 0.1, {&p}).get()), nullptr);
 }
 
 }  // namespace
