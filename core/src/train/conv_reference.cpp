@@ -76,13 +76,7 @@ void dense_forward(int rows, int in, int units, const float* x, const float* w, 
 
 ReferenceConvNet::ReferenceConvNet(ConvNet& net, int batch, double lr, double beta1, double beta2,
                                    double epsilon)
-    : spec_(net.spec()),
-      windows_(net.windows()),
-      batch_(batch),
-      lr_(lr),
-      beta1_(beta1),
-      beta2_(beta2),
-      epsilon_(epsilon) {
+    : spec_(net.spec()), windows_(net.windows()), batch_(batch), adam_{lr, beta1, beta2, epsilon} {
   for (Tensor* p : net.parameters()) {
     theta_.emplace_back(p->data(), p->data() + p->size());
     grad_.emplace_back(p->size());
@@ -209,22 +203,6 @@ void ReferenceConvNet::backward(const float* x, const float* y, std::uint32_t t)
   }
 }
 
-// Adam, Keras form as optim.cpp: θ ← θ − lr_t·m/(√v + ε), lr_t = lr·√(1 − β2^t)/(1 − β1^t).
-void ReferenceConvNet::adam() {
-  const double td = static_cast<double>(t_);
-  const float lr_t = static_cast<float>(lr_ * std::sqrt(1.0 - std::pow(beta2_, td)) /
-                                        (1.0 - std::pow(beta1_, td)));
-  const float b1 = static_cast<float>(beta1_), b2 = static_cast<float>(beta2_),
-              eps = static_cast<float>(epsilon_);
-  for (std::size_t p = 0; p < theta_.size(); ++p)
-    for (std::size_t k = 0; k < theta_[p].size(); ++k) {
-      const float g = grad_[p][k];
-      m_[p][k] = b1 * m_[p][k] + (1.0f - b1) * g;
-      v_[p][k] = b2 * v_[p][k] + (1.0f - b2) * (g * g);
-      theta_[p][k] -= lr_t * (m_[p][k] / (std::sqrt(v_[p][k]) + eps));
-    }
-}
-
 float ReferenceConvNet::step(const float* x, const float* y) {
   ++t_;
   const auto t = static_cast<std::uint32_t>(t_);  // the step's number, as the trainer's input
@@ -237,7 +215,10 @@ float ReferenceConvNet::step(const float* x, const float* y) {
             static_cast<double>(y[b]) * v;
   }
   backward(x, y, t);
-  adam();
+  const float lr_t = adam_.rate(t_);
+  for (std::size_t p = 0; p < theta_.size(); ++p)
+    adam_.update(lr_t, theta_[p].data(), grad_[p].data(), m_[p].data(), v_[p].data(),
+                 theta_[p].size());
   return static_cast<float>(loss / batch_);
 }
 

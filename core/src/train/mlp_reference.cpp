@@ -27,13 +27,7 @@ constexpr std::size_t kR = kRows;
 
 ReferenceMlp::ReferenceMlp(const Mlp& mlp, int batch, double lr, Loss loss, double beta1,
                            double beta2, double epsilon)
-    : batch_(batch),
-      act_(mlp.activation()),
-      loss_(loss),
-      lr_(lr),
-      beta1_(beta1),
-      beta2_(beta2),
-      epsilon_(epsilon) {
+    : batch_(batch), act_(mlp.activation()), loss_(loss), adam_{lr, beta1, beta2, epsilon} {
   const auto& t = mlp.tensors();
   if (t.size() != 4 || t[2].shape().cols != 1)
     throw ShapeError("reference MLP: one hidden layer and one output only");
@@ -194,19 +188,8 @@ float ReferenceMlp::step_rows(const float* x, const float* y) {
     grad_[k] = sum;
   }
 
-  // Adam, Keras form: θ ← θ − lr_t·m/(√v + ε), lr_t = lr·√(1 − β2^t)/(1 − β1^t)
   ++t_;
-  const double td = static_cast<double>(t_);
-  const float lr_t = static_cast<float>(lr_ * std::sqrt(1.0 - std::pow(beta2_, td)) /
-                                        (1.0 - std::pow(beta1_, td)));
-  const float b1f = static_cast<float>(beta1_), b2f = static_cast<float>(beta2_),
-              eps = static_cast<float>(epsilon_);
-  for (std::size_t k = 0; k < theta_.size(); ++k) {
-    const float gk = grad_[k];
-    m_[k] = b1f * m_[k] + (1.0f - b1f) * gk;
-    v_[k] = b2f * v_[k] + (1.0f - b2f) * (gk * gk);
-    theta_[k] -= lr_t * (m_[k] / (std::sqrt(v_[k]) + eps));
-  }
+  adam_.update(adam_.rate(t_), theta_.data(), grad_.data(), m_.data(), v_.data(), theta_.size());
   return loss * inv_batch;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "looplab/train/conv_net.hpp"
+#include "looplab/train/hand_adam.hpp"
 
 namespace looplab {
 
@@ -30,12 +31,11 @@ class ReferenceConvNet {
  private:
   void forward(const float* x, std::uint32_t t);
   void backward(const float* x, const float* y, std::uint32_t t);
-  void adam();
 
   ConvNetSpec spec_;
   std::vector<Window> windows_;
   int batch_;
-  double lr_, beta1_, beta2_, epsilon_;
+  HandAdam adam_;
   long long t_ = 0;
   std::vector<std::vector<float>> theta_, grad_, m_, v_;  // per tensor
   // Per conv layer its output [batch·out x filters]; per dense layer its input [batch x in] (after

@@ -17,6 +17,7 @@
 
 #include <vector>
 
+#include "looplab/train/hand_adam.hpp"
 #include "looplab/train/model.hpp"
 
 namespace looplab {
@@ -36,7 +37,7 @@ class ReferenceMlp {
   int d_, h_, batch_;
   Activation act_;
   Loss loss_;
-  double lr_, beta1_, beta2_, epsilon_;
+  HandAdam adam_;
   long long t_ = 0;
   std::vector<float> theta_, grad_, m_, v_;  // all parameters as one flat vector
   std::vector<float> work_;        // a block of rows' x and h, per-lane gradient and loss sums
