@@ -10,7 +10,7 @@ and print "looplab: <message>" as the first line of stderr, with no sanitizer re
 --lang zh-CN and --lang id, each must say its message in that language (Chinese characters; not the
 English line), naming the parameter by its CLI name as the English does. --print shows what the CLI
 says for each case instead of checking (for writing new cases). --english-only skips the other
-languages: the sanitizer tree passes it, as its CLI runs each case at -O0 under ASan (the wording in
+languages: the sanitizer tree passes it, as its CLI runs each case as an ASan process (the wording in
 every language is checked by the native tree's run). --cli-cases-only (the sanitizer tree too) runs
 only the cases whose path differs in the CLI: its arguments, and the bytes only a file can carry
 (cli_only); every other config case reaches the core as the same text the GoogleTest suite's BadInput

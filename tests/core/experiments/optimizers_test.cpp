@@ -151,7 +151,7 @@ TEST(OptimizersExperiment, OneFeatureCountsAndTheTheoryBesideThem) {
 // standardized x, all from the ladder's own numbers.
 TEST(OptimizersExperiment, DefaultLadderRanksByExactCounts) {
   // 100 synthetic points (x uniform in [0, 100]): the shape of the default, a tenth of its work per
-  // step (the sanitizer build runs this at -O0).
+  // step (the sanitizer build runs this with ASan).
   const json r = run_to_end(
       R"({"experiment": "optimizers", "data": "synthetic", "n": 100, "max_seconds": 0})", 200.0);
   const json& ladder = r["ladder"];
