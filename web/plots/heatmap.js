@@ -41,6 +41,8 @@ function textColor(hex) {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.35 ? '#111111' : '#ffffff';
 }
 
+const LINE_H = 14;   // px between the lines of a wrapped column label
+
 // A label's width in px, 12 px bold: at most 8 px a Latin character, 13 px a CJK one.
 const labelPx = (name) => [...name].reduce((w, ch) => w + (ch.codePointAt(0) >= 0x2e80 ? 13 : 8), 0);
 
@@ -137,7 +139,7 @@ export class HeatmapPlot {
     const left = rowLabelWidth(rowNames, W);
     const cellW = (W - left - MARGIN.right) / colNames.length;
     const colLines = colNames.map((name) => columnLines(name, cellW));
-    const top = MARGIN.top + 14 * (Math.max(...colLines.map((l) => l.length)) - 1);
+    const top = MARGIN.top + LINE_H * (Math.max(...colLines.map((l) => l.length)) - 1);
     const H = top + CELL_H * rowNames.length + MARGIN.bottom;
     const unit = this.spec.unit ? ` (${this.spec.unit})` : '';
     const chart = svg('svg', {
@@ -150,7 +152,7 @@ export class HeatmapPlot {
       const x = left + cellW * (j + 0.5), y = top - 10;
       const label = svg('text', { class: 'heatmap-col', x, y, 'text-anchor': 'middle' });
       lines.forEach((line, k) => label.append(svg('tspan', {
-        x, y: y - 14 * (lines.length - 1 - k),
+        x, y: y - LINE_H * (lines.length - 1 - k),
       }, k < lines.length - 1 ? `${line} ` : line)));
       chart.append(label);
     });

@@ -63,11 +63,12 @@ constexpr double kSeedModelMemoryLimitBytes = 256.0 * 1024 * 1024;
 // each graph mode and for each of the unrolled program's k steps, and the hand-written loop's.
 double seed_model_bytes(long long n, long long batch, long long unroll) {
   const ConvNetSpec spec = *session_model("seed001_small");
-  return 4.0 * (static_cast<double>(n) * (spec.length * spec.channels + 1) +
-                static_cast<double>(batch) *
-                    (static_cast<double>(3 + unroll) * step_floats_per_sequence(spec) +
-                     reference_floats_per_sequence(spec)) +
-                5.0 * 5.0 * static_cast<double>(parameter_count(spec)));  // 5 modes × 5 copies
+  return 4.0 *
+         (static_cast<double>(n) * (spec.length * spec.channels + 1) +
+          static_cast<double>(batch) *
+              (static_cast<double>(3 + unroll) * step_floats_per_sequence(spec) +
+               reference_floats_per_sequence(spec)) +
+          5.0 * kParameterCopiesPerMode * static_cast<double>(parameter_count(spec)));  // 5 modes
 }
 
 // The user's CSV (its rows give n), checked against the sizes it must fit.

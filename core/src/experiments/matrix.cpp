@@ -63,19 +63,17 @@ std::optional<ConvNetSpec> seed_cell(const Params& p, int model, int data) {
 
 // The largest seed-001 cell: its batch, and per mode (four alive for the paired rounds) every
 // activation, window and gradient of a step (step_floats_per_sequence; the hand-written loop's
-// reference_floats_per_sequence), and per mode the weights, their gradients and Adam's two slots
-// and a spare copy (the model's, or a program's buffer): five copies of the parameters each.
-constexpr double kParameterCopies = 4 * 5.0;
+// reference_floats_per_sequence), and per mode its copies of the parameters.
 double seed_estimated_bytes(const Params& p) {
   double most = 0.0;
   for (int m = 0; m < 3; ++m)
     for (int d = 0; d < 3; ++d)
       if (const auto spec = seed_cell(p, m, d))
-        most =
-            std::max(most, 4.0 * (static_cast<double>(p.integer("sequences")) *
-                                      (3.0 * step_floats_per_sequence(*spec) +
-                                       reference_floats_per_sequence(*spec)) +
-                                  kParameterCopies * static_cast<double>(parameter_count(*spec))));
+        most = std::max(most, 4.0 * (static_cast<double>(p.integer("sequences")) *
+                                         (3.0 * step_floats_per_sequence(*spec) +
+                                          reference_floats_per_sequence(*spec)) +
+                                     4.0 * kParameterCopiesPerMode *
+                                         static_cast<double>(parameter_count(*spec))));
   return most;
 }
 

@@ -65,6 +65,9 @@ double step_floats_per_sequence(const ConvNetSpec& spec);
 // The same for the hand-written loop (conv_reference.hpp): each conv layer's output and its
 // gradient, no windows.
 double reference_floats_per_sequence(const ConvNetSpec& spec);
+// Copies of the parameters each training mode keeps, for the same estimates: the weights, their
+// gradients, Adam's two slots and a spare (the model's, or a program's buffer).
+inline constexpr double kParameterCopiesPerMode = 5.0;
 
 class ConvNet final : public Model {
  public:
