@@ -4,7 +4,7 @@
 // texts and controls show (issue 39: from the static describe file, before the module), are a benchmark, printed,
 // never asserted (the machine is shared and noisy); what is asserted is how the page loads: the wasm is
 // fetched once, brotli-compressed, and, where the page says so in its <head>, while the module scripts
-// are still arriving.
+// are still arriving; uPlot only once the page's own script has come (the texts do not wait for it).
 //
 //   node --test tests/web/slow-network.test.mjs          (needs the wasm build, `make dist`, `npm ci`)
 //   SLOW_ROUNDS=5 SLOW_EXTRA=/web/ node --test tests/web/slow-network.test.mjs
@@ -86,11 +86,21 @@ async function load(path) {
   const sizes = await Promise.all(requests.map((r) => r.sizes().then((s) => s.responseBodySize, () => 0)));
   const wasm = timing.filter((e) => e.name.endsWith('.wasm'));
   const wasmRequests = requests.filter((r) => r.url().endsWith('.wasm'));
-  const modulesEnd = Math.max(...timing.filter((e) => /\.js$/.test(e.name) && e.initiator !== 'fetch').map((e) => e.end));
+  const scripts = timing.filter((e) => /\.js$/.test(e.name) && e.initiator !== 'fetch');
+  const modulesEnd = Math.max(...scripts.map((e) => e.end));
+  // uPlot comes after the page's or the widget's own script has arrived (plots/line.js imports it when it
+  // runs), and the line plot drawn before it came has its chart once it has.
+  const uplot = timing.find((e) => e.name.endsWith('/uplot.js'));
+  const firstScriptEnd = Math.min(...scripts.filter((e) => /\/(page|looplab-element)\.js$/.test(e.name)).map((e) => e.end));
+  const charted = await page.evaluate(() => {
+    const widget = document.querySelector('looplab-experiment');
+    return Boolean((widget ? widget.shadowRoot : document).querySelector('.plot .u-wrap'));
+  });
   await assertClean(page, problems);
   await page.close();
   return {
     ms, textsMs, savedMs, requests: requests.length, bytes: sizes.reduce((a, b) => a + b, 0), modulesEnd,
+    uplotStart: uplot?.start, firstScriptEnd, charted,
     wasm: wasmRequests.map((r, i) => ({ encoding: encodings.get(r), start: wasm[i]?.start, end: wasm[i]?.end })),
   };
 }
@@ -126,6 +136,8 @@ test('on a phone connection: the wasm comes compressed, once, and starts with th
     for (const r of results.get(p.name)) {
       assert.equal(r.wasm.length, 1, `${p.name}: looplab.wasm fetched ${r.wasm.length} times`);
       assert.equal(r.wasm[0].encoding, 'br', `${p.name}: looplab.wasm sent with content-encoding br`);
+      assert.ok(r.uplotStart >= r.firstScriptEnd, `${p.name}: uplot.js requested at ${r.uplotStart} ms, before the page's script had arrived (${r.firstScriptEnd} ms): the texts would wait for it`);
+      assert.ok(r.charted, `${p.name}: the line plot has no uPlot chart once Run works`);
       if (p.preloads) assert.ok(r.wasm[0].start < r.modulesEnd, `${p.name}: the wasm starts (${r.wasm[0].start} ms) before the module scripts have arrived (${r.modulesEnd} ms)`);
     }
   }

@@ -8,11 +8,16 @@
 // y ± spread in the series' colour (a series without the column has none). A series '<name>_fit' is the
 // fitted line of <name>: dashed, in <name>'s colour (colors.js), and <name> is drawn as points on a
 // thin line, so the measurements and the model read as two things.
-import uPlot from '../../node_modules/uplot/dist/uPlot.esm.js';
 import { formatNumber, logTick } from '../util/format.js';
 import { fitOf, seriesColors } from './colors.js';
 import { plotFrame } from './frame.js';
 import { t as tr } from '../util/i18n.js';
+
+// uPlot's code (about half of a page's script) is fetched once this module runs, not before it: the
+// experiment's texts and controls need none of it and show first on a slow link (issue 39); a line plot
+// made before it has arrived is drawn when it does. (dist/ has it as uplot.js: build-dist.mjs.)
+let uPlot = null;
+const uPlotLoaded = import('../../node_modules/uplot/dist/uPlot.esm.js').then((m) => { uPlot = m.default; });
 
 const DASHES = [[], [8, 4], [2, 3], [10, 3, 2, 3]];
 const HEIGHT = 380;
@@ -75,6 +80,19 @@ export class LivePlot {
     this.frame = 0;
     Object.assign(this, plotFrame(container, spec, { kind: 'lines', empty: tr('plot.lines_empty', {}, spec.lang) }));
 
+    this.uplot = null;
+    this.destroyed = false;
+    // Until uPlot has arrived, the chart's room is kept: nothing below it moves when it comes.
+    this.body.style.minHeight = `${heightFor(Math.max(300, this.body.clientWidth || 600))}px`;
+    if (uPlot) this.makeChart();
+    else uPlotLoaded.then(() => { if (!this.destroyed) this.makeChart(); });
+    this.resizer = new ResizeObserver(() => this.fit());
+    this.resizer.observe(this.body);
+  }
+
+  /** Makes the uPlot chart, with every point appended so far. */
+  makeChart() {
+    const spec = this.spec;
     // Tick labels in the student's language's signs (uPlot's own would follow the browser's locale).
     const lang = spec.lang || 'en';
     const tick = (log) => (log
@@ -102,13 +120,13 @@ export class LivePlot {
       legend: { live: true },
       hooks: spec.spread ? { draw: [(u) => this.drawWhiskers(u)] } : {},
     }, this.build(), this.body);
-    this.resizer = new ResizeObserver(() => this.fit());
-    this.resizer.observe(this.body);
+    this.body.style.minHeight = '';
+    this.empty.hidden = this.pointCount() > 0;
   }
 
   fit() {
     const w = this.body.clientWidth;
-    if (w > 0 && Math.abs(w - this.uplot.width) > 1) this.uplot.setSize({ width: w, height: heightFor(w) });
+    if (this.uplot && w > 0 && Math.abs(w - this.uplot.width) > 1) this.uplot.setSize({ width: w, height: heightFor(w) });
   }
 
   /** Appends new points: {seriesName: {<x>: [...], <y>: [...]}}; names not in the spec are ignored. */
@@ -155,6 +173,7 @@ export class LivePlot {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
       this.frame = 0;
+      if (!this.uplot) return;   // makeChart() takes every point so far
       this.empty.hidden = this.pointCount() > 0;
       this.uplot.setData(this.build());
     });
@@ -255,7 +274,8 @@ export class LivePlot {
   destroy() {
     if (this.frame) cancelAnimationFrame(this.frame);
     this.resizer.disconnect();
-    this.uplot.destroy();
+    this.destroyed = true;
+    this.uplot?.destroy();
     this.root.remove();
   }
 }

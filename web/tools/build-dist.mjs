@@ -9,11 +9,12 @@
 //   looplab-api.js               the worker client: list, describe, validate, run             (looplab/api)
 //   looplab-worker.js            the module worker, with the Emscripten glue (one file, no imports)
 //   looplab.wasm                 the WebAssembly module
+//   uplot.js                     uPlot (MIT), imported by the scripts above once they draw a line plot
 //   lang/<lang>.json             a language's catalog, experiment list and describes (language-files.mjs)
 //   saved-runs/<id>.json         each experiment's default run, measured here, drawn labelled before a live one (saved-runs.mjs)
 //   looplab.css                  the widget's stylesheets in one file (uPlot's, panel.css, widget.css)
 //   panel.css page.css …         the pages' stylesheets
-//   vendor/uplot/                uPlot's stylesheet (for index.html) and licence (its code is in the bundles)
+//   vendor/uplot/                uPlot's stylesheet (for index.html) and licence (its code is uplot.js)
 //   index.html embed.html author.html   the pages, and page.js, embed.js, author.js, their scripts
 //   looplab-standalone.html      one self-contained file: opens from file:// and uploads to an LMS
 //   *.br *.gz                    every file a browser loads, precompressed (brotli 11, gzip -9), for servers that send them
@@ -70,6 +71,10 @@ const PAGES = { 'web/index.html': 'index.html', 'web/embed.html': 'embed.html', 
  * instead of bundling them again. The worker runs in its own thread and provides nothing.
  */
 const BUNDLES = [
+  // uPlot on its own: the scripts that draw line plots import it once they run (plots/line.js), so a
+  // page's texts and controls wait for none of it.
+  // (Only its default export: its one named export, costlyLerp, is inside a comment.)
+  { entry: 'node_modules/uplot/dist/uPlot.esm.js', out: 'uplot.js', exports: ['default'] },
   { entry: 'web/looplab-api.js', out: 'looplab-api.js', provides: ['web/runtime/client.js', 'web/runtime/connect.js'] },
   { entry: 'web/widgets/looplab-experiment.js', out: 'looplab-element.js' },
   { entry: 'web/looplab-widgets.js', out: 'looplab-widgets.js' },
@@ -95,11 +100,12 @@ function distName(file, from) {
 
 // `code` minified, its imports and exports kept (oxc's minifier, from Vite's rolldown): about half the
 // brotli bytes a phone waits for before the texts show (issue 39); the development tree stays readable.
-// Its `new URL(`…`, import.meta.url)` go back to quoted strings: the form bundlers look for (dist-README.md).
+// Its `new URL(`…`, import.meta.url)` and `import(`…`)` go back to quoted strings: the form bundlers look for (dist-README.md).
 function minified(code, name) {
   const out = minifySync(name, code, { compress: true, mangle: true });
   if (out.errors?.length) fail(`${name}: the minifier failed: ${out.errors[0].message}`);
-  return `${out.code.replace(/\bnew URL\(`([^`$\\"]*)`,\s*import\.meta\.url\)/g, 'new URL("$1",import.meta.url)')}\n`;
+  return `${out.code.replace(/\bnew URL\(`([^`$\\"]*)`,\s*import\.meta\.url\)/g, 'new URL("$1",import.meta.url)')
+    .replace(/\bimport\(`([^`$\\"]*)`\)/g, 'import("$1")')}\n`;
 }
 
 const banner = (what) => `// looplab ${VERSION}: ${what}. Built by web/tools/build-dist.mjs from the ES modules in web/.\n`;
@@ -123,7 +129,7 @@ function copySite() {
   const provided = new Map();   // absolute module path -> {spec, names, chain} of the bundle that provides it
   const imported = new Map();   // bundle -> the bundles it imports, in order
   for (const b of BUNDLES) {
-    const { code, exported, chain } = bundle(abs(b.entry), { esm: true, externals: b.alone ? new Map() : provided });
+    const { code, exported, chain } = bundle(abs(b.entry), { esm: true, externals: b.alone ? new Map() : provided, only: b.exports });
     imported.set(b.out, chain.map((spec) => spec.replace(/^\.\//, '')));
     const sent = minified(withWasmBytes(code, b.out), b.out);
     if (b.out === 'looplab-api.js') {   // connect.js names one language file per language
@@ -177,9 +183,10 @@ const NEW_URL_RE = /\bnew URL\(\s*(['"])([^'"]+)\1\s*,\s*import\.meta\.url\s*\)/
  * in `externals` (absolute path -> {spec, names}) is imported from the bundle that provides it; the
  * entry's exports are the bundle's exports.
  * exportsOverride: {absPath: 'expression'} replaces a module's exports (the module factory gets its wasm).
+ * only: the names the bundle exports, when not all of its entry's (a name may sit in a comment).
  * Returns {code, exported}: the script and the names the entry exports.
  */
-function bundle(entry, { esm = false, externals = new Map(), exportsOverride = {} } = {}) {
+function bundle(entry, { esm = false, externals = new Map(), exportsOverride = {}, only = null } = {}) {
   const ids = new Map();
   const out = [];
   const imports = new Map();    // external spec -> local name of its namespace import (ESM mode)
@@ -207,7 +214,12 @@ function bundle(entry, { esm = false, externals = new Map(), exportsOverride = {
       if (star) parts.push(`const ${star} = ${m};`);
       return parts.join(' ');
     });
-    code = code.replace(DYNAMIC_IMPORT_RE, (_, spec) => `Promise.resolve(${dep(spec)})`);
+    // A dynamic import of another bundle's module stays one (that bundle loads when asked for); any
+    // other is bundled here.
+    code = code.replace(DYNAMIC_IMPORT_RE, (_, spec) => {
+      const ext = externals.get(resolve(dirname(file), spec));
+      return ext ? `import('${ext.spec}')` : `Promise.resolve(${dep(spec)})`;
+    });
     const exported = [];
     code = code.replace(EXPORT_DECL_RE, (_, kind, name) => { exported.push([name, name]); return `${kind} ${name}`; });
     code = code.replace(EXPORT_DEFAULT_RE, (_, name) => { exported.push(['default', name]); return ''; });
@@ -235,7 +247,7 @@ function bundle(entry, { esm = false, externals = new Map(), exportsOverride = {
     return id;
   };
   const entryId = visit(entry);
-  const exported = exportedBy.get(entry);
+  const exported = exportedBy.get(entry).filter((name) => !only || only.includes(name));
   if (!esm) return { code: `'use strict';\n${out.join('\n')}`, exported };
   // Every bundle down the chain is imported here too (first, as `import './x.js';`, which changes no
   // evaluation order): a browser then requests them all once this bundle has arrived, instead of one
@@ -245,7 +257,8 @@ function bundle(entry, { esm = false, externals = new Map(), exportsOverride = {
   const head = chain.map((spec) => `import '${spec}';\n`).join('')
     + [...imports].map(([spec, local]) => `import * as ${local} from '${spec}';\n`).join('');
   const named = exported.filter((n) => n !== 'default');
-  const tail = named.length ? `export const { ${named.join(', ')} } = __m${entryId};\n` : '';
+  const tail = (named.length ? `export const { ${named.join(', ')} } = __m${entryId};\n` : '')
+    + (exported.includes('default') ? `export default __m${entryId}.default;\n` : '');
   return { code: `${head}${out.join('\n')}${tail}`, exported, chain: [...chain, ...imports.keys()] };
 }
 
