@@ -74,6 +74,20 @@ test('1,000 consecutive runs of all nine experiments leave the wasm heap flat', 
   assert.ok(after.used_bytes - start.used_bytes <= 4096, `malloc in use grew by ${after.used_bytes - start.used_bytes} bytes`);
 });
 
+// Bad input is the error a student meets most (the page validates as they type): its path from the
+// check that throws to the boundary that catches must free what it held, in every file it passes.
+test('every bad input, 20 times over, leaves the wasm heap flat', { timeout: 120_000 }, () => {
+  const texts = cases.filter((c) => !c.args && !c.cli_only).map(configText);
+  const each = () => { for (const text of texts) { m.validateConfig(text); const r = m.createRun(text); if (!(r instanceof Error)) r.delete(); } };
+  each();   // one-time statics
+  const start = m.heapStats();
+  for (let i = 0; i < 20; i++) each();
+  const after = m.heapStats();
+  console.log(`  ${20 * texts.length} bad inputs, each validated and run: malloc in use ${start.used_bytes} -> ${after.used_bytes} bytes`);
+  assert.equal(after.heap_bytes, start.heap_bytes, 'wasm memory grew');
+  assert.ok(after.used_bytes - start.used_bytes <= 4096, `malloc in use grew by ${after.used_bytes - start.used_bytes} bytes`);
+});
+
 /**
  * A copy of a result without what is measured: keys naming times, the environment, the prose; and
  * code_cached (a program's first run builds its code, the second finds it built); run_longer (whether a

@@ -294,6 +294,8 @@ std::string render(const json& m, std::string_view lang) {
 
 namespace looplab {
 
+void refuse(const char* key, std::initializer_list<Arg> args) { throw ConfigError(msg(key, args)); }
+
 ConfigError::ConfigError(const json& m)
     : std::runtime_error(render(m, "en")), message_(std::make_shared<const json>(m)) {}
 

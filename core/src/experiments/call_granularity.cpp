@@ -518,12 +518,11 @@ Experiment make_call_granularity_experiment() {
     if (seed_model(p)) {
       const double bytes = seed_estimated_bytes(n, batch);
       if (bytes > kSessionMemoryLimitBytes)
-        throw ConfigError(msg("err.cg_seed_memory", {{"mb", bytes / 1048576.0}}));
+        refuse("err.cg_seed_memory", {{"mb", bytes / 1048576.0}});
       return;
     }
     const double bytes = estimated_bytes(n, batch, hidden);
-    if (bytes > kSessionMemoryLimitBytes)
-      throw ConfigError(msg("err.cg_memory", {{"mb", bytes / 1048576.0}}));
+    if (bytes > kSessionMemoryLimitBytes) refuse("err.cg_memory", {{"mb", bytes / 1048576.0}});
   };
   e.estimate = [](const Params& p) {  // four variants, `epochs` epochs each
     const long long n = p.integer("n"), batch = p.integer("batch");

@@ -26,8 +26,8 @@ ParamSpec repeats(long long def) { return integer("repeats", def, 1, 101); }
 
 void check_batch_at_most_n(long long batch, long long n, const json& n_name) {
   if (batch > n)
-    throw ConfigError(
-        msg("err.at_most", {{"name", "batch"}, {"other", n_name}, {"limit", n}, {"got", batch}}));
+    refuse("err.at_most", {{"name", "batch"}, {"other", n_name}, {"limit", n}, {"got", batch}});
 }
+void check_batch_at_most_n(long long batch, long long n) { check_batch_at_most_n(batch, n, "n"); }
 
 }  // namespace looplab::common

@@ -64,8 +64,7 @@ namespace {
 // value (ConfigError otherwise). Returns its data.
 LinearData checked_csv_data(CsvData csv) {
   const Tensor& x = csv.data.x;
-  if (csv.rows < 2)
-    throw ConfigError(msg("err.csv_two_rows", {{"n", static_cast<long long>(csv.rows)}}));
+  if (csv.rows < 2) refuse("err.csv_two_rows", {{"n", static_cast<long long>(csv.rows)}});
   const std::size_t d = static_cast<std::size_t>(x.shape().cols);
   for (std::size_t j = 0; j < d; ++j) {
     bool varies = false;
@@ -73,7 +72,7 @@ LinearData checked_csv_data(CsvData csv) {
     if (!varies) {
       std::string name = csv.x;  // of "a,b,c", the j-th
       for (std::size_t k = 0; k < j; ++k) name = name.substr(name.find(',') + 1);
-      throw ConfigError(msg("err.csv_one_x", {{"name", name.substr(0, name.find(','))}}));
+      refuse("err.csv_one_x", {{"name", name.substr(0, name.find(','))}});
     }
   }
   return std::move(csv.data);
@@ -131,12 +130,12 @@ void check_line_data(const Params& p, long long default_degree) {
   if (csv) checked_csv_data(std::move(*csv));  // so validation reports a bad file
   const long long degree = p.integer("degree");
   if (degree > 1 && degree != default_degree && columns > 1)  // powers of one x only
-    throw ConfigError(msg("err.degree_one_x", {{"got", degree}, {"n", columns}}));
+    refuse("err.degree_one_x", {{"got", degree}, {"n", columns}});
   if (p.choice("data") == "synthetic" && !(p.number("x_min") < p.number("x_max")))
-    throw ConfigError(msg("err.greater_than", {{"name", "x_max"},
-                                               {"other", "x_min"},
-                                               {"limit", p.number("x_min")},
-                                               {"got", p.number("x_max")}}));
+    refuse("err.greater_than", {{"name", "x_max"},
+                                {"other", "x_min"},
+                                {"limit", p.number("x_min")},
+                                {"got", p.number("x_max")}});
 }
 
 }  // namespace looplab

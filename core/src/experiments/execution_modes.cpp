@@ -43,10 +43,9 @@ void check_sizes(long long n, long long batch, long long unroll, long long hidde
                  const json& n_name) {
   common::check_batch_at_most_n(batch, n, n_name);
   const long long batches = n / batch;
-  if (batches % unroll != 0)
-    throw ConfigError(msg("err.divide_batches", {{"k", batches}, {"got", unroll}}));
+  if (batches % unroll != 0) refuse("err.divide_batches", {{"k", batches}, {"got", unroll}});
   if (static_cast<double>(n) * static_cast<double>(hidden) > 64e6)
-    throw ConfigError(msg("err.hidden_memory", {{"n", n_name}, {"got", n * hidden}}));
+    refuse("err.hidden_memory", {{"n", n_name}, {"got", n * hidden}});
 }
 
 // model=seed001_small: seed 001's small Conv1D model at its size, on n sequences of 140 × 30 with
@@ -555,12 +554,12 @@ Experiment make_execution_modes_experiment() {
   e.check = [](const Params& p) {  // with a CSV its rows are n (parsed here too, so validation
                                    // reports a bad file)
     if (trains_seed_model(p)) {
-      if (csv_data(p)) throw ConfigError(msg("err.em_seed_csv"));
+      if (csv_data(p)) refuse("err.em_seed_csv");
       const long long n = p.integer("n"), batch = p.integer("batch"), unroll = p.integer("unroll");
       check_sizes(n, batch, unroll, 1, "n");
       const double bytes = seed_model_bytes(n, batch, unroll);
       if (bytes > kSeedModelMemoryLimitBytes)
-        throw ConfigError(msg("err.em_seed_memory", {{"mb", bytes / 1048576.0}}));
+        refuse("err.em_seed_memory", {{"mb", bytes / 1048576.0}});
       return;
     }
     if (!checked_csv(p))

@@ -511,21 +511,20 @@ Experiment make_matrix_experiment() {
   e.check = [](const Params& p) {
     if (seed_models(p)) {
       const double bytes = seed_estimated_bytes(p);
-      if (bytes > kSeedMemoryLimitBytes)
-        throw ConfigError(msg("err.seed_memory", {{"mb", bytes / 1048576.0}}));
+      if (bytes > kSeedMemoryLimitBytes) refuse("err.seed_memory", {{"mb", bytes / 1048576.0}});
       return;
     }
     const char* const rows[] = {"rows_small", "rows_medium", "rows_large"};
     for (int i = 1; i < 3; ++i)
       if (p.integer(rows[i]) <= p.integer(rows[i - 1]))
-        throw ConfigError(msg("err.larger_than", {{"name", rows[i]},
-                                                  {"other", rows[i - 1]},
-                                                  {"limit", p.integer(rows[i - 1])},
-                                                  {"got", p.integer(rows[i])}}));
+        refuse("err.larger_than", {{"name", rows[i]},
+                                   {"other", rows[i - 1]},
+                                   {"limit", p.integer(rows[i - 1])},
+                                   {"got", p.integer(rows[i])}});
     const long long l = p.integer("rows_large");
     const double bytes = estimated_bytes(l);
     if (bytes > kMatrixMemoryLimitBytes)
-      throw ConfigError(msg("err.rows_memory", {{"n", l}, {"mb", bytes / 1048576.0}}));
+      refuse("err.rows_memory", {{"n", l}, {"mb", bytes / 1048576.0}});
   };
   // Steps are adaptive (each timed chunk lasts chunk_ms): the run is bounded by time, not steps.
   // Its timing takes at least 9 cells × 4 modes × (repeats rounds + about 2 chunks finding the

@@ -1131,7 +1131,7 @@ Experiment make() {
   e.check = [](const Params& p) {
     check_line_data(p, kDefaultDegree);
     if (!p.flag("gd") && !p.flag("momentum") && !p.flag("nesterov") && !p.flag("adam"))
-      throw ConfigError(msg("err.opt_none"));
+      refuse("err.opt_none");
   };
   e.estimate = [](const Params& p) {
     const double n = p.choice("data") == "synthetic" ? static_cast<double>(p.integer("n")) : 1000.0;

@@ -482,15 +482,14 @@ Experiment make_overhead_experiment() {
   e.check = [](const Params& p) {
     const long long lo = p.integer("n_min"), hi = p.integer("n_max");
     if (lo >= hi)
-      throw ConfigError(msg("err.larger_than",
-                            {{"name", "n_max"}, {"other", "n_min"}, {"limit", lo}, {"got", hi}}));
+      refuse("err.larger_than",
+             {{"name", "n_max"}, {"other", "n_min"}, {"limit", lo}, {"got", hi}});
     const double bytes = kBytesPerPoint * static_cast<double>(hi);
     if (bytes > kOverheadMemoryLimitBytes)
-      throw ConfigError(
-          msg("err.points_memory",
-              {{"n", hi},
-               {"mb", bytes / 1048576.0},
-               {"max", static_cast<long long>(kOverheadMemoryLimitBytes / kBytesPerPoint)}}));
+      refuse("err.points_memory",
+             {{"n", hi},
+              {"mb", bytes / 1048576.0},
+              {"max", static_cast<long long>(kOverheadMemoryLimitBytes / kBytesPerPoint)}});
   };
   // Steps are adaptive (each timed chunk lasts chunk_ms), so the run is bounded by time, not steps:
   // points x 4 modes x (repeats + warm-up) chunks.

@@ -19,9 +19,8 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 }
 
 [[noreturn]] void reject(const ParamSpec& spec, const json& got) {
-  throw ConfigError(
-      msg("err.must_be",
-          {{"name", spec.name}, {"allowed", spec.allowed_message()}, {"got", shown_value(got)}}));
+  refuse("err.must_be",
+         {{"name", spec.name}, {"allowed", spec.allowed_message()}, {"got", shown_value(got)}});
 }
 
 bool in_range(const ParamSpec& s, double v) {
@@ -138,8 +137,7 @@ ParamSpec boolean(std::string_view name, bool def) {
 
 Params validate_params(const std::string& experiment, const std::vector<ParamSpec>& specs,
                        const json& config) {
-  if (!config.is_object())
-    throw ConfigError(msg("err.config_object", {{"got", shown_value(config)}}));
+  if (!config.is_object()) refuse("err.config_object", {{"got", shown_value(config)}});
   json values = json::object();
   for (const auto& spec : specs) values[spec.name] = spec.default_value;
   for (const auto& [key, value] : config.items()) {
@@ -150,9 +148,9 @@ Params validate_params(const std::string& experiment, const std::vector<ParamSpe
     if (!spec) {
       std::vector<std::string> names;
       for (const auto& s : specs) names.push_back(s.name);
-      throw ConfigError(msg("err.unknown_param", {{"got", shown_value(json(key))},
-                                                  {"experiment", experiment},
-                                                  {"names", join(names, ", ")}}));
+      refuse("err.unknown_param", {{"got", shown_value(json(key))},
+                                   {"experiment", experiment},
+                                   {"names", join(names, ", ")}});
     }
     values[key] = check_value(*spec, value);
   }

@@ -498,9 +498,9 @@ Experiment make_pipelines_experiment() {
   e.check = [](const Params& p) {
     const long long n = p.integer("n"), batch = p.integer("batch"), unroll = p.integer("unroll");
     common::check_batch_at_most_n(batch, n);
-    if (n % batch != 0) throw ConfigError(msg("err.divide_n", {{"n", n}, {"got", batch}}));
+    if (n % batch != 0) refuse("err.divide_n", {{"n", n}, {"got", batch}});
     if (p.choice("mode") != "eager" && (n / batch) % unroll != 0)
-      throw ConfigError(msg("err.divide_batches", {{"k", n / batch}, {"got", unroll}}));
+      refuse("err.divide_batches", {{"k", n / batch}, {"got", unroll}});
   };
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")),

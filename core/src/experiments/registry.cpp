@@ -95,9 +95,9 @@ const Experiment& find_experiment(const std::string& id) {
     if (e.id == id) return e;
     ids += (ids.empty() ? "" : " | ") + e.id;
   }
-  throw ConfigError(msg("err.must_be", {{"name", "experiment"},
-                                        {"allowed", msg("allowed.one_of", {{"choices", ids}})},
-                                        {"got", shown_value(json(id))}}));
+  refuse("err.must_be", {{"name", "experiment"},
+                         {"allowed", msg("allowed.one_of", {{"choices", ids}})},
+                         {"got", shown_value(json(id))}});
 }
 
 json with_assignments(json config, const std::vector<std::string>& assignments) {
@@ -105,7 +105,7 @@ json with_assignments(json config, const std::vector<std::string>& assignments) 
   for (const auto& s : assignments) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw ConfigError(msg("cli.err_set_form", {{"got", shown_value(json(s))}}));
+      refuse("cli.err_set_form", {{"got", shown_value(json(s))}});
     const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
     const ParamSpec* spec = nullptr;
     for (const auto& p : e.params)

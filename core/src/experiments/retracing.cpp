@@ -474,9 +474,8 @@ Experiment make_retracing_experiment() {
             static_cast<double>(std::min(p.integer("batch"), p.integer("second_batch"))) *
             static_cast<double>(p.integer("epochs") + 1) >
         200000.0)
-      throw ConfigError(msg("err.calls_limit"));
-    if (p.flag("relaxed_batch") && p.choice("mode") == "compiled")
-      throw ConfigError(msg("err.relaxed_compiled"));
+      refuse("err.calls_limit");
+    if (p.flag("relaxed_batch") && p.choice("mode") == "compiled") refuse("err.relaxed_compiled");
   };
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")),

@@ -75,6 +75,12 @@ json msg(const char* key, std::initializer_list<Arg> args);
 // The object {name: value, ...}, in order: a result's literal objects built the same compact way.
 // Each value is moved out of the list (a list is built for one call).
 json object(std::initializer_list<Arg> fields);
+// Throws ConfigError(msg(key, args)): what a check says of bad input. The arguments are moved into
+// the message here, before the throw, so the caller's frame holds nothing on the heap while the
+// error passes it: the WebAssembly build compiles most of the experiments layer without unwinding
+// code (CMakeLists.txt, LOOPLAB_WASM_NO_UNWIND_LAYERS), where a temporary of `throw
+// ConfigError(msg(…))` would never be freed.
+[[noreturn]] void refuse(const char* key, std::initializer_list<Arg> args = {});
 
 // The items (messages or values) with the separator message between each two, [a, sep, b, sep, c]:
 // an argument a template renders as a list. joined() wraps that as one message ("seq").

@@ -43,7 +43,9 @@ ParamSpec chunk_ms(double def);
 ParamSpec repeats(long long def);
 
 // The rule of every experiment that batches its data: batch ≤ n (n_name: what n is called in the
-// message, "n" or a message such as "the CSV's rows"). Throws ConfigError naming batch.
-void check_batch_at_most_n(long long batch, long long n, const json& n_name = "n");
+// message, "n" or a message such as "the CSV's rows"). Throws ConfigError naming batch. (Two
+// functions, not a default argument: a default "n" would be a json built in the caller's frame.)
+void check_batch_at_most_n(long long batch, long long n, const json& n_name);
+void check_batch_at_most_n(long long batch, long long n);
 
 }  // namespace looplab::common
