@@ -52,13 +52,9 @@ bool seed_models(const Params& p) { return p.choice("models") == "seed001"; }
 // A seed-001 cell's model at this run's scale, or nullopt where the model does not fit the data
 // (the large model on the small data).
 std::optional<ConvNetSpec> seed_cell(const Params& p, int model, int data) {
-  try {
-    return seed001_model(kModels[model].name, kSeed001Lengths[data],
-                         static_cast<int>(p.integer("channel_divisor")),
-                         static_cast<int>(p.integer("length_divisor")));
-  } catch (const ConfigError&) {
-    return std::nullopt;
-  }
+  return seed001_model_if_it_fits(kModels[model].name, kSeed001Lengths[data],
+                                  static_cast<int>(p.integer("channel_divisor")),
+                                  static_cast<int>(p.integer("length_divisor")));
 }
 
 // The largest seed-001 cell: its batch, and per mode (four alive for the paired rounds) every
@@ -515,12 +511,14 @@ Experiment make_matrix_experiment() {
       return;
     }
     const char* const rows[] = {"rows_small", "rows_medium", "rows_large"};
-    for (int i = 1; i < 3; ++i)
-      if (p.integer(rows[i]) <= p.integer(rows[i - 1]))
-        refuse("err.larger_than", {{"name", rows[i]},
-                                   {"other", rows[i - 1]},
-                                   {"limit", p.integer(rows[i - 1])},
-                                   {"got", p.integer(rows[i])}});
+    for (int i = 1; i < 3; ++i) {
+      // (Read before refuse(): a name past 10 letters is a string on the heap while it is looked
+      // up.)
+      const long long lower = p.integer(rows[i - 1]), upper = p.integer(rows[i]);
+      if (upper <= lower)
+        refuse("err.larger_than",
+               {{"name", rows[i]}, {"other", rows[i - 1]}, {"limit", lower}, {"got", upper}});
+    }
     const long long l = p.integer("rows_large");
     const double bytes = estimated_bytes(l);
     if (bytes > kMatrixMemoryLimitBytes)

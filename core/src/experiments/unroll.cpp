@@ -478,13 +478,12 @@ Experiment make_unroll_experiment() {
   e.quoted_sources = {"seed thread 000", "seed thread 000", "seed thread 000"};
   e.check = [](const Params& p) {
     common::check_batch_at_most_n(p.integer("batch"), p.integer("n"));
-    if (p.integer("n") / p.integer("batch") > 5000)
-      refuse("err.unroll_batches", {{"got", p.integer("n") / p.integer("batch")}});
+    const long long batches = p.integer("n") / p.integer("batch");
+    if (batches > 5000) refuse("err.unroll_batches", {{"got", batches}});
     // NOTE: the C compiler's time grows with the code, k steps of it: on the 2-core development
     // machine cc -O3 took 0.7 s for k = 1 and 216 s for k = 100 (the default n and batch).
-    if (p.choice("mode") == "compiled" && p.integer("n") / p.integer("batch") > kCompiledBatches)
-      refuse("err.unroll_compiled_batches",
-             {{"max", kCompiledBatches}, {"got", p.integer("n") / p.integer("batch")}});
+    if (p.choice("mode") == "compiled" && batches > kCompiledBatches)
+      refuse("err.unroll_compiled_batches", {{"max", kCompiledBatches}, {"got", batches}});
   };
   e.estimate = [](const Params& p) {
     const double n = static_cast<double>(p.integer("n")),

@@ -81,6 +81,15 @@ ConvNetSpec seed001_model(const std::string& size, int data_length, int channel_
   return s;
 }
 
+std::optional<ConvNetSpec> seed001_model_if_it_fits(const std::string& size, int data_length,
+                                                    int channel_divisor, int length_divisor) {
+  try {
+    return seed001_model(size, data_length, channel_divisor, length_divisor);
+  } catch (const ConfigError&) {
+    return std::nullopt;
+  }
+}
+
 std::vector<LayerSummary> summarize(const ConvNetSpec& s) {
   std::vector<LayerSummary> out;
   const std::vector<Window> windows = windows_of(s);

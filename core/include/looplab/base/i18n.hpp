@@ -79,7 +79,8 @@ json object(std::initializer_list<Arg> fields);
 // the message here, before the throw, so the caller's frame holds nothing on the heap while the
 // error passes it: the WebAssembly build compiles most of the experiments layer without unwinding
 // code (CMakeLists.txt, LOOPLAB_WASM_NO_UNWIND_LAYERS), where a temporary of `throw
-// ConfigError(msg(…))` would never be freed.
+// ConfigError(msg(…))` would never be freed. So its arguments are values: a call in them that
+// builds a string (p.integer(<a name past 10 letters>)) would leave that string on the heap.
 [[noreturn]] void refuse(const char* key, std::initializer_list<Arg> args = {});
 
 // The items (messages or values) with the separator message between each two, [a, sep, b, sep, c]:
