@@ -214,6 +214,21 @@ test('a saved run is on screen before the module loads, labelled in every langua
   }
 });
 
+// uPlot arrives after the texts (plots/line.js imports it when it runs): if it never does, each line
+// plot says so in its box, and the rest of the page still works.
+test('a line plot whose uPlot does not arrive says so; the run still finishes', { timeout: 120_000 }, async () => {
+  const { page } = await open('/tests/web/fixtures/blank.html');
+  await page.route(/uPlot\.esm\.js$/, (route) => route.abort());
+  await page.goto(new URL('/web/?experiment=standardization&max_iterations=2000', page.url()).href);
+  await waitForStatus(page, 'ready');
+  await page.click('#run');
+  await waitForStatus(page, 'done', RUN_TIMEOUT_MS);
+  const says = await page.evaluate(() => [...document.querySelectorAll('.plot-lines .plot-empty')].map((e) => (e.hidden ? '' : e.textContent)));
+  assert.ok(says.length > 0 && says.every((t) => t.startsWith("This plot's code (uplot.js) did not arrive")), JSON.stringify(says));
+  assert.ok((await page.textContent('#summary')).length > 50, 'the summary is there');
+  await page.close();
+});
+
 test('a shared link with other values shows no saved run and does not fetch one', { timeout: 60_000 }, async () => {
   const { page, problems } = await open('/tests/web/fixtures/blank.html');
   const release = await holdModule(page);

@@ -17,7 +17,16 @@ import { t as tr } from '../util/i18n.js';
 // experiment's texts and controls need none of it and show first on a slow link (issue 39); a line plot
 // made before it has arrived is drawn when it does. (dist/ has it as uplot.js: build-dist.mjs.)
 let uPlot = null;
-const uPlotLoaded = import('../../node_modules/uplot/dist/uPlot.esm.js').then((m) => { uPlot = m.default; });
+let uPlotLoading = null;
+/** uPlot's module: asked for once, and again after a failed download. */
+function loadUPlot() {
+  uPlotLoading ??= import('../../node_modules/uplot/dist/uPlot.esm.js').then(
+    (m) => { uPlot = m.default; },
+    (e) => { uPlotLoading = null; throw e; },
+  );
+  return uPlotLoading;
+}
+loadUPlot().catch(() => {});   // at once; a plot that finds it missing says so (failed())
 
 const DASHES = [[], [8, 4], [2, 3], [10, 3, 2, 3]];
 const HEIGHT = 380;
@@ -85,7 +94,7 @@ export class LivePlot {
     // Until uPlot has arrived, the chart's room is kept: nothing below it moves when it comes.
     this.body.style.minHeight = `${heightFor(Math.max(300, this.body.clientWidth || 600))}px`;
     if (uPlot) this.makeChart();
-    else uPlotLoaded.then(() => { if (!this.destroyed) this.makeChart(); });
+    else loadUPlot().then(() => { if (!this.destroyed) this.makeChart(); }, (e) => { if (!this.destroyed) this.failed(e); });
     this.resizer = new ResizeObserver(() => this.fit());
     this.resizer.observe(this.body);
   }
@@ -122,6 +131,13 @@ export class LivePlot {
     }, this.build(), this.body);
     this.body.style.minHeight = '';
     this.empty.hidden = this.pointCount() > 0;
+  }
+
+  /** uplot.js did not arrive: the plot's box says so instead of staying empty. */
+  failed(error) {
+    this.body.style.minHeight = '';
+    this.empty.hidden = false;
+    this.empty.textContent = tr('plot.lines_failed', { error: error?.message ?? String(error) }, this.spec.lang);
   }
 
   fit() {
