@@ -9,11 +9,6 @@
 #include "looplab/experiments/common_params.hpp"
 
 namespace looplab {
-namespace {
-
-[[noreturn]] void fail(const json& message) { throw ConfigError(message); }
-
-}  // namespace
 
 json CsvData::summary() const {
   return object({{"name", name}, {"x", x}, {"y", y}, {"rows", rows}, {"bytes", bytes}});
@@ -23,12 +18,12 @@ json take_csv_config(json& config, const std::string& experiment, bool accepted)
   if (!config.is_object() || !config.contains("csv")) return nullptr;
   json csv = config["csv"];
   config.erase("csv");
-  if (!accepted) fail(msg("err.csv_not_taken", {{"experiment", experiment}}));
-  if (!csv.is_object() || !csv.contains("text")) fail(msg("err.csv_object"));
+  if (!accepted) refuse("err.csv_not_taken", {{"experiment", experiment}});
+  if (!csv.is_object() || !csv.contains("text")) refuse("err.csv_object");
   for (const auto& [key, value] : csv.items()) {
     if (key != "text" && key != "x" && key != "y" && key != "name")
-      fail(msg("err.csv_unknown_field", {{"name", quoted_text(key)}}));
-    if (!value.is_string()) fail(msg("err.csv_field_string", {{"field", key}}));
+      refuse("err.csv_unknown_field", {{"name", quoted_text(key)}});
+    if (!value.is_string()) refuse("err.csv_field_string", {{"field", key}});
   }
   return csv;
 }
@@ -39,8 +34,8 @@ std::optional<CsvData> csv_data(const Params& p) {
   const std::string& text = c["text"].get_ref<const std::string&>();
   const CsvTable t = parse_csv(text);
   if (t.columns.size() < 2)
-    fail(msg("err.csv_two_columns", {{"n", static_cast<long long>(t.columns.size())},
-                                     {"name", quoted_text(t.columns[0])}}));
+    refuse("err.csv_two_columns",
+           {{"n", static_cast<long long>(t.columns.size())}, {"name", quoted_text(t.columns[0])}});
   CsvData d;
   d.x = c.contains("x") ? c["x"].get<std::string>() : t.columns.front();
   d.y = c.contains("y") ? c["y"].get<std::string>() : t.columns.back();

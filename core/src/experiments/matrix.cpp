@@ -512,8 +512,7 @@ Experiment make_matrix_experiment() {
     }
     const char* const rows[] = {"rows_small", "rows_medium", "rows_large"};
     for (int i = 1; i < 3; ++i) {
-      // (Read before refuse(): a name past 10 letters is a string on the heap while it is looked
-      // up.)
+      // Read before refuse(): looking up a name past 10 letters puts a string on the heap.
       const long long lower = p.integer(rows[i - 1]), upper = p.integer(rows[i]);
       if (upper <= lower)
         refuse("err.larger_than",
