@@ -157,6 +157,56 @@ test('other experiments ignore measurements; a measurement without its fields is
   }
 });
 
+// call_granularity.cpp and overhead.cpp compile without unwinding code in wasm (CMakeLists.txt):
+// what the browser measured is read and checked whole in browser_measurements.cpp before they hold
+// any of it, and everything they read of it later must not throw. So every bad shape is refused by
+// addMeasurements itself, leaves the run's own result, and leaks nothing.
+test('bad measurements are refused whole: an Error each, the run\'s own result after, the heap flat', () => {
+  const OV = { experiment: 'overhead', n_min: 10, n_max: 1000, points: 3, chunk_ms: 0.1, repeats: 1 };
+  const cases = [
+    [CG, (c) => {
+      const fit = c.runs.find((x) => x.variant === 'fit');
+      const good = () => ({ same_losses: true, variants: [epochVariant('js_fit', [2, 3], fit), epochVariant('js_train_on_batch', [4, 5], fit)] });
+      const bad = (change) => { const g = good(); change(g); return g; };
+      return [{}, [], { same_losses: true, variants: 3 }, { same_losses: true, variants: [{ variant: 'js_fit' }] },
+        bad((g) => { g.variants[1].chunk_us = [4]; }),            // unpaired chunks
+        bad((g) => { g.variants[0].chunk_us = []; }),
+        bad((g) => { g.variants[0].chunk_us = [2, 'x']; }),
+        bad((g) => { g.variants[1].chunk_us = [0, 5]; }),         // not a positive time
+        bad((g) => { g.variants[0].diverged = 'no'; }),
+        bad((g) => { g.variants[1].final_loss = 'low'; }),
+        bad((g) => { g.variants[0].total_ms = null; }),
+        bad((g) => { delete g.variants[1].series; }),
+        bad((g) => { g.variants[0].variant = 7; }),
+        bad((g) => { delete g.same_losses; })];
+    }],
+    [OV, (c) => {
+      const points = () => c.series.reference.n.map((n) => ({ n, chunk_us: [2, 3], steps_per_chunk: 8, steps: 40, diverged: false }));
+      const bad = (change) => { const p = points(); change(p); return { variants: [{ variant: 'js_per_call', points: p }] }; };
+      return [{}, { variants: [{ variant: 'js_per_call' }] }, { variants: [{ variant: 'js_per_call', points: {} }] },
+        bad((p) => { p[1].chunk_us = [-1]; }), bad((p) => { p[0].n = '10'; }), bad((p) => { delete p[2].steps; }),
+        bad((p) => { p[1].diverged = 0; }), bad((p) => { p.splice(1); })];   // one N: no line
+    }],
+  ];
+  for (const [config, badOnes] of cases) {
+    const run = ok(m.createRun(JSON.stringify(config)));
+    try {
+      while (!ok(run.advance(50)));
+      const own = ok(run.result());
+      const texts = badOnes(JSON.parse(own)).map((b) => JSON.stringify(b));
+      for (const t of texts) run.addMeasurements(t);   // once first: what is allocated once (a message's catalog) is not a leak
+      const start = m.heapStats().used_bytes;
+      for (let i = 0; i < 20; i++) {
+        for (const t of texts) assert.ok(run.addMeasurements(t) instanceof Error, `${config.experiment}: ${t} accepted`);
+      }
+      assert.ok(m.heapStats().used_bytes - start <= 1024, `${config.experiment}: malloc in use ${start} -> ${m.heapStats().used_bytes} bytes`);
+      assert.equal(ok(run.result()), own, 'the run still gives its own result');
+    } finally {
+      run.delete();
+    }
+  }
+});
+
 // The browser variants on seed 001's small model (model=seed001_small): sessionData gives whole
 // sequences, trainOnBatch takes a block of them per batch, and both JavaScript-driven variants
 // reproduce the core fit's losses bit for bit at every step.

@@ -27,6 +27,7 @@
 #include <stdexcept>
 
 #include "looplab/base/i18n.hpp"
+#include "looplab/experiments/browser_measurements.hpp"
 #include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/experiment.hpp"
@@ -83,21 +84,10 @@ double max_relative_gap(const std::vector<float>& a, const std::vector<float>& b
 
 // ---- the variants only a browser can measure (web/runtime/js-variants.js): js_fit and
 // js_train_on_batch, both with fit's traced step, their epochs interleaved, given to the run by
-// add_measurements() before its result is read.
-struct BrowserVariants {
-  json fit, train_on_batch;  // {"variant", "chunk_us", "first_epoch_ms", "total_ms", "steps", ...}
-  bool same_losses = false;  // equal to each other's and the core fit's losses at every step
-};
+// add_measurements() before its result is read (browser_measurements.hpp reads and checks them).
 
 // Where they ran, as a message ("JavaScript → WebAssembly (browser worker)").
 json where_js() { return msg("env.where_js"); }
-
-// The entry of `list` whose "variant" is `name`; throws std::invalid_argument when there is none.
-const json& variant_named(const json& list, const std::string& name) {
-  for (const json& item : list)
-    if (item.at("variant") == name) return item;
-  throw std::invalid_argument("browser measurements: no variant \"" + name + "\"");
-}
 
 // Chunk i of js_fit and js_train_on_batch covers the same epochs, timed alternately: a pair.
 Measure js_step(const json& v) {
@@ -153,15 +143,7 @@ class CallGranularityRun final : public ChunkedRun {
   // (browser-variants.test.mjs has the fields). They join the runs, series, comparisons and
   // sentences of this run's result.
   void add_measurements(const json& measured) override {
-    const json& variants = measured.at("variants");
-    BrowserVariants js{variant_named(variants, "js_fit"),
-                       variant_named(variants, "js_train_on_batch"),
-                       measured.at("same_losses").get<bool>()};
-    for (const json* v : {&js.fit, &js.train_on_batch})
-      for (const char* key :
-           {"chunk_us", "first_epoch_ms", "total_ms", "steps", "final_loss", "diverged", "series"})
-        (void)v->at(key);  // a missing field throws here, not later in result_json()
-    js_ = std::move(js);
+    js_ = read_browser_step_variants(measured);
   }
 
  private:
@@ -484,9 +466,9 @@ class CallGranularityRun final : public ChunkedRun {
   int example_floats_;  // x's floats per example: 1, or a sequence's 140 × 30
   int epochs_, batches_;
   std::vector<std::unique_ptr<GranularityVariant>> variants_;
-  std::size_t set_up_ = 0;             // variants that ran their first epoch
-  PairedRounds* rounds_ = nullptr;     // the steady steps' paired rounds (a side per variant)
-  std::optional<BrowserVariants> js_;  // set by add_measurements (the browser worker)
+  std::size_t set_up_ = 0;                 // variants that ran their first epoch
+  PairedRounds* rounds_ = nullptr;         // the steady steps' paired rounds (a side per variant)
+  std::optional<BrowserStepVariants> js_;  // set by add_measurements (the browser worker)
 };
 
 }  // namespace

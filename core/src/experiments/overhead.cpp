@@ -19,6 +19,7 @@
 #include <string_view>
 
 #include "looplab/base/i18n.hpp"
+#include "looplab/experiments/browser_measurements.hpp"
 #include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/comparison.hpp"
 #include "looplab/experiments/experiment.hpp"
@@ -56,15 +57,6 @@ struct PairedPoint {
   bool diverged[kOverheadModeCount] = {};
   bool recorded = false;           // its points are in the series
   PairedRounds* rounds = nullptr;  // a side per mode, each turn at least chunk_ms
-};
-
-// js_per_call as the browser worker measured it (web/runtime/js-variants.js), per N: the median of
-// its chunks, and the fitted line a + b·N.
-struct BrowserPerCall {
-  std::vector<double> n, us;
-  json points = json::array();
-  bool diverged = false;
-  CostLine line;
 };
 
 class OverheadRun final : public ChunkedRun {
@@ -119,27 +111,7 @@ class OverheadRun final : public ChunkedRun {
   // one reference step with the N points copied in, at each N this run measured:
   // {"variants": [{"variant": "js_per_call", "points": [{"n", "chunk_us", "steps_per_chunk",
   // "steps", "diverged"}, ...]}]}. It joins the series, points, runs and sentences.
-  void add_measurements(const json& measured) override {
-    const json* v = nullptr;
-    for (const json& item : measured.at("variants"))
-      if (item.at("variant") == "js_per_call") v = &item;
-    if (!v) throw std::invalid_argument("browser measurements: no variant \"js_per_call\"");
-    BrowserPerCall js;
-    for (const json& p : v->at("points")) {
-      const double us = median(p.at("chunk_us").get<std::vector<double>>());
-      js.n.push_back(p.at("n").get<double>());
-      js.us.push_back(us);
-      js.diverged = js.diverged || p.at("diverged").get<bool>();
-      js.points.push_back(object({{"n", p.at("n")},
-                                  {"mode", "js_per_call"},
-                                  {"us_per_step", us},
-                                  {"steps_per_chunk", p.at("steps_per_chunk")},
-                                  {"steps", p.at("steps")},
-                                  {"diverged", p.at("diverged")}}));
-    }
-    js.line = fit_cost_line(js.n, js.us);
-    js_ = std::move(js);
-  }
+  void add_measurements(const json& measured) override { js_ = read_browser_per_call(measured); }
 
   // Each mode's measured points, then the fitted line at the same N.
   json series() const override {
