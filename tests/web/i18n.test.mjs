@@ -1,5 +1,5 @@
-// The languages without a browser: the language files carry core/i18n's catalogs, the glossary terms are
-// used consistently, the JS renderer says exactly what the core's renderer says (a standardization
+// The languages without a browser: the language files carry core/i18n's catalogs (but the texts their
+// describes hold), the glossary terms are used consistently, the JS renderer says exactly what the core's renderer says (a standardization
 // result from the wasm module: its summary.messages rendered in English equal its English text, and
 // render in zh-CN and id with no missing key), and no renderer builds a student-facing English sentence
 // outside the catalogs.
@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readCatalogs } from '../../web/tools/language-files.mjs';
+import { pageCatalog, readCatalogs } from '../../web/tools/language-files.mjs';
 import { LANGUAGES, MISSING, addCatalog, chooseLang, comparisonMessage, render, t } from '../../web/util/i18n.js';
 import { loadModule, runToEnd } from '../../wasm/test/load.mjs';
 import { ROOT } from './harness.mjs';
@@ -27,8 +27,14 @@ test('no script carries a catalog: before one is added every text is empty, then
 test('the language files (make dist) carry core/i18n\'s catalogs, the list and every describe', () => {
   for (const lang of LANGUAGES) {
     const file = JSON.parse(readFileSync(join(ROOT, 'build', 'lang', `${lang}.json`), 'utf8'));
-    assert.deepEqual(file.catalog, catalog(lang), `${lang}: stale: run make dist`);
+    assert.deepEqual(file.catalog, pageCatalog(catalog(lang)), `${lang}: stale: run make dist`);
     assert.deepEqual(Object.keys(file.describe), file.list.map((x) => x.id), lang);
+    // What the catalog leaves out, the describes say (English shows a thread's own words only in translation).
+    const described = JSON.stringify(file.describe);
+    const left = Object.entries(catalog(lang)).filter(([key]) => !Object.hasOwn(file.catalog, key));
+    assert.ok(left.length > 200, `${lang}: ${left.length} texts left to the describes`);
+    const unsaid = left.filter(([key, text]) => !(lang === 'en' && key.endsWith('.original')) && !described.includes(JSON.stringify(text).slice(1, -1)));
+    assert.deepEqual(unsaid.map(([key]) => key), [], `${lang}: left out of the catalog, and in no describe`);
   }
 });
 

@@ -4,7 +4,8 @@
 // texts and controls show (issue 39: from the static describe file, before the module), are a benchmark, printed,
 // never asserted (the machine is shared and noisy); what is asserted is how the page loads: the wasm is
 // fetched once, brotli-compressed, and, where the page says so in its <head>, while the module scripts
-// are still arriving; uPlot only once the page's own script has come (the texts do not wait for it).
+// are still arriving; uPlot only once the page's own script has come (the texts do not wait for it); the
+// page's saved run before it has (early.js).
 //
 //   node --test tests/web/slow-network.test.mjs          (needs the wasm build, `make dist`, `npm ci`)
 //   SLOW_ROUNDS=5 SLOW_EXTRA=/web/ node --test tests/web/slow-network.test.mjs
@@ -91,6 +92,7 @@ async function load(path) {
   // uPlot comes after the page's or the widget's own script has arrived (plots/line.js imports it when it
   // runs), and the line plot drawn before it came has its chart once it has.
   const uplot = timing.find((e) => e.name.endsWith('/uplot.js'));
+  const savedRun = timing.find((e) => e.name.includes('/saved-runs/'));
   const firstScriptEnd = Math.min(...scripts.filter((e) => /\/(page|looplab-element)\.js$/.test(e.name)).map((e) => e.end));
   const charted = await page.evaluate(() => {
     const widget = document.querySelector('looplab-experiment');
@@ -100,13 +102,13 @@ async function load(path) {
   await page.close();
   return {
     ms, textsMs, savedMs, requests: requests.length, bytes: sizes.reduce((a, b) => a + b, 0), modulesEnd,
-    uplotStart: uplot?.start, firstScriptEnd, charted,
+    uplotStart: uplot?.start, savedStart: savedRun?.start, firstScriptEnd, charted,
     wasm: wasmRequests.map((r, i) => ({ encoding: encodings.get(r), start: wasm[i]?.start, end: wasm[i]?.end })),
   };
 }
 
 const PAGES = [
-  { name: 'dist/index.html', path: '/dist/index.html', preloads: true },
+  { name: 'dist/index.html', path: '/dist/index.html', preloads: true, saved: true },
   { name: 'one widget, dist/README.md snippet', path: '/test-results/slow-network/bare.html', preloads: false },
   { name: 'one widget, snippet + preload links', path: '/test-results/slow-network/hinted.html', preloads: true },
   ...EXTRA,
@@ -138,6 +140,8 @@ test('on a phone connection: the wasm comes compressed, once, and starts with th
       assert.equal(r.wasm[0].encoding, 'br', `${p.name}: looplab.wasm sent with content-encoding br`);
       assert.ok(r.uplotStart >= r.firstScriptEnd, `${p.name}: uplot.js requested at ${r.uplotStart} ms, before the page's script had arrived (${r.firstScriptEnd} ms): the texts would wait for it`);
       assert.ok(r.charted, `${p.name}: the line plot has no uPlot chart once Run works`);
+      // The page's saved run is asked for by early.js, before page.js has arrived (issue 39, item 6).
+      if (p.saved) assert.ok(r.savedStart < r.firstScriptEnd, `${p.name}: the saved run requested at ${r.savedStart} ms, not before page.js arrived (${r.firstScriptEnd} ms)`);
       if (p.preloads) assert.ok(r.wasm[0].start < r.modulesEnd, `${p.name}: the wasm starts (${r.wasm[0].start} ms) before the module scripts have arrived (${r.modulesEnd} ms)`);
     }
   }

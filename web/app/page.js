@@ -2,7 +2,7 @@
 // (panel/panel.js), the same panel the widget and the iframe embed use. The page adds what only a
 // whole page has: the picker, the address bar as the share link (?experiment=…&<param>=…, written
 // when a run starts and read back on load), Escape anywhere to stop, and what this browser measured.
-import { connect, onModuleDownload, savedRun } from '../runtime/connect.js';
+import { connect, onModuleDownload } from '../runtime/connect.js';
 import { ExperimentPanel } from '../panel/panel.js';
 import { el } from '../util/dom.js';
 import { LANGUAGES, LANGUAGE_NAMES, browserLang, chooseLang, hasCatalog, t, text } from '../util/i18n.js';
@@ -106,10 +106,6 @@ async function fillPicker() {
 async function start() {
   panel.setStatus('loading the WebAssembly module');
   fillLanguages();
-  // An address that names an experiment and nothing else to set shows that experiment's saved run:
-  // asked for now, beside the language file, not once the controls are up.
-  const named = pageQuery.get('experiment');
-  if (named && [...pageQuery.keys()].every((k) => k === 'experiment' || k === 'lang')) savedRun(named);
   const stopShowing = onModuleDownload((progress) => panel.showDownload(progress));
   const client = connect();
   panel.setClient(client);

@@ -29,6 +29,15 @@ import { chartImage, dataTable } from './plot-data.js';
 import { LAYOUTS, SUBHEADING, buildShell, relabel } from './shell.js';
 import { renderExplanation, renderQuoted, renderResult, seriesCsv, wrapTable } from './summary.js';
 
+/**
+ * Resolves once the browser has painted what is on the page now (the frame after the next), or after
+ * 50 ms where no frame comes (a hidden page or iframe draws none).
+ */
+const afterPaint = () => new Promise((resolve) => {
+  requestAnimationFrame(() => requestAnimationFrame(resolve));
+  setTimeout(resolve, 50);
+});
+
 const REDUCED_MOTION = '(prefers-reduced-motion: reduce)';
 const VALIDATE_DELAY_MS = 120;    // typing: ask the core once the keys pause
 const RUN_LONGER_S = 10;          // "Run longer": at most this many more seconds of paired rounds
@@ -176,6 +185,7 @@ export class ExperimentPanel extends EventTarget {
     if (!d || !this.holdsConfig(Object.fromEntries(d.parameters.map((p) => [p.name, p.default])))) return;
     const runs = this.state.runs;
     const saved = await this.client.savedRun(d.id).catch(() => null);
+    await afterPaint();   // the texts and controls first: drawing the saved run takes a phone a frame or four
     if (!saved?.saved || this.state.describe !== d || this.state.result || this.state.runs !== runs) return;
     if (this.holdsConfig(saved.config)) this.showResult(saved, { saved: true });
   }

@@ -79,6 +79,7 @@ const BUNDLES = [
   { entry: 'web/widgets/looplab-experiment.js', out: 'looplab-element.js' },
   { entry: 'web/looplab-widgets.js', out: 'looplab-widgets.js' },
   { entry: 'web/runtime/worker.js', out: 'looplab-worker.js', alone: true },
+  { entry: 'web/app/early.js', out: 'early.js' },
   { entry: 'web/app/page.js', out: 'page.js' },
   { entry: 'web/app/embed.js', out: 'embed.js' },
   { entry: 'web/app/author.js', out: 'author.js' },

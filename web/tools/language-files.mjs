@@ -25,6 +25,15 @@ export const readCatalog = (lang) => JSON.parse(readFileSync(join(ROOT, 'core', 
 /** Every language's catalog: {lang: catalog}. */
 export const readCatalogs = () => Object.fromEntries(LANGUAGES.map((l) => [l, readCatalog(l)]));
 
+/**
+ * What a page needs of a language's catalog: all of it but the texts its describes already hold
+ * (the core renders param.*, quoted.*, tf.* and exp.<id>.intro, .try and .mechanism into them, and a
+ * page reads them there): 4 KB brotli less of the 32 KB a page waits for before its texts show
+ * (issue 39). The experiments' titles and questions stay: the picker and the author page say them.
+ */
+const DESCRIBED = /^(param|quoted|tf)\.|^exp\.[^.]+\.(intro|try|mechanism)$/;
+export const pageCatalog = (catalog) => Object.fromEntries(Object.entries(catalog).filter(([key]) => !DESCRIBED.test(key)));
+
 /** Writes a language file per language under `outDir`; returns the experiments' ids. */
 export async function writeLanguageFiles(outDir = join(ROOT, 'build', 'lang')) {
   const catalogs = readCatalogs();
@@ -34,7 +43,7 @@ export async function writeLanguageFiles(outDir = join(ROOT, 'build', 'lang')) {
   const ids = api.listExperiments('en').map((x) => x.id);
   for (const lang of LANGUAGES) {
     const describe = Object.fromEntries(ids.map((id) => [id, api.describe(id, lang)]));
-    writeFileSync(join(outDir, `${lang}.json`), JSON.stringify({ catalog: catalogs[lang], list: api.listExperiments(lang), describe }));
+    writeFileSync(join(outDir, `${lang}.json`), JSON.stringify({ catalog: pageCatalog(catalogs[lang]), list: api.listExperiments(lang), describe }));
   }
   return ids;
 }

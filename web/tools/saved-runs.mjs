@@ -10,8 +10,10 @@
 // alone need not pay.
 //
 // The same module and facade the worker uses (api.js), the JavaScript-driven variants included
-// (js-variants.js), so a saved run has the shape of a live one. Its plots' points are kept to 5
-// significant digits (`compact`): a third of the size, and no plot shows the difference.
+// (js-variants.js), so a saved run has the shape of a live one. Its plots' points are kept to 4
+// significant digits, a contour's grid (a lattice of (W, b) and the loss there, drawn as colours and
+// level lines) to 3 (`compact`): half the size, and no plot shows the difference (1 part in 10⁴ of
+// a 600-pixel axis). Every text and number of its summary is as measured.
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -28,7 +30,7 @@ export const SAVED_DIR = join(ROOT, 'build', 'saved-runs');
 // What a saved run is made from: the module, and the scripts that run it here and in the worker.
 const SOURCES = [join(ROOT, 'build', 'wasm', 'looplab.wasm'), fileURLToPath(import.meta.url),
   ...['api.js', 'js-variants.js'].map((f) => join(ROOT, 'web', 'runtime', f))];
-const DIGITS = 5;
+const DIGITS = 4, GRID_DIGITS = 3;
 
 /** Where the runs are measured, in no language's words (it sits in every language's sentence): "Node.js 20.20.2 (V8 11.3.244.8), AMD EPYC ×2, looplab 19b1f9e". */
 function where() {
@@ -38,11 +40,17 @@ function where() {
   return `Node.js ${process.versions.node} (V8 ${process.versions.v8}), ${cpu[0]?.model.trim() || 'CPU ?'} ×${cpu.length}${commit ? `, looplab ${commit}` : ''}`;
 }
 
-/** `v` with every number of its arrays to DIGITS significant digits (integers stay as they are). */
-function compact(v) {
-  if (Array.isArray(v)) return v.map((x) => (typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(DIGITS)) : compact(x)));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, compact(x)]));
+/** `v` with every number of its arrays to `digits` significant digits (integers stay as they are). */
+function rounded(v, digits) {
+  if (Array.isArray(v)) return v.map((x) => (typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(digits)) : rounded(x, digits)));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rounded(x, digits)]));
   return v;
+}
+
+/** A result's series to DIGITS, the grids of its contour plots (describe's plots) to GRID_DIGITS. */
+function compact(series, plots) {
+  const grids = new Set(plots.filter((p) => p.type === 'contour').flatMap((p) => p.panels.map((panel) => panel.grid)));
+  return Object.fromEntries(Object.entries(series).map(([name, s]) => [name, rounded(s, grids.has(name) ? GRID_DIGITS : DIGITS)]));
 }
 
 /** Runs experiment `id` at its defaults as the worker would (worker.js, js-variants.js); returns the result. */
@@ -84,7 +92,7 @@ export async function writeSavedRuns(ids = [], { ifStale = false, log = console.
   for (const id of wanted) {
     const t0 = performance.now();
     const result = await runDefault(api, id);
-    const text = JSON.stringify({ ...result, series: compact(result.series), saved });
+    const text = JSON.stringify({ ...result, series: compact(result.series, api.describe(id, 'en').plots), saved });
     writeFileSync(join(SAVED_DIR, `${id}.json`), `${text}\n`);
     log(`  saved run: ${id} in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${text.length.toLocaleString('en-US')} B`);
   }
