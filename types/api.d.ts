@@ -129,10 +129,16 @@ export declare function onModuleDownload(listener: (progress: { got: number; tot
 export declare function compileModule(): Promise<WebAssembly.Module>;
 /** A message catalog: {key: template} (core/i18n/<lang>.json). */
 export type Catalog = Record<string, string>;
-/** Everything looplab says in one language, written at build time (dist/lang/<lang>.json). */
+/**
+ * Everything looplab says in one language, written at build time (dist/lang/<lang>.json). Its catalog
+ * lacks the texts its describes hold (the parameters' help, tf.*, quoted.*, exp.<id>.intro|try|mechanism):
+ * a client given a language file answers describe() from the file's describes.
+ */
 export interface LanguageFile { catalog: Catalog; list: ExperimentInfo[]; describe: Record<string, Description> }
 /** The language file of `lang` next to this package's scripts, fetched once per page; null when there is none. */
 export declare function languageFile(lang: string): Promise<LanguageFile | null>;
+/** True when experiment `id` has a saved run next to this package's scripts (every experiment the build knows). */
+export declare function hasSavedRun(id: string): boolean;
 /**
  * The saved run of experiment `id`: its default configuration's result, measured when the package was
  * built (web/tools/saved-runs.mjs; `saved`: where and when), or null. A page shows it labelled as saved, never as measured here.

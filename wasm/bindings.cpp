@@ -62,7 +62,7 @@ class Run {
   // run's result. Returns true, or an Error for a measurement missing a field.
   val add_measurements(const std::string& measured_json) {
     return result_or_error([&] {
-      run_->add_measurements(looplab::json::parse(measured_json));
+      run_->add_measurements(looplab::parse_json(measured_json));
       return true;
     });
   }

@@ -14,6 +14,6 @@
 //
 // Types: types/api.d.ts. The worker and the wasm are found next to this module (runtime/connect.js).
 import { LooplabClient, isTerminated, terminatedError } from './runtime/client.js';
-import { compileModule, connect, languageFile, onModuleDownload, savedRun } from './runtime/connect.js';
+import { compileModule, connect, hasSavedRun, languageFile, onModuleDownload, savedRun } from './runtime/connect.js';
 
-export { LooplabClient, compileModule, connect, isTerminated, languageFile, onModuleDownload, savedRun, terminatedError };
+export { LooplabClient, compileModule, connect, hasSavedRun, isTerminated, languageFile, onModuleDownload, savedRun, terminatedError };

@@ -107,7 +107,7 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
 
 int cmd_list() {
   std::vector<std::vector<std::string>> rows = {{tr("cli.col_id"), tr("cli.col_question")}};
-  for (const auto& e : json::parse(list_experiments_json(g_lang)))
+  for (const auto& e : parse_json(list_experiments_json(g_lang)))
     rows.push_back({cell(e["id"]), cell(e["question"])});
   print_table(rows);
   return 0;
@@ -115,7 +115,7 @@ int cmd_list() {
 
 // describe_json in the reader's language: every text comes from the catalogs already.
 int cmd_describe(const std::string& id) {
-  const json d = json::parse(describe_json(id, g_lang));
+  const json d = parse_json(describe_json(id, g_lang));
   std::cout << tr("cli.title_line",
                   {{"title", cell(d["title"])}, {"id", id}, {"question", cell(d["question"])}})
             << "\n\n";
@@ -196,7 +196,7 @@ json build_config(const std::string& id, const std::string& config_path,
   json config = json::object();
   if (!config_path.empty()) {
     try {
-      config = json::parse(read_file(config_path));
+      config = parse_json(read_file(config_path));
     } catch (const json::exception& e) {  // parse_error, or out_of_range for a literal like 1e400
       throw ConfigError(msg("cli.err_config_json", {{"path", config_path}, {"what", e.what()}}));
     }
@@ -340,14 +340,14 @@ int cmd_run(const std::vector<std::string>& args) {
                                         .dump(-1, ' ', false, json::error_handler_t::replace));
   const bool tty = isatty(fileno(stderr));
   while (!run->advance(200.0)) {
-    const json p = json::parse(run->progress_json());
+    const json p = parse_json(run->progress_json());
     if (tty)
       std::fprintf(stderr, "\r%3.0f%%  %-50s", 100.0 * p["fraction"].get<double>(),
                    p["message"].get<std::string>().c_str());
   }
   if (tty) std::fprintf(stderr, "\r%60s\r", "");
   const std::string text = run->result_json();
-  const json result = json::parse(text);
+  const json result = parse_json(text);
   print_result(result);
   if (show_code) print_generated_code(result);
   if (!json_path.empty()) write_file(json_path, result.dump(1) + "\n", "--json");

@@ -103,6 +103,7 @@ async function load(path) {
   return {
     ms, textsMs, savedMs, requests: requests.length, bytes: sizes.reduce((a, b) => a + b, 0), modulesEnd,
     uplotStart: uplot?.start, savedStart: savedRun?.start, firstScriptEnd, charted,
+    savedRequests: requests.filter((q) => q.url().includes('/saved-runs/')).length,
     wasm: wasmRequests.map((r, i) => ({ encoding: encodings.get(r), start: wasm[i]?.start, end: wasm[i]?.end })),
   };
 }
@@ -141,6 +142,7 @@ test('on a phone connection: the wasm comes compressed, once, and starts with th
       assert.ok(r.uplotStart >= r.firstScriptEnd, `${p.name}: uplot.js requested at ${r.uplotStart} ms, before the page's script had arrived (${r.firstScriptEnd} ms): the texts would wait for it`);
       assert.ok(r.charted, `${p.name}: the line plot has no uPlot chart once Run works`);
       // The page's saved run is asked for by early.js, before page.js has arrived (issue 39, item 6).
+      if (p.saved) assert.equal(r.savedRequests, 1, `${p.name}: the saved run fetched ${r.savedRequests} times`);
       if (p.saved) assert.ok(r.savedStart < r.firstScriptEnd, `${p.name}: the saved run requested at ${r.savedStart} ms, not before page.js arrived (${r.firstScriptEnd} ms)`);
       if (p.preloads) assert.ok(r.wasm[0].start < r.modulesEnd, `${p.name}: the wasm starts (${r.wasm[0].start} ms) before the module scripts have arrived (${r.modulesEnd} ms)`);
     }

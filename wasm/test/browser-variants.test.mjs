@@ -178,6 +178,10 @@ test('bad measurements are refused whole: an Error each, the run\'s own result a
         bad((g) => { g.variants[0].total_ms = null; }),
         bad((g) => { delete g.variants[1].series; }),
         bad((g) => { g.variants[0].variant = 7; }),
+        bad((g) => { g.variants[0].total_ms = -1; }),
+        bad((g) => { g.variants[1].series = [1, 2]; }),
+        JSON.stringify(good()).replace('"total_ms":20', '"total_ms":1e400'),   // read as infinity
+        JSON.stringify(good()).replace('"chunk_us":[2,3]', '"chunk_us":[2,1e400]'),
         bad((g) => { delete g.same_losses; })];
     }],
     [OV, (c) => {
@@ -185,7 +189,7 @@ test('bad measurements are refused whole: an Error each, the run\'s own result a
       const bad = (change) => { const p = points(); change(p); return { variants: [{ variant: 'js_per_call', points: p }] }; };
       return [{}, { variants: [{ variant: 'js_per_call' }] }, { variants: [{ variant: 'js_per_call', points: {} }] },
         bad((p) => { p[1].chunk_us = [-1]; }), bad((p) => { p[0].n = '10'; }), bad((p) => { delete p[2].steps; }),
-        bad((p) => { p[1].diverged = 0; }), bad((p) => { p.splice(1); })];   // one N: no line
+        bad((p) => { p[1].diverged = 0; }), bad((p) => { p[0].steps = 'many'; }), bad((p) => { p.splice(1); })];   // one N: no line
     }],
   ];
   for (const [config, badOnes] of cases) {
@@ -193,7 +197,7 @@ test('bad measurements are refused whole: an Error each, the run\'s own result a
     try {
       while (!ok(run.advance(50)));
       const own = ok(run.result());
-      const texts = badOnes(JSON.parse(own)).map((b) => JSON.stringify(b));
+      const texts = badOnes(JSON.parse(own)).map((b) => (typeof b === 'string' ? b : JSON.stringify(b)));
       for (const t of texts) run.addMeasurements(t);   // once first: what is allocated once (a message's catalog) is not a leak
       const start = m.heapStats().used_bytes;
       for (let i = 0; i < 20; i++) {
@@ -204,6 +208,32 @@ test('bad measurements are refused whole: an Error each, the run\'s own result a
     } finally {
       run.delete();
     }
+  }
+});
+
+// ... and what is accepted, however extreme, is read back by result() without a throw: the heap
+// stays flat over measurements given again and again, each result read.
+test('extreme but valid measurements: accepted, read back whole, the heap flat', () => {
+  const run = ok(m.createRun(JSON.stringify(CG)));
+  try {
+    while (!ok(run.advance(50)));
+    const fit = JSON.parse(ok(run.result())).runs.find((x) => x.variant === 'fit');
+    const edges = [
+      { same_losses: false, variants: [epochVariant('js_fit', [1e-300], fit), epochVariant('js_train_on_batch', [1e300], fit, { final_loss: null, diverged: true })] },
+      { same_losses: true, variants: [epochVariant('js_fit', [5, 5, 5], fit, { steps: 0, total_ms: 0 }), epochVariant('js_train_on_batch', [5, 5, 5], fit)] },
+    ].map((e) => JSON.stringify(e));
+    for (const e of edges) { ok(run.addMeasurements(e)); ok(run.result()); }
+    const start = m.heapStats().used_bytes;
+    for (let i = 0; i < 20; i++) {
+      for (const e of edges) {
+        ok(run.addMeasurements(e));
+        const r = JSON.parse(ok(run.result()));
+        assert.deepEqual(r.runs.slice(-2).map((x) => x.variant), ['js_fit', 'js_train_on_batch']);
+      }
+    }
+    assert.ok(m.heapStats().used_bytes - start <= 1024, `malloc in use ${start} -> ${m.heapStats().used_bytes} bytes`);
+  } finally {
+    run.delete();
   }
 });
 

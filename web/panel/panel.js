@@ -30,12 +30,13 @@ import { LAYOUTS, SUBHEADING, buildShell, relabel } from './shell.js';
 import { renderExplanation, renderQuoted, renderResult, seriesCsv, wrapTable } from './summary.js';
 
 /**
- * Resolves once the browser has painted what is on the page now (the frame after the next), or after
- * 50 ms where no frame comes (a hidden page or iframe draws none).
+ * Resolves once the browser has painted what is on the page now (the frame after the next), or at
+ * once in a hidden page, which paints no frame (and after 250 ms in an iframe whose frames wait).
  */
 const afterPaint = () => new Promise((resolve) => {
+  if (document.visibilityState === 'hidden') return resolve();
   requestAnimationFrame(() => requestAnimationFrame(resolve));
-  setTimeout(resolve, 50);
+  setTimeout(resolve, 250);
 });
 
 const REDUCED_MOTION = '(prefers-reduced-motion: reduce)';

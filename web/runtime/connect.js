@@ -84,8 +84,11 @@ export function compileModule() {
  */
 export const languageFile = (lang) => fetchOnce(Object.hasOwn(LANGUAGE_FILES, lang) ? LANGUAGE_FILES[lang] : null);
 
+/** True when experiment `id` has a saved run (an experiment the build knows). */
+export const hasSavedRun = (id) => Object.hasOwn(SAVED_RUNS, id);
+
 /** The saved run of experiment `id` (a result with `saved: {where, when}`), fetched once per page, or null. */
-export const savedRun = (id) => fetchOnce(Object.hasOwn(SAVED_RUNS, id) ? SAVED_RUNS[id] : null);
+export const savedRun = (id) => fetchOnce(hasSavedRun(id) ? SAVED_RUNS[id] : null);
 
 /** The JSON at `url`, fetched once per page, or null: no URL, nothing to fetch (file://), or a failed fetch. */
 function fetchOnce(url) {

@@ -10,10 +10,11 @@
 // alone need not pay.
 //
 // The same module and facade the worker uses (api.js), the JavaScript-driven variants included
-// (js-variants.js), so a saved run has the shape of a live one. Its plots' points are kept to 4
-// significant digits, a contour's grid (a lattice of (W, b) and the loss there, drawn as colours and
-// level lines) to 3 (`compact`): half the size, and no plot shows the difference (1 part in 10⁴ of
-// a 600-pixel axis). Every text and number of its summary is as measured.
+// (js-variants.js), so a saved run has the shape of a live one. Its plots' points are rounded
+// (`compact`): each array to the fewest significant digits, at least 4, that keep its every value
+// within 1/10,000 of the array's range (a loss over decades keeps 4 digits, a loss tail from
+// 0.9875 to 0.9870 keeps 8), a contour's grid within 1/1,000 (at least 3 digits): about half the
+// bytes, and no plot shows the difference. Every text and number of its summary is as measured.
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -30,7 +31,7 @@ export const SAVED_DIR = join(ROOT, 'build', 'saved-runs');
 // What a saved run is made from: the module, and the scripts that run it here and in the worker.
 const SOURCES = [join(ROOT, 'build', 'wasm', 'looplab.wasm'), fileURLToPath(import.meta.url),
   ...['api.js', 'js-variants.js'].map((f) => join(ROOT, 'web', 'runtime', f))];
-const DIGITS = 4, GRID_DIGITS = 3;
+const PLACES = 4, GRID_PLACES = 3;
 
 /** Where the runs are measured, in no language's words (it sits in every language's sentence): "Node.js 20.20.2 (V8 11.3.244.8), AMD EPYC ×2, looplab 19b1f9e". */
 function where() {
@@ -40,17 +41,28 @@ function where() {
   return `Node.js ${process.versions.node} (V8 ${process.versions.v8}), ${cpu[0]?.model.trim() || 'CPU ?'} ×${cpu.length}${commit ? `, looplab ${commit}` : ''}`;
 }
 
-/** `v` with every number of its arrays to `digits` significant digits (integers stay as they are). */
-function rounded(v, digits) {
-  if (Array.isArray(v)) return v.map((x) => (typeof x === 'number' && !Number.isInteger(x) ? Number(x.toPrecision(digits)) : rounded(x, digits)));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rounded(x, digits)]));
-  return v;
+/**
+ * `values` (an array; nested arrays and objects each their own) with every number that is not an
+ * integer to the fewest significant digits, at least `places`, that keep it within 10^-places of
+ * the array's range.
+ */
+export function roundToRange(values, places) {
+  if (!Array.isArray(values)) {
+    return values && typeof values === 'object'
+      ? Object.fromEntries(Object.entries(values).map(([k, v]) => [k, roundToRange(v, places)])) : values;
+  }
+  let lo = Infinity, hi = -Infinity;
+  for (const x of values) if (typeof x === 'number' && Number.isFinite(x)) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+  const spread = hi - lo, big = Math.max(Math.abs(lo), Math.abs(hi));
+  const digits = spread > 0 ? Math.min(17, places + Math.max(0, Math.ceil(Math.log10(big / spread)))) : places;
+  return values.map((x) => (typeof x === 'number' ? (Number.isInteger(x) || !Number.isFinite(x) ? x : Number(x.toPrecision(digits)))
+    : roundToRange(x, places)));
 }
 
-/** A result's series to DIGITS, the grids of its contour plots (describe's plots) to GRID_DIGITS. */
-function compact(series, plots) {
+/** A result's series rounded (roundToRange): a contour's grid (describe's plots) to 3 places, the rest to 4. */
+export function compact(series, plots) {
   const grids = new Set(plots.filter((p) => p.type === 'contour').flatMap((p) => p.panels.map((panel) => panel.grid)));
-  return Object.fromEntries(Object.entries(series).map(([name, s]) => [name, rounded(s, grids.has(name) ? GRID_DIGITS : DIGITS)]));
+  return Object.fromEntries(Object.entries(series).map(([name, s]) => [name, roundToRange(s, grids.has(name) ? GRID_PLACES : PLACES)]));
 }
 
 /** Runs experiment `id` at its defaults as the worker would (worker.js, js-variants.js); returns the result. */

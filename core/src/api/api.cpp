@@ -19,7 +19,7 @@ constexpr std::size_t kMaxConfigBytes = 100'000;
 // Messages are shown in a page and printed by the CLI: never let bytes that are not UTF-8 (echoed
 // from the input by "last read: ...") into them.
 std::string valid_utf8(const std::string& s) {
-  return json::parse(json(s).dump(-1, ' ', false, json::error_handler_t::replace))
+  return parse_json(json(s).dump(-1, ' ', false, json::error_handler_t::replace))
       .get<std::string>();
 }
 
@@ -146,7 +146,7 @@ json parse_config(const std::string& text) {
   check_encoding(text);
   json config;
   try {
-    config = json::parse(text);
+    config = parse_json(text);
   } catch (const json::parse_error& e) {
     const bool nan_or_inf =
         text.find("NaN") != std::string::npos || text.find("Infinity") != std::string::npos;

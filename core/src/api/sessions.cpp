@@ -12,7 +12,7 @@ namespace looplab {
 namespace {
 
 json call_granularity_config(const std::string& config_json) {
-  const json c = json::parse(validate_config_json(config_json));
+  const json c = parse_json(validate_config_json(config_json));
   if (c["experiment"] != "call-granularity")
     throw ConfigError(msg("err.session_config", {{"got", c["experiment"].dump()}}));
   return c;

@@ -79,9 +79,9 @@ const Catalog& parsed_catalog(std::size_t i) {
       throw std::logic_error(std::string("no catalog for ") + kLanguages[i] +
                              ": this program embeds none, and none was supplied (provide_catalog)");
     CatalogReader reader(tables[i]);
-    // The catalogs are checked in (tests/core/base/i18n_test.cpp); a broken one stops here.
-    if (!json::sax_parse(text ? std::string_view(text) : std::string_view(g_supplied[i]),
-                         &reader)) {
+    // The catalogs are checked in (tests/core/base/i18n_test.cpp); a broken one stops here. As a
+    // std::string: the input every parse of the core gives nlohmann (base/json.hpp), one lexer.
+    if (!json::sax_parse(text ? std::string(text) : g_supplied[i], &reader)) {
       tables[i].clear();
       throw std::logic_error(std::string("core/i18n/") + kLanguages[i] +
                              ".json: not a flat object of strings");

@@ -44,14 +44,21 @@ std::vector<double> times_us(const json& chunk_us) {
   return t;
 }
 
+// A count or a duration: a finite number, not negative (nlohmann reads 1e400 as infinity).
+void check_amount(const json& v, const char* key) {
+  const json& x = field(v, key);
+  if (!x.is_number() || !(x.get<double>() >= 0.0) || !std::isfinite(x.get<double>()))
+    refuse_measurement(std::string(key) + " is " + x.dump() + ", not a finite number >= 0");
+}
+
 void check_step_variant(const json& v) {
   (void)times_us(field(v, "chunk_us"));
-  for (const char* key : {"first_epoch_ms", "total_ms", "steps"})
-    if (!field(v, key).is_number()) refuse_measurement(std::string(key) + " is not a number");
+  for (const char* key : {"first_epoch_ms", "total_ms", "steps"}) check_amount(v, key);
   if (!field(v, "diverged").is_boolean()) refuse_measurement("diverged is not true or false");
   const json& last = field(v, "final_loss");
-  if (!last.is_number() && !last.is_null()) refuse_measurement("final_loss is not a number");
-  (void)field(v, "series");
+  if (!last.is_null() && (!last.is_number() || !std::isfinite(last.get<double>())))
+    refuse_measurement("final_loss is not a finite number or null");
+  if (!field(v, "series").is_object()) refuse_measurement("series is not an object");
 }
 
 }  // namespace
@@ -76,8 +83,10 @@ BrowserPerCall read_browser_per_call(const json& measured) {
   BrowserPerCall js;
   for (const json& p : points) {
     if (!p.is_object()) refuse_measurement("a point is not an object");
-    if (!field(p, "n").is_number()) refuse_measurement("n is not a number");
+    check_amount(p, "n");
     if (!field(p, "diverged").is_boolean()) refuse_measurement("diverged is not true or false");
+    check_amount(p, "steps_per_chunk");
+    check_amount(p, "steps");
     const double us = median(times_us(field(p, "chunk_us")));
     js.n.push_back(p["n"].get<double>());
     js.us.push_back(us);

@@ -26,8 +26,8 @@ struct BrowserStepVariants {
 
 // {"same_losses": bool, "variants": [js_fit, js_train_on_batch]}. Throws std::invalid_argument,
 // naming what is wrong, unless both variants are there with chunk_us as many positive, finite
-// times for each (their chunks are paired), first_epoch_ms, total_ms and steps numbers, diverged
-// a bool, final_loss a number or null, and a series.
+// times for each (their chunks are paired), first_epoch_ms, total_ms and steps finite and not
+// negative, diverged a bool, final_loss a finite number or null, and a series object.
 BrowserStepVariants read_browser_step_variants(const json& measured);
 
 // overhead's js_per_call, per N: the median µs per step of its chunks, and the fitted line a + b·N.
@@ -40,7 +40,8 @@ struct BrowserPerCall {
 
 // {"variants": [{"variant": "js_per_call", "points": [{"n", "chunk_us", "steps_per_chunk",
 // "steps", "diverged"}, ...]}]}. Throws std::invalid_argument (or fit_cost_line's) unless every
-// point has them, with positive, finite times, and at least two different N.
+// point has them, N and the counts finite and not negative, the times positive and finite, and
+// there are at least two different N.
 BrowserPerCall read_browser_per_call(const json& measured);
 
 }  // namespace looplab
