@@ -145,6 +145,11 @@ export class LooplabExperiment extends HTMLElement {
     this.client.ready.catch((e) => this.panel.fail(e));
     this.client.ready.finally(() => { stopShowing(); this.panel.showDownload(null); }).catch(() => {});
     this.panel.setClient(this.client);
+    // A widget that sets no parameter shows its experiment's saved run first (panel.js): asked for
+    // now, beside the texts, not once they have come (issue 39, item 6).
+    if ([...this.attributes].every((a) => WIDGET_ATTRS.has(a.name) || isGlobalAttr(a.name))) {
+      this.client.savedRun(this.getAttribute('experiment') || 'standardization').catch(() => {});
+    }
     this.update();
   }
 
