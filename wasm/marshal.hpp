@@ -20,7 +20,7 @@ inline emscripten::val make_error(const char* name, const std::string& message) 
 }
 
 // The JS Error for the exception being handled: call it only inside a catch block. One copy of the
-// handlers for every binding (as a template's body they were 650 B of wasm in each of 20 bindings).
+// handlers for every binding (in the template they were about 650 B of wasm in each binding).
 [[gnu::noinline]] inline emscripten::val current_error() {
   try {
     throw;

@@ -115,6 +115,7 @@ const PAGES = [
   { name: 'one widget, dist/README.md snippet', path: '/test-results/slow-network/bare.html', preloads: false },
   { name: 'one widget, snippet + preload links', path: '/test-results/slow-network/hinted.html', preloads: true },
   { name: 'one widget at its defaults, snippet + five preload links', path: '/test-results/slow-network/defaults.html', preloads: true, savedOnce: true },
+  { name: 'one widget at its defaults, snippet + four preload links', path: '/test-results/slow-network/defaults-4.html', preloads: true, savedOnce: true },
   ...EXTRA,
 ];
 
@@ -127,6 +128,7 @@ test('on a phone connection: the wasm comes compressed, once, and starts with th
   // ... with the fifth line dist/README.md gives a widget at its defaults: its saved run.
   const savedHint = '<link rel="preload" href="/dist/saved-runs/standardization.json" as="fetch" crossorigin>';
   writeFileSync(join(DIR, 'defaults.html'), lesson(`${HINTS}\n${savedHint}\n`, ' controls="lr_scaled"'));
+  writeFileSync(join(DIR, 'defaults-4.html'), lesson(`${HINTS}\n`, ' controls="lr_scaled"'));
   const results = new Map(PAGES.map((p) => [p.name, []]));
   for (let i = 0; i < ROUNDS; i++) {
     for (const p of PAGES) results.get(p.name).push(await load(p.path));   // interleaved: the machine's load hits each alike
@@ -149,6 +151,7 @@ test('on a phone connection: the wasm comes compressed, once, and starts with th
       assert.ok(r.charted, `${p.name}: the line plot has no uPlot chart once Run works`);
       // The page's saved run is asked for by early.js, before page.js has arrived (issue 39, item 6).
       if (p.saved || p.savedOnce) assert.equal(r.savedRequests, 1, `${p.name}: the saved run fetched ${r.savedRequests} times`);
+      if (p.saved || p.savedOnce) assert.notEqual(r.savedMs, null, `${p.name}: no saved run shown`);
       if (p.saved) assert.ok(r.savedStart < r.firstScriptEnd, `${p.name}: the saved run requested at ${r.savedStart} ms, not before page.js arrived (${r.firstScriptEnd} ms)`);
       if (p.preloads) assert.ok(r.wasm[0].start < r.modulesEnd, `${p.name}: the wasm starts (${r.wasm[0].start} ms) before the module scripts have arrived (${r.modulesEnd} ms)`);
     }

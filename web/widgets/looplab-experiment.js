@@ -148,7 +148,8 @@ export class LooplabExperiment extends HTMLElement {
     // A widget that sets no parameter shows its experiment's saved run first (panel.js): asked for
     // now, beside the texts, not once they have come (issue 39, item 6).
     if ([...this.attributes].every((a) => WIDGET_ATTRS.has(a.name) || isGlobalAttr(a.name))) {
-      this.client.savedRun(this.getAttribute('experiment') || 'standardization').catch(() => {});
+      const id = this.getAttribute('experiment') || 'standardization';
+      Promise.resolve().then(() => this.client?.savedRun?.(id)).catch(() => {});   // a host's own client may lack it
     }
     this.update();
   }
