@@ -76,6 +76,8 @@ export class LooplabExperiment extends HTMLElement {
   }
 
   get status() { return this.panel.status; }
+  /** The experiment it shows: its `experiment` attribute, else the first. */
+  get experimentId() { return this.getAttribute('experiment') || 'standardization'; }
   get result() { return this.panel.result; }
   get describe() { return this.panel.describe; }
   /** The module's experiment list [{id, title, ...}] once loaded (for pickers around the widget). */
@@ -148,7 +150,7 @@ export class LooplabExperiment extends HTMLElement {
     // A widget that sets no parameter shows its experiment's saved run first (panel.js): asked for
     // now, beside the texts, not once they have come (issue 39, item 6).
     if ([...this.attributes].every((a) => WIDGET_ATTRS.has(a.name) || isGlobalAttr(a.name))) {
-      const id = this.getAttribute('experiment') || 'standardization';
+      const id = this.experimentId;
       Promise.resolve().then(() => this.client?.savedRun?.(id)).catch(() => {});   // a host's own client may lack it
     }
     this.update();
@@ -195,7 +197,7 @@ export class LooplabExperiment extends HTMLElement {
     }
     this.frame.classList.toggle('compact', this.hasAttribute('compact'));
     this.panel.ui.explain.open = !this.hasAttribute('compact');
-    const id = this.getAttribute('experiment') || 'standardization';
+    const id = this.experimentId;
     const wanted = this.paramSignature();
     // Only a change of what runs (experiment, parameters, controls) reconfigures; theme and compact are styling.
     if (this.loadedId === id && wanted === this.appliedSignature) return this.loaded;

@@ -63,8 +63,8 @@ std::size_t language_index(std::string_view lang) {
   return kLanguageCount;
 }
 
-// Catalog texts given to provide_catalog(), for a program built without embedded ones, until
-// parsed; and which languages were supplied.
+// Catalog texts given to provide_catalog(), for a program built without embedded ones (or an
+// embedded one, while it is parsed), until parsed; and which languages were supplied.
 std::string g_supplied[kLanguageCount];
 bool g_provided[kLanguageCount] = {};
 
@@ -81,7 +81,8 @@ const Catalog& parsed_catalog(std::size_t i) {
     CatalogReader reader(tables[i]);
     // The catalogs are checked in (tests/core/base/i18n_test.cpp); a broken one stops here. As a
     // std::string: the input every parse of the core gives nlohmann (base/json.hpp), one lexer.
-    if (!json::sax_parse(text ? std::string(text) : g_supplied[i], &reader)) {
+    if (text) g_supplied[i] = text;
+    if (!json::sax_parse(g_supplied[i], &reader)) {
       tables[i].clear();
       throw std::logic_error(std::string("core/i18n/") + kLanguages[i] +
                              ".json: not a flat object of strings");
