@@ -61,7 +61,7 @@ std::string find_compiler() {
   for (const char* var : {"LOOPLAB_CC", "CC"})
     if (const char* v = std::getenv(var); v && *v && on_path(v)) return v;
   if (on_path("cc")) return "cc";
-  throw ConfigError(msg("err.no_c_compiler"));
+  refuse("err.no_c_compiler");
 }
 
 fs::path cache_dir() {

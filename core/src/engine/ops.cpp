@@ -679,22 +679,27 @@ static_assert(sizeof(kOpDefs) / sizeof(kOpDefs[0]) == kOpCount,
 
 }  // namespace
 
-Window conv_window(int length, int kernel, int stride, bool same) {
-  const auto fail = [&](const std::string& why) {
-    throw std::invalid_argument(why + " (sequence length " + std::to_string(length) + ", kernel " +
-                                std::to_string(kernel) + ", stride " + std::to_string(stride) +
-                                ", padding '" + (same ? "same" : "valid") + "')");
-  };
-  if (length < 1 || kernel < 1 || stride < 1) fail("every size must be at least 1");
+std::optional<Window> conv_window_if_fits(int length, int kernel, int stride, bool same) {
+  if (length < 1 || kernel < 1 || stride < 1 || (!same && kernel > length)) return std::nullopt;
   Window w{length, kernel, stride, 0, 0};
   if (same) {  // Keras: ⌈length / stride⌉ steps, the padding split with the smaller half first
     w.out = (length + stride - 1) / stride;
     w.pad = std::max((w.out - 1) * stride + kernel - length, 0) / 2;
   } else {
-    if (kernel > length) fail("the kernel is longer than the sequence");
     w.out = (length - kernel) / stride + 1;
   }
   return w;
+}
+
+Window conv_window(int length, int kernel, int stride, bool same) {
+  if (const std::optional<Window> w = conv_window_if_fits(length, kernel, stride, same)) return *w;
+  const char* why = length < 1 || kernel < 1 || stride < 1
+                        ? "every size must be at least 1"
+                        : "the kernel is longer than the sequence";
+  throw std::invalid_argument(std::string(why) + " (sequence length " + std::to_string(length) +
+                              ", kernel " + std::to_string(kernel) + ", stride " +
+                              std::to_string(stride) + ", padding '" + (same ? "same" : "valid") +
+                              "')");
 }
 
 const OpDef& op_def(OpKind kind) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "looplab/base/error.hpp"
@@ -46,18 +47,17 @@ std::vector<Window> windows_of(const ConvNetSpec& s) {
   int length = s.length;
   for (std::size_t l = 0; l < s.convs.size(); ++l) {
     const ConvLayer& c = s.convs[l];
-    try {
-      out.push_back(conv_window(length, c.kernel, c.stride, c.same));
-    } catch (const std::invalid_argument&) {
-      throw ConfigError(msg("err.conv_layer", {{"model", s.name},
-                                               {"layer", static_cast<int>(l) + 1},
-                                               {"filters", c.filters},
-                                               {"kernel", c.kernel},
-                                               {"stride", c.stride},
-                                               {"padding", c.same ? "same" : "valid"},
-                                               {"length", length}}));
-    }
-    length = out.back().out;
+    const std::optional<Window> w = conv_window_if_fits(length, c.kernel, c.stride, c.same);
+    if (!w)
+      refuse("err.conv_layer", {{"model", s.name},
+                                {"layer", static_cast<int>(l) + 1},
+                                {"filters", c.filters},
+                                {"kernel", c.kernel},
+                                {"stride", c.stride},
+                                {"padding", c.same ? "same" : "valid"},
+                                {"length", length}});
+    out.push_back(*w);
+    length = w->out;
   }
   return out;
 }

@@ -14,11 +14,11 @@ Mode parse_mode(const std::string& name) {
   if (name == "traced") return Mode::Traced;
   if (name == "compiled") return Mode::Compiled;
   if (name == "reference") return Mode::Reference;
-  throw ConfigError(msg(
+  refuse(
       "err.must_be",
       {{"name", "mode"},
        {"allowed", msg("allowed.one_of", {{"choices", "eager | traced | compiled | reference"}})},
-       {"got", "\"" + name + "\""}}));
+       {"got", "\"" + name + "\""}});
 }
 
 std::string mode_name(Mode mode) {

@@ -17,10 +17,9 @@ std::vector<Value> Model::parameter_leaves(Builder& b) {
 Loss parse_loss(const std::string& name) {
   if (name == "mse") return Loss::Mse;
   if (name == "bce") return Loss::Bce;
-  throw ConfigError(
-      msg("err.must_be", {{"name", "loss"},
-                          {"allowed", msg("allowed.one_of", {{"choices", "mse | bce"}})},
-                          {"got", "\"" + name + "\""}}));
+  refuse("err.must_be", {{"name", "loss"},
+                         {"allowed", msg("allowed.one_of", {{"choices", "mse | bce"}})},
+                         {"got", "\"" + name + "\""}});
 }
 
 Value loss_of(Builder& b, Loss loss, Value output, Value target) {
@@ -40,11 +39,10 @@ Activation parse_activation(const std::string& name) {
   if (name == "relu") return Activation::Relu;
   if (name == "sigmoid") return Activation::Sigmoid;
   if (name == "linear") return Activation::Linear;
-  throw ConfigError(
-      msg("err.must_be",
-          {{"name", "activation"},
-           {"allowed", msg("allowed.one_of", {{"choices", "tanh | relu | sigmoid | linear"}})},
-           {"got", "\"" + name + "\""}}));
+  refuse("err.must_be",
+         {{"name", "activation"},
+          {"allowed", msg("allowed.one_of", {{"choices", "tanh | relu | sigmoid | linear"}})},
+          {"got", "\"" + name + "\""}});
 }
 
 Value activate(Builder& b, Value x, Activation a) {

@@ -162,11 +162,10 @@ std::unique_ptr<Optimizer> make_optimizer(const std::string& name, double lr,
   if (name == "adam")
     opt = std::make_unique<Adam>(lr, params, options.beta1, options.beta2, options.epsilon);
   if (!opt)
-    throw ConfigError(
-        msg("err.must_be",
-            {{"name", "optimizer"},
-             {"allowed", msg("allowed.one_of", {{"choices", "sgd | momentum | nesterov | adam"}})},
-             {"got", "\"" + name + "\""}}));
+    refuse("err.must_be",
+           {{"name", "optimizer"},
+            {"allowed", msg("allowed.one_of", {{"choices", "sgd | momentum | nesterov | adam"}})},
+            {"got", "\"" + name + "\""}});
   opt->set_schedule(options.schedule);
   return opt;
 }

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "looplab/base/tensor.hpp"
@@ -86,7 +87,10 @@ struct Window {
   int out = 1;  // output steps per sequence
 };
 // 'valid': the windows that fit, (length − kernel) / stride + 1; 'same': ⌈length / stride⌉.
-// Throws std::invalid_argument naming the numbers when no window fits or a size is below 1.
+// nullopt when no window fits or a size is below 1: what a model's check asks (train/conv_net.cpp),
+// without a throw through the engine, which the WebAssembly build compiles without unwinding code.
+std::optional<Window> conv_window_if_fits(int length, int kernel, int stride, bool same);
+// The same, for sizes known to fit: throws std::invalid_argument naming the numbers when not.
 Window conv_window(int length, int kernel, int stride, bool same);
 
 // Static attributes of a node, fixed when it is built.
