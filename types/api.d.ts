@@ -93,13 +93,12 @@ export interface Run {
 export declare class LooplabClient {
   /**
    * `module`: returns the compiled module every worker of this client instantiates (see compileModule).
-   * `languageFile`: a language's file (see languageFile); `catalogs`: catalogs given inline instead.
-   * The worker needs the English catalog from one of them.
+   * `languageFile`: a language's file (see languageFile): the texts, the list and every describe
+   * come from it (the module has no describe), and the worker needs its English catalog.
    */
   constructor(workerUrl: string | URL, options?: {
     module?: (() => Promise<WebAssembly.Module>) | null;
     languageFile?: (lang: string) => Promise<LanguageFile | null>;
-    catalogs?: Record<string, Catalog>;
     savedRun?: (experiment: string) => Promise<Result | null>;
   });
   /** Resolves once the module runs in the worker; rejects with one line when it cannot start. */
@@ -132,7 +131,7 @@ export type Catalog = Record<string, string>;
 /**
  * Everything looplab says in one language, written at build time (dist/lang/<lang>.json). Its catalog
  * lacks the texts its describes hold (the parameters' help, tf.*, quoted.*, exp.<id>.intro|try|mechanism):
- * a client given a language file answers describe() from the file's describes.
+ * a client answers describe() from the file's describes (the module has none).
  */
 export interface LanguageFile { catalog: Catalog; list: ExperimentInfo[]; describe: Record<string, Description> }
 /** The language file of `lang` next to this package's scripts, fetched once per page; null when there is none. */

@@ -90,10 +90,6 @@ val list_experiments(const std::string& lang) {
   return result_or_error([&] { return looplab::list_experiments_json(lang); });
 }
 
-val describe(const std::string& id, const std::string& lang) {
-  return result_or_error([&] { return looplab::describe_json(id, lang); });
-}
-
 val validate_config(const std::string& config_json) {
   return result_or_error([&] { return looplab::validate_config_json(config_json); });
 }
@@ -142,7 +138,6 @@ EMSCRIPTEN_BINDINGS(looplab) {
   function("catalogNeeded", &catalog_needed);
   function("provideCatalog", &provide_catalog);
   function("listExperiments", &list_experiments);
-  function("describe", &describe);
   function("validateConfig", &validate_config);
   function("environment", &environment);
   function("warmUp", &warm_up);

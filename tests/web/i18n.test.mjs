@@ -93,7 +93,7 @@ test('language choice: ?lang=, then the element or page, then the browser; anyth
 });
 
 test('the JS renderer says what the core says, and every language has every key a result uses', async () => {
-  const m = await loadModule();
+  const m = await loadModule('looplab-test');   // describe(): the test module's
   const config = { experiment: 'standardization', data: 'synthetic', n: 300, max_iterations: 3000 };
   const r = runToEnd(m, config);
   const s = r.summary;
@@ -178,7 +178,7 @@ test('every bad input of tests/bad-inputs is said in every language: the JS rend
 });
 
 test('describe(id, lang) takes every text from the catalogs: each language its own, none missing', async () => {
-  const m = await loadModule();
+  const m = await loadModule('looplab-test');   // describe(): the test module's
   for (const { id } of JSON.parse(m.listExperiments('en'))) {
     const en = JSON.parse(m.describe(id, 'en'));
     for (const lang of LANGUAGES) {

@@ -49,7 +49,7 @@ test('roundToRange keeps every value within 1/10^places of its array\'s range, w
 });
 
 test('a saved run\'s plots are rounded (roundToRange), a contour\'s grid to 3 places; its summary as measured', async () => {
-  const m = await loadModule();
+  const m = await loadModule('looplab-test');   // describe(): the test module's
   // Each array's numbers have no more digits than its range asks for (one more where rounding moved it).
   const tooLong = [];
   const check = (v, places, where) => {

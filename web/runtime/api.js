@@ -61,7 +61,12 @@ export function wrap(m, catalogs) {
     module: m,
     addCatalog: (lang, catalog) => { given[lang] = catalog; },
     listExperiments: (lang = 'en') => { provideCatalog(m, lang, given); return JSON.parse(check(m.listExperiments(lang))); },
-    describe: (id, lang = 'en') => { provideCatalog(m, lang, given); return JSON.parse(check(m.describe(id, lang))); },
+    /** The test module's (looplab-test.mjs, which the build writes the language files with); the shipped module has none. */
+    describe: (id, lang = 'en') => {
+      if (!m.describe) throw new Error('this module has no describe(): the describes are in the language files (lang/<lang>.json)');
+      provideCatalog(m, lang, given);
+      return JSON.parse(check(m.describe(id, lang)));
+    },
     validateConfig: (config) => JSON.parse(check(m.validateConfig(toJson(config)))),
     environment: () => JSON.parse(check(m.environment())),
     /** Compiles and runs a tiny model in every mode, once per module instance (api.hpp, warm_up). */

@@ -15,9 +15,10 @@
 //
 // The texts come from the language files (dist/lang/<lang>.json, written at build time: the catalog,
 // the experiment list and every describe in one language): `languageFile(lang)` gives one (connect.js
-// fetches each once per page). list() and describe() answer from them before the module has loaded;
-// catalog(lang) gives the page its catalog, and the worker gets the English one with INIT. The
-// offline file, which has no URL to fetch, passes its `catalogs` inline instead.
+// fetches each once per page). list() and describe() answer from them before the module has loaded
+// (describe() from them alone: the shipped module has no describe); catalog(lang) gives the page its
+// catalog, and the worker gets the English one with INIT. The offline file, which has no URL to
+// fetch, passes its language files inline, as a `languageFile` that reads them.
 //
 // A worker script on another origin (a CDN) cannot be started directly: the worker starts from a
 // same-origin Blob that imports it (the script and the module it loads then need CORS). A page
@@ -99,15 +100,14 @@ function startFailure(url, detail, refusedBlob) {
 export class LooplabClient {
   /**
    * languageFile: lang -> Promise of the build's language file {catalog, list, describe}, or of null
-   * (connect.js); catalogs: {lang: catalog}, the catalogs themselves where there is no file to fetch
-   * (the offline file); savedRun: id -> Promise of the experiment's saved run, or of null (connect.js).
+   * (connect.js; the offline file reads its inline copies); savedRun: id -> Promise of the
+   * experiment's saved run, or of null (connect.js).
    */
-  constructor(workerUrl, { module = null, languageFile = async () => null, catalogs = {}, savedRun = async () => null } = {}) {
+  constructor(workerUrl, { module = null, languageFile = async () => null, savedRun = async () => null } = {}) {
     this.workerUrl = workerUrl;
     this.module = module;
     this.languageFile = languageFile;
     this.savedRun = savedRun;
-    this.catalogs = catalogs;
     this.nextId = 1;
     this.pending = new Map();  // id -> {resolve, reject, onProgress}
     this.restarts = 0;
@@ -249,11 +249,11 @@ export class LooplabClient {
   }
 
   /**
-   * The catalog of `lang` ({key: template}): the one given inline, else its language file's. Rejects
-   * when there is neither, in English: without a catalog there is no other language to say it in.
+   * The catalog of `lang` ({key: template}), its language file's. Rejects when there is none, in
+   * English: without a catalog there is no other language to say it in.
    */
   async catalog(lang) {
-    const found = this.catalogs[lang] ?? (await this.languageFile(lang))?.catalog;
+    const found = (await this.languageFile(lang))?.catalog;
     if (found) return found;
     throw new Error(`looplab could not load its texts in ${lang} (its language file, lang/${lang}.json)`);   // i18n: no catalog to say it with
   }
@@ -268,8 +268,9 @@ export class LooplabClient {
   async describe(experiment, lang = 'en') {
     const d = (await this.languageFile(lang))?.describe;
     if (this.terminated) throw terminatedError('the worker was terminated');
-    return d && Object.hasOwn(d, experiment) ? structuredClone(d[experiment])
-      : this.request({ type: REQUEST.DESCRIBE, experiment, lang, catalog: await this.catalog(lang) }).promise;
+    if (!d) throw new Error(`looplab could not load its texts in ${lang} (its language file, lang/${lang}.json)`);   // i18n: no catalog to say it with
+    if (!Object.hasOwn(d, experiment)) throw new Error(`looplab has no experiment "${experiment}"`);   // i18n: as above
+    return structuredClone(d[experiment]);
   }
   /** Resolves with the resolved config, rejects with the core's one-line message. */
   validate(config) { return this.request({ type: REQUEST.VALIDATE, config: JSON.stringify(config) }).promise; }

@@ -6,7 +6,7 @@
 //                                                       instantiate (one compile per page), or null:
 //                                                       the worker fetches and compiles it itself;
 //                                                       catalogs: {en: catalog}, the module's language
-//                   {type: LIST | DESCRIBE, id, lang, catalog, experiment?}   catalog: the catalog of `lang`
+//                   {type: LIST, id, lang, catalog}     catalog: the catalog of `lang` (describes: the language files)
 //                   {type: PING}                        heartbeat: answered at once, also between chunks of a run
 //                   {type: VALIDATE | RUN | CANCEL, id, config?}
 //                   {type: EXTEND, id, run, seconds}    "Run longer": the finished run `run` (the id of its
@@ -17,7 +17,7 @@
 //                                                       or the module's start-up before READY):
 //                                                       pings wait until it returns (any later message)
 //                   {type: READY, environment}          once the module is instantiated
-//                   {type: REPLY, id, value}            LIST / DESCRIBE / VALIDATE
+//                   {type: REPLY, id, value}            LIST / VALIDATE
 //                   {type: PROGRESS, id, progress}      RUN: new points since the last message
 //                   {type: RESULT, id, result}          RUN finished
 //                   {type: CANCELLED, id}               RUN stopped by a CANCEL request
@@ -31,7 +31,6 @@ export const REQUEST = Object.freeze({
   INIT: 'init',
   PING: 'ping',
   LIST: 'list',
-  DESCRIBE: 'describe',
   VALIDATE: 'validate',
   RUN: 'run',
   CANCEL: 'cancel',

@@ -171,7 +171,6 @@ self.onmessage = async ({ data: msg }) => {
     if (msg.catalog) api.addCatalog(msg.lang, msg.catalog);
     switch (type) {
       case REQUEST.LIST: post({ type: ANSWER.REPLY, id, value: api.listExperiments(msg.lang) }); break;
-      case REQUEST.DESCRIBE: post({ type: ANSWER.REPLY, id, value: api.describe(msg.experiment, msg.lang) }); break;
       case REQUEST.VALIDATE: post({ type: ANSWER.REPLY, id, value: api.validateConfig(msg.config) }); break;
       case REQUEST.RUN: await run(api, id, msg.config, state); break;
       case REQUEST.EXTEND: await extend(id, msg.run, msg.seconds, state); break;

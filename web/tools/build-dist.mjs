@@ -38,7 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { minifySync } from 'rolldown/experimental';
 import { LANGUAGES } from '../util/i18n.js';
-import { readCatalogs, writeLanguageFiles } from './language-files.mjs';
+import { writeLanguageFiles } from './language-files.mjs';
 import { writeSavedRuns } from './saved-runs.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -282,7 +282,8 @@ function standalone() {
     '/*WIDGET_CSS*/': css,
     '/*WORKER_JS*/': workerJs,
     '/*MAIN_JS*/': mainJs,
-    '/*CATALOGS*/': JSON.stringify(readCatalogs()),   // every language: the offline file fetches nothing
+    // every language's file (catalog, list, describes): the offline file fetches nothing
+    '/*LANGUAGES*/': JSON.stringify(Object.fromEntries(LANGUAGES.map((l) => [l, JSON.parse(readFileSync(join(ROOT, 'build', 'lang', `${l}.json`), 'utf8'))]))),
   };
   let html = template;
   for (const [marker, text] of Object.entries(parts)) {

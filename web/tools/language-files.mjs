@@ -6,7 +6,8 @@
 //
 // <outDir>/<lang>.json   {"catalog": core/i18n/<lang>.json,
 //                         "list": listExperiments(lang), "describe": {<id>: describe(id, lang), ...}}
-// The list and the describes are the module's own answers, from build/wasm/looplab.mjs through the
+// The list and the describes are the core's own answers, from build/wasm/looplab-test.mjs (the shipped
+// module with test hooks and describe(), which the shipped one leaves to these files) through the
 // worker's facade (api.js). One file per language rather than per experiment: connect.js names each
 // in a `new URL('…', import.meta.url)`, which dist/ and bundlers (Vite) then copy, so no page ever
 // asks for a file that is not there.
@@ -37,7 +38,7 @@ export const pageCatalog = (catalog) => Object.fromEntries(Object.entries(catalo
 /** Writes a language file per language under `outDir`; returns the experiments' ids. */
 export async function writeLanguageFiles(outDir = join(ROOT, 'build', 'lang')) {
   const catalogs = readCatalogs();
-  const api = wrap(await loadModule('looplab', { catalogs: [] }), catalogs);
+  const api = wrap(await loadModule('looplab-test', { catalogs: [] }), catalogs);
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const ids = api.listExperiments('en').map((x) => x.id);

@@ -19,10 +19,11 @@ self.Worker = class extends NativeWorker {
   }
 };
 const text = (id) => document.getElementById(id).textContent;
-const catalogs = JSON.parse(text('looplab-catalogs'));   // every language's, inline (build-dist.mjs)
+const languageFiles = JSON.parse(text('looplab-languages'));   // every language's file, inline (build-dist.mjs)
+const languageFile = async (lang) => (Object.hasOwn(languageFiles, lang) ? languageFiles[lang] : null);
 const workerUrl = URL.createObjectURL(new Blob([text('looplab-worker')], { type: 'text/javascript' }));
 configure({
-  createClient: () => new LooplabClient(workerUrl, { catalogs }),
+  createClient: () => new LooplabClient(workerUrl, { languageFile }),
   inlineCss: text('looplab-widget-css'),
   linkBase: location.href.split(/[?#]/)[0],
 });

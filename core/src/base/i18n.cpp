@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iterator>
-#include <mutex>
 #include <stdexcept>
 #include <utility>
 
@@ -68,28 +67,37 @@ std::size_t language_index(std::string_view lang) {
 std::string g_supplied[kLanguageCount];
 bool g_provided[kLanguageCount] = {};
 
+// Language i's catalog, from the embedded text (detail::embedded_catalog) or the one supplied.
+Catalog read_catalog(std::size_t i) {
+  const char* text = detail::embedded_catalog(kLanguages[i]);
+  if (!text && g_supplied[i].empty())
+    throw std::logic_error(std::string("no catalog for ") + kLanguages[i] +
+                           ": this program embeds none, and none was supplied (provide_catalog)");
+  Catalog table;
+  CatalogReader reader(table);
+  // The catalogs are checked in (tests/core/base/i18n_test.cpp); a broken one stops here. As a
+  // std::string: the input every parse of the core gives nlohmann (base/json.hpp), one lexer.
+  if (text) g_supplied[i] = text;
+  if (!json::sax_parse(g_supplied[i], &reader))
+    throw std::logic_error(std::string("core/i18n/") + kLanguages[i] +
+                           ".json: not a flat object of strings");
+  g_supplied[i] = std::string();  // parsed: the text is not needed again
+  return table;
+}
+
 // A language's catalog, parsed the first time it is asked for: a process that speaks English
-// parses only English. The text is the embedded one (detail::embedded_catalog) or the one supplied.
+// parses only English. One function-local static per language rather than std::call_once, which
+// brings std::system_error and the C library's table of error texts into the WebAssembly module
+// (about 4 KB, docs/size.md); a static whose initializer throws is tried again on the next call,
+// as call_once's function was.
+template <std::size_t I>
+const Catalog& parsed_catalog() {
+  static const Catalog table = read_catalog(I);
+  return table;
+}
+static_assert(kLanguageCount == 3, "parsed_catalog: one static per language");
 const Catalog& parsed_catalog(std::size_t i) {
-  static std::once_flag once[kLanguageCount];
-  static Catalog tables[kLanguageCount];
-  std::call_once(once[i], [i] {
-    const char* text = detail::embedded_catalog(kLanguages[i]);
-    if (!text && g_supplied[i].empty())
-      throw std::logic_error(std::string("no catalog for ") + kLanguages[i] +
-                             ": this program embeds none, and none was supplied (provide_catalog)");
-    CatalogReader reader(tables[i]);
-    // The catalogs are checked in (tests/core/base/i18n_test.cpp); a broken one stops here. As a
-    // std::string: the input every parse of the core gives nlohmann (base/json.hpp), one lexer.
-    if (text) g_supplied[i] = text;
-    if (!json::sax_parse(g_supplied[i], &reader)) {
-      tables[i].clear();
-      throw std::logic_error(std::string("core/i18n/") + kLanguages[i] +
-                             ".json: not a flat object of strings");
-    }
-    g_supplied[i] = std::string();  // parsed: the text is not needed again
-  });
-  return tables[i];
+  return i == 0 ? parsed_catalog<0>() : i == 1 ? parsed_catalog<1>() : parsed_catalog<2>();
 }
 
 // ρ with as many digits as it takes to tell it from 1: 0.8, 0.9999499.

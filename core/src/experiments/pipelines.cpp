@@ -13,6 +13,7 @@
 #include <cmath>
 #include <optional>
 
+#include "looplab/base/clock.hpp"
 #include "looplab/base/i18n.hpp"
 #include "looplab/data/dataset.hpp"
 #include "looplab/experiments/common_params.hpp"
@@ -64,7 +65,6 @@ constexpr bool kPrefetchOverlaps = false;
 constexpr bool kPrefetchOverlaps = true;
 #endif
 
-using Clock = std::chrono::steady_clock;
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }

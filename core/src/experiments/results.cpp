@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "looplab/base/clock.hpp"
 #include "looplab/base/i18n.hpp"
 
 namespace looplab {
@@ -33,7 +34,7 @@ namespace {
 // The smallest step steady_clock shows: in a browser this is performance.now()'s coarsening
 // (100 µs, or 5 µs when the page is cross-origin isolated).
 double measure_clock_resolution_ns() {
-  using clock = std::chrono::steady_clock;
+  using clock = Clock;
   double best = 1e18;
   for (int trial = 0; trial < 5; ++trial) {
     const auto t0 = clock::now();
