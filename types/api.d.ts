@@ -96,9 +96,9 @@ export declare class LooplabClient {
    * `languageFile`: a language's file (see languageFile): the texts, the list and every describe
    * come from it (the module has no describe), and the worker needs its English catalog.
    */
-  constructor(workerUrl: string | URL, options?: {
+  constructor(workerUrl: string | URL, options: {
     module?: (() => Promise<WebAssembly.Module>) | null;
-    languageFile?: (lang: string) => Promise<LanguageFile | null>;
+    languageFile: (lang: string) => Promise<LanguageFile | null>;
     savedRun?: (experiment: string) => Promise<Result | null>;
   });
   /** Resolves once the module runs in the worker; rejects with one line when it cannot start. */

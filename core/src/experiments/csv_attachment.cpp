@@ -7,6 +7,7 @@
 #include "looplab/base/i18n.hpp"
 #include "looplab/data/xy_data.hpp"
 #include "looplab/experiments/common_params.hpp"
+#include "looplab/train/linear.hpp"
 
 namespace looplab {
 
@@ -73,6 +74,35 @@ LinearData checked_csv_data(CsvData csv) {
   return std::move(csv.data);
 }
 
+// Beyond this κ of the standardized features, their smallest eigenvalue is rounding noise of the
+// float data (it can come out ≤ 0, and the theory's rates with it) ...
+constexpr double kMaxStandardizedKappa = 1e12;
+// ... and beyond this κ of the raw loss (features and intercept), double precision cannot resolve
+// its smallest eigenvalue: the seed's cubic on x in [0, 100] is 2.9e12.
+constexpr double kMaxRawKappa = 1e15;
+
+// κ of the least-squares loss over the data's features and an intercept (Quadratic, what the runs'
+// theory computes), raw or with the features standardized: +∞, or a negative or huge number from
+// rounding, when a column is a combination of the others, as when there are no more distinct rows
+// than features.
+double loss_condition(const LinearData& d, bool standardized) {
+  if (!standardized) return Quadratic(d.x, d.y).condition_number();
+  return Quadratic(Scaler::fit(d.x, ScalingKind::Standardize).transform(d.x), d.y)
+      .condition_number();
+}
+
+bool within(double kappa, double limit) { return kappa > 0.0 && kappa <= limit; }
+
+// "a, b" of "a,b"; "x, x², x³" for the powers of one column.
+std::string feature_names(const std::string& columns, long long powers) {
+  std::string out;
+  for (char ch : columns) out += ch == ',' ? std::string(", ") : std::string(1, ch);
+  if (powers < 2 || columns.find(',') != std::string::npos) return out;
+  const std::string x = out;
+  for (long long k = 2; k <= powers; ++k) out += ", " + x + (k == 2 ? "²" : "³");
+  return out;
+}
+
 }  // namespace
 
 LinearData line_data(const Params& p, const std::optional<CsvData>& csv) {
@@ -118,11 +148,11 @@ std::vector<ParamSpec> line_data_params() {
 }
 
 void check_line_data(const Params& p, long long default_degree) {
-  auto csv = csv_data(p);
+  const auto csv = csv_data(p);
   const long long columns = csv                                ? csv->data.x.shape().cols
                             : p.choice("data") == "correlated" ? 2
                                                                : 1;
-  if (csv) checked_csv_data(std::move(*csv));  // so validation reports a bad file
+  if (csv) checked_csv_data(*csv);  // so validation reports a bad file first
   const long long degree = p.integer("degree");
   if (degree > 1 && degree != default_degree && columns > 1)  // powers of one x only
     refuse("err.degree_one_x", {{"got", degree}, {"n", columns}});
@@ -131,6 +161,22 @@ void check_line_data(const Params& p, long long default_degree) {
                                 {"other", "x_min"},
                                 {"limit", p.number("x_min")},
                                 {"got", p.number("x_max")}});
+  // The features the runs train on must be independent, or no single line fits best: a flat
+  // valley floor, κ infinite, and no closed form or rate to compare against. Found on the data
+  // itself (fewer distinct rows than features, x columns that combine each other, powers of x
+  // over a range too narrow to tell them apart).
+  // And raw x must stay within what double precision resolves, or κ and the rates of the raw
+  // runs are rounding noise (x far from 0 with its powers: x_min = 10000, x_max = 10001, degree 3).
+  const LinearData d = line_data(p, csv);
+  const long long powers = columns == 1 ? degree : 1;
+  const std::string names = feature_names(csv ? csv->x : columns == 2 ? "x1,x2" : "x", powers);
+  if (!within(loss_condition(d, true), kMaxStandardizedKappa))
+    refuse("err.features_dependent", {{"name", csv ? "x" : "n"},
+                                      {"k", static_cast<long long>(d.x.shape().cols)},
+                                      {"names", names},
+                                      {"n", static_cast<long long>(d.x.shape().rows)}});
+  if (!within(loss_condition(d, false), kMaxRawKappa))
+    refuse("err.raw_kappa", {{"name", csv ? "x" : "x_min"}, {"names", names}});
 }
 
 }  // namespace looplab

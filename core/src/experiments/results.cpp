@@ -31,8 +31,8 @@ json Series::take_new() {
 
 namespace {
 
-// The smallest step steady_clock shows: in a browser this is performance.now()'s coarsening
-// (100 µs, or 5 µs when the page is cross-origin isolated).
+// The smallest step the clock (base/clock.hpp) shows: in a browser this is performance.now()'s
+// coarsening (100 µs, or 5 µs when the page is cross-origin isolated).
 double measure_clock_resolution_ns() {
   using clock = Clock;
   double best = 1e18;
