@@ -2,12 +2,14 @@
 // experiment's data from it or from the parameters.
 #include "looplab/experiments/csv_attachment.hpp"
 
+#include <Eigen/Eigenvalues>
+#include <cmath>
+
 #include "looplab/base/error.hpp"
 #include "looplab/base/format.hpp"
 #include "looplab/base/i18n.hpp"
 #include "looplab/data/xy_data.hpp"
 #include "looplab/experiments/common_params.hpp"
-#include "looplab/train/linear.hpp"
 
 namespace looplab {
 
@@ -78,17 +80,36 @@ LinearData checked_csv_data(CsvData csv) {
 // float data (it can come out ≤ 0, and the theory's rates with it) ...
 constexpr double kMaxStandardizedKappa = 1e12;
 // ... and beyond this κ of the raw loss (features and intercept), double precision cannot resolve
-// its smallest eigenvalue: the seed's cubic on x in [0, 100] is 2.9e12.
+// its smallest eigenvalue (synthetic data's cubic on x in [0, 100] is 2.9e12, the seed's 2.3e12).
 constexpr double kMaxRawKappa = 1e15;
 
-// κ of the least-squares loss over the data's features and an intercept (Quadratic, what the runs'
-// theory computes), raw or with the features standardized: +∞, or a negative or huge number from
-// rounding, when a column is a combination of the others, as when there are no more distinct rows
-// than features.
-double loss_condition(const LinearData& d, bool standardized) {
-  if (!standardized) return Quadratic(d.x, d.y).condition_number();
-  return Quadratic(Scaler::fit(d.x, ScalingKind::Standardize).transform(d.x), d.y)
-      .condition_number();
+// κ of the least-squares loss over the features x and an intercept, as the runs' theory computes
+// it (Quadratic), but from the (d+1)² sums alone: validation runs on every edit, with n up to 10⁶,
+// and before the memory limits are checked. Raw, or with the features centred and scaled to unit
+// spread (the intercept then apart). +∞, or a negative or huge number from rounding, when a column
+// is a combination of the others, as when there are no more distinct rows than features.
+double loss_condition(const Tensor& x, bool standardized) {
+  const std::size_t n = static_cast<std::size_t>(x.shape().rows);
+  const std::size_t d = static_cast<std::size_t>(x.shape().cols), m = standardized ? d : d + 1;
+  std::vector<double> mean(m, 0.0), row(m, 1.0);  // raw: the intercept's 1 stays last in row
+  if (standardized)
+    for (std::size_t i = 0; i < n * d; ++i) mean[i % d] += x[i] / static_cast<double>(n);
+  std::vector<double> sums(m * m, 0.0);  // row a, column b ≤ a
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < d; ++j) row[j] = x[i * d + j] - mean[j];
+    for (std::size_t a = 0; a < m; ++a)
+      for (std::size_t b = 0; b <= a; ++b) sums[a * m + b] += row[a] * row[b];
+  }
+  Eigen::MatrixXd h(m, m);  // the solver reads the lower triangle
+  for (std::size_t a = 0; a < m; ++a)
+    for (std::size_t b = 0; b <= a; ++b) {
+      const double scale = standardized ? std::sqrt(sums[a * m + a] * sums[b * m + b]) : 1.0;
+      if (!(scale > 0.0)) return INFINITY;  // a column of one value (refused before for a CSV)
+      h(a, b) = sums[a * m + b] / scale;
+    }
+  const Eigen::VectorXd lambda =
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(h, Eigen::EigenvaluesOnly).eigenvalues();
+  return lambda(static_cast<Eigen::Index>(m) - 1) / lambda(0);
 }
 
 bool within(double kappa, double limit) { return kappa > 0.0 && kappa <= limit; }
@@ -167,16 +188,24 @@ void check_line_data(const Params& p, long long default_degree) {
   // over a range too narrow to tell them apart).
   // And raw x must stay within what double precision resolves, or κ and the rates of the raw
   // runs are rounding noise (x far from 0 with its powers: x_min = 10000, x_max = 10001, degree 3).
-  const LinearData d = line_data(p, csv);
+  // Each names the parameter to change: a CSV's x; n when there are no more rows than features,
+  // else r or the range; the degree or the range for raw x.
+  const Tensor x = line_data(p, csv).x;
   const long long powers = columns == 1 ? degree : 1;
-  const std::string names = feature_names(csv ? csv->x : columns == 2 ? "x1,x2" : "x", powers);
-  if (!within(loss_condition(d, true), kMaxStandardizedKappa))
-    refuse("err.features_dependent", {{"name", csv ? "x" : "n"},
-                                      {"k", static_cast<long long>(d.x.shape().cols)},
+  const std::string names = feature_names(csv ? csv->x : columns == 2 ? "x₁,x₂" : "x", powers);
+  const bool correlated = p.choice("data") == "correlated";
+  if (!within(loss_condition(x, true), kMaxStandardizedKappa))
+    refuse("err.features_dependent", {{"name", csv                                ? "x"
+                                               : x.shape().rows <= x.shape().cols ? "n"
+                                               : correlated                       ? "r"
+                                                                                  : "x_max"},
                                       {"names", names},
-                                      {"n", static_cast<long long>(d.x.shape().rows)}});
-  if (!within(loss_condition(d, false), kMaxRawKappa))
-    refuse("err.raw_kappa", {{"name", csv ? "x" : "x_min"}, {"names", names}});
+                                      {"n", static_cast<long long>(x.shape().rows)}});
+  if (!within(loss_condition(x, false), kMaxRawKappa))
+    refuse("err.raw_kappa", {{"name", csv          ? "x"
+                                      : degree > 1 ? "degree"
+                                                   : "x_min"},
+                             {"names", names}});
 }
 
 }  // namespace looplab
