@@ -97,6 +97,7 @@ function startFailure(url, detail, refusedBlob) {
   return `worker failed: ${detail || `could not start ${url}`}${hint}`;
 }
 
+const noTexts = (lang) => new Error(`looplab could not load its texts in ${lang} (its language file, lang/${lang}.json)`);   // i18n: no catalog to say it with
 export class LooplabClient {
   /**
    * languageFile: lang -> Promise of the build's language file {catalog, list, describe}, or of null
@@ -255,7 +256,7 @@ export class LooplabClient {
   async catalog(lang) {
     const found = (await this.languageFile(lang))?.catalog;
     if (found) return found;
-    throw new Error(`looplab could not load its texts in ${lang} (its language file, lang/${lang}.json)`);   // i18n: no catalog to say it with
+    throw noTexts(lang);
   }
 
   /** The experiments' ids, titles and questions, the texts in `lang` (en, zh-CN, id). */
@@ -268,8 +269,8 @@ export class LooplabClient {
   async describe(experiment, lang = 'en') {
     const d = (await this.languageFile(lang))?.describe;
     if (this.terminated) throw terminatedError('the worker was terminated');
-    if (!d) throw new Error(`looplab could not load its texts in ${lang} (its language file, lang/${lang}.json)`);   // i18n: no catalog to say it with
-    if (!Object.hasOwn(d, experiment)) throw new Error(`looplab has no experiment "${experiment}"`);   // i18n: as above
+    if (!d) throw noTexts(lang);
+    if (!Object.hasOwn(d, experiment)) throw new Error(`looplab has no experiment "${experiment}"`);   // i18n: as noTexts
     return structuredClone(d[experiment]);
   }
   /** Resolves with the resolved config, rejects with the core's one-line message. */

@@ -59,8 +59,8 @@ json config_without_text(const Params& p, const std::optional<CsvData>& csv) {
 namespace {
 
 // The user's CSV must determine a line: two rows at least, and every x column taking more than one
-// value (ConfigError otherwise). Returns its data.
-LinearData checked_csv_data(CsvData csv) {
+// value (ConfigError otherwise).
+void check_csv_data(const CsvData& csv) {
   const Tensor& x = csv.data.x;
   if (csv.rows < 2) refuse("err.csv_two_rows", {{"n", static_cast<long long>(csv.rows)}});
   const std::size_t d = static_cast<std::size_t>(x.shape().cols);
@@ -73,7 +73,6 @@ LinearData checked_csv_data(CsvData csv) {
       refuse("err.csv_one_x", {{"name", name.substr(0, name.find(','))}});
     }
   }
-  return std::move(csv.data);
 }
 
 // Beyond this κ of the standardized features, their smallest eigenvalue is rounding noise of the
@@ -129,7 +128,8 @@ std::string feature_names(const std::string& columns, long long powers) {
 LinearData line_data(const Params& p, const std::optional<CsvData>& csv) {
   LinearData d;
   if (csv) {
-    d = checked_csv_data(*csv);
+    check_csv_data(*csv);
+    d = csv->data;
   } else if (p.choice("data") == "seed004") {
     d = sine_trend_data();
   } else if (p.choice("data") == "correlated") {
@@ -173,7 +173,7 @@ void check_line_data(const Params& p, long long default_degree) {
   const long long columns = csv                                ? csv->data.x.shape().cols
                             : p.choice("data") == "correlated" ? 2
                                                                : 1;
-  if (csv) checked_csv_data(*csv);  // so validation reports a bad file first
+  if (csv) check_csv_data(*csv);  // so validation reports a bad file first
   const long long degree = p.integer("degree");
   if (degree > 1 && degree != default_degree && columns > 1)  // powers of one x only
     refuse("err.degree_one_x", {{"got", degree}, {"n", columns}});

@@ -34,12 +34,11 @@ namespace {
 // The smallest step the clock (base/clock.hpp) shows: in a browser this is performance.now()'s
 // coarsening (100 µs, or 5 µs when the page is cross-origin isolated).
 double measure_clock_resolution_ns() {
-  using clock = Clock;
   double best = 1e18;
   for (int trial = 0; trial < 5; ++trial) {
-    const auto t0 = clock::now();
-    auto t1 = clock::now();
-    for (long spins = 0; t1 == t0 && spins < 100'000'000; ++spins) t1 = clock::now();
+    const auto t0 = Clock::now();
+    auto t1 = Clock::now();
+    for (long spins = 0; t1 == t0 && spins < 100'000'000; ++spins) t1 = Clock::now();
     best = std::min(best, std::chrono::duration<double, std::nano>(t1 - t0).count());
   }
   return best;
