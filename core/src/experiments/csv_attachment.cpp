@@ -2,7 +2,7 @@
 // experiment's data from it or from the parameters.
 #include "looplab/experiments/csv_attachment.hpp"
 
-#include <Eigen/Eigenvalues>
+#include <Eigen/Core>
 #include <cmath>
 
 #include "looplab/base/error.hpp"
@@ -10,6 +10,7 @@
 #include "looplab/base/i18n.hpp"
 #include "looplab/data/xy_data.hpp"
 #include "looplab/experiments/common_params.hpp"
+#include "looplab/train/linear.hpp"
 
 namespace looplab {
 
@@ -99,15 +100,14 @@ double loss_condition(const Tensor& x, bool standardized) {
     for (std::size_t a = 0; a < m; ++a)
       for (std::size_t b = 0; b <= a; ++b) sums[a * m + b] += row[a] * row[b];
   }
-  Eigen::MatrixXd h(m, m);  // the solver reads the lower triangle
+  Eigen::MatrixXd h(m, m);
   for (std::size_t a = 0; a < m; ++a)
     for (std::size_t b = 0; b <= a; ++b) {
       const double scale = standardized ? std::sqrt(sums[a * m + a] * sums[b * m + b]) : 1.0;
       if (!(scale > 0.0)) return INFINITY;  // a column of one value (refused before for a CSV)
-      h(a, b) = sums[a * m + b] / scale;
+      h(a, b) = h(b, a) = sums[a * m + b] / scale;
     }
-  const Eigen::VectorXd lambda =
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(h, Eigen::EigenvaluesOnly).eigenvalues();
+  const Eigen::VectorXd lambda = symmetric_eigen(h).values;
   return lambda(static_cast<Eigen::Index>(m) - 1) / lambda(0);
 }
 

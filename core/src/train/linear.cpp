@@ -54,10 +54,10 @@ Scaler Scaler::fit(const Tensor& x, ScalingKind kind) {
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < d; ++j)
         centred(i, j) = x[static_cast<std::size_t>(i) * d + j] - s.offset[j];
-    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(centred.transpose() * centred / n);
-    s.rotation = eig.eigenvectors();
+    const SymmetricEigen eig = symmetric_eigen(centred.transpose().lazyProduct(centred) / n);
+    s.rotation = eig.vectors;
     for (int j = 0; j < d; ++j) {
-      const double sd = std::sqrt(std::max(0.0, eig.eigenvalues()(j)));
+      const double sd = std::sqrt(std::max(0.0, eig.values(j)));
       s.scale[j] = sd > 0.0 ? sd : 1.0;
     }
   }
@@ -114,6 +114,60 @@ LinearWeights Scaler::to_scaled(const LinearWeights& raw) const {
   return scaled;
 }
 
+SymmetricEigen symmetric_eigen(Eigen::MatrixXd a) {
+  const Eigen::Index n = a.rows();
+  Eigen::MatrixXd v = Eigen::MatrixXd::Identity(n, n);
+  // Each sweep rotates away every off-diagonal entry not yet negligible beside its diagonal,
+  // |a_pq| ≤ ε·√|a_pp·a_qq| (the test that keeps the small eigenvalues' relative accuracy); the
+  // sweeps converge quadratically, a few for these sizes. A NaN passes no test: it ends the loop.
+  constexpr double eps = std::numeric_limits<double>::epsilon();
+  for (int sweep = 0; sweep < 64; ++sweep) {
+    bool rotated = false;
+    for (Eigen::Index p = 0; p + 1 < n; ++p)
+      for (Eigen::Index q = p + 1; q < n; ++q) {
+        if (!(std::abs(a(p, q)) > eps * std::sqrt(std::abs(a(p, p) * a(q, q))))) continue;
+        Eigen::JacobiRotation<double> j;
+        j.makeJacobi(a, p, q);  // Jᵀ·[a_pp a_pq; a_pq a_qq]·J is diagonal
+        a.applyOnTheLeft(p, q, j.adjoint());
+        a.applyOnTheRight(p, q, j);
+        a(p, q) = a(q, p) = 0.0;
+        v.applyOnTheRight(p, q, j);
+        rotated = true;
+      }
+    if (!rotated) break;
+  }
+  SymmetricEigen out{a.diagonal(), std::move(v)};
+  for (Eigen::Index i = 0; i < n; ++i) {  // ascending, by selection: n is small
+    Eigen::Index k = 0, big = 0;
+    out.values.tail(n - i).minCoeff(&k);
+    std::swap(out.values(i), out.values(i + k));
+    out.vectors.col(i).swap(out.vectors.col(i + k));
+    out.vectors.col(i).cwiseAbs().maxCoeff(&big);
+    if (out.vectors(big, i) < 0.0) out.vectors.col(i) = -out.vectors.col(i);
+  }
+  return out;
+}
+
+namespace {
+
+// argmin |a·θ − y| by QR on A itself, not the normal equations: κ(AᵀA) = κ(A)² would cost digits
+// for raw inputs. As ColPivHouseholderQR::solve, with Qᵀy formed one reflector at a time: its
+// general path (blocked, for many right-hand sides) was 8 KB of the WebAssembly module.
+Eigen::VectorXd least_squares(const Eigen::MatrixXd& a, Eigen::VectorXd y) {
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
+  const Eigen::Index r = qr.nonzeroPivots(), rows = a.rows();
+  double work = 0.0;
+  for (Eigen::Index k = 0; k < r; ++k)
+    y.tail(rows - k).applyHouseholderOnTheLeft(qr.matrixQR().col(k).tail(rows - k - 1),
+                                               qr.hCoeffs()(k), &work);
+  qr.matrixQR().topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace(y.head(r));
+  Eigen::VectorXd theta = Eigen::VectorXd::Zero(a.cols());
+  for (Eigen::Index i = 0; i < r; ++i) theta(qr.colsPermutation().indices()(i)) = y(i);
+  return theta;
+}
+
+}  // namespace
+
 Quadratic::Quadratic(const Tensor& x, const Tensor& y) {
   const int n = x.shape().rows, d = x.shape().cols;
   Eigen::MatrixXd a(n, d + 1);
@@ -123,18 +177,17 @@ Quadratic::Quadratic(const Tensor& x, const Tensor& y) {
     a(i, d) = 1.0;
     target(i) = y[static_cast<std::size_t>(i)];
   }
-  // QR on A itself, not the normal equations: κ(AᵀA) = κ(A)² would cost digits for raw inputs.
-  const Eigen::VectorXd theta = a.colPivHouseholderQr().solve(target);
+  const Eigen::VectorXd theta = least_squares(a, target);
   optimum_.w.assign(theta.data(), theta.data() + d);
   optimum_.b = theta(d);
-  loss_star_ = (a * theta - target).squaredNorm() / n;
-  hessian_ = (2.0 / n) * (a.transpose() * a);
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(hessian_);
-  eigenvalues_ = eig.eigenvalues();
+  loss_star_ = (a.lazyProduct(theta) - target).squaredNorm() / n;
+  hessian_ = (2.0 / n) * a.transpose().lazyProduct(a);
+  SymmetricEigen eig = symmetric_eigen(hessian_);
+  eigenvalues_ = std::move(eig.values);
   theta_star_.assign(theta.data(), theta.data() + theta.size());
   for (int i = 0; i <= d; ++i)
     for (int j = 0; j <= d; ++j) hessian_flat_.push_back(hessian_(i, j));
-  eigenvectors_ = eig.eigenvectors();
+  eigenvectors_ = std::move(eig.vectors);
   // NOTE: an exact fit (noise 0) has L* ≈ 0; relative gaps are then taken against 1e-12·mean(y²).
   const double floor = 1e-12 * std::max(target.squaredNorm() / n, 1e-300);
   gap_scale_ = std::max(loss_star_, floor);
@@ -155,12 +208,12 @@ double Quadratic::inverse_hessian_diagonal(Eigen::Index j) const {
 }
 
 Eigen::VectorXd Quadratic::eigen_coordinates(const LinearWeights& w) const {
-  return eigenvectors_.transpose() * (to_theta(w) - to_theta(optimum_));
+  return eigenvectors_.transpose().lazyProduct(to_theta(w) - to_theta(optimum_));
 }
 
 double Quadratic::gap(const LinearWeights& w) const {
   const Eigen::VectorXd delta = to_theta(w) - to_theta(optimum_);
-  return 0.5 * delta.dot(hessian_ * delta);
+  return 0.5 * delta.dot(hessian_.lazyProduct(delta));
 }
 
 double Quadratic::relative_gap(const LinearWeights& w) const { return gap(w) / gap_scale_; }
@@ -282,7 +335,7 @@ std::optional<long long> Quadratic::predicted_adam_iterations(const LinearWeight
   Eigen::VectorXd g(e.size()), m = Eigen::VectorXd::Zero(e.size()), v = m;
   double b1t = 1.0, b2t = 1.0;              // β₁ᵗ, β₂ᵗ
   for (long long k = 0; k <= limit; ++k) {  // allocates nothing: up to a million steps
-    g.noalias() = hessian_ * e;
+    g.noalias() = hessian_.lazyProduct(e);
     const double gap = 0.5 * e.dot(g);
     if (gap <= target) return k;
     if (!(gap < 1e300)) return std::nullopt;  // diverged

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/Eigenvalues>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -143,6 +144,64 @@ TEST(Linear, ScalingRoundTripAndStatistics) {
     const LinearWeights back = s->to_raw(s->to_scaled(w));
     EXPECT_NEAR(back.w[0], 0.7, 1e-12);
     EXPECT_NEAR(back.b, -3.0, 1e-12);
+  }
+}
+
+// symmetric_eigen (Jacobi) on the kinds of matrix the analysis gives it: Hessians and covariances,
+// graded by raw units (κ up to 1e12), exactly repeated eigenvalues (whitened x), a zero row and
+// column (a constant feature), one element, an indefinite matrix.
+TEST(Linear, SymmetricEigenpairsAreOrthonormalAscendingAndMatchEigensSolver) {
+  std::vector<Eigen::MatrixXd> cases;
+  std::srand(7);
+  for (int n = 1; n <= 9; ++n) {
+    const Eigen::MatrixXd m = Eigen::MatrixXd::Random(n + 3, n);
+    Eigen::VectorXd grade(n);
+    for (int i = 0; i < n; ++i) grade(i) = std::pow(10.0, -1.5 * i);  // x, x², x³ of raw x
+    cases.push_back(grade.asDiagonal() * (m.transpose() * m) * grade.asDiagonal());
+    const Eigen::MatrixXd s = Eigen::MatrixXd::Random(n, n);
+    cases.push_back(s + s.transpose());  // indefinite
+  }
+  cases.push_back(2.0 * Eigen::MatrixXd::Identity(4, 4));
+  Eigen::MatrixXd zero_row = cases[6];
+  zero_row.row(1).setZero();
+  zero_row.col(1).setZero();
+  cases.push_back(zero_row);
+  for (const Eigen::MatrixXd& a : cases) {
+    const Eigen::Index n = a.rows();
+    const SymmetricEigen e = symmetric_eigen(a);
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> reference(a);
+    const double scale = std::max(a.norm(), 1e-300);
+    SCOPED_TRACE(::testing::Message() << "n " << n << "\n" << a);
+    ASSERT_EQ(e.values.size(), n);
+    ASSERT_EQ(e.vectors.rows(), n);
+    ASSERT_EQ(e.vectors.cols(), n);
+    EXPECT_LE((e.vectors.transpose() * e.vectors - Eigen::MatrixXd::Identity(n, n)).norm(),
+              1e-14 * n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      if (i > 0) EXPECT_LE(e.values(i - 1), e.values(i));
+      EXPECT_NEAR(e.values(i), reference.eigenvalues()(i), 1e-14 * scale);
+      EXPECT_LE((a * e.vectors.col(i) - e.values(i) * e.vectors.col(i)).norm(), 1e-14 * scale);
+      Eigen::Index big = 0;
+      e.vectors.col(i).cwiseAbs().maxCoeff(&big);
+      EXPECT_GT(e.vectors(big, i), 0.0);
+    }
+  }
+}
+
+// The smallest eigenvalue, the one κ divides by, to nearly full relative precision on graded
+// positive definite matrices (κ 1e4 to 2e5 here), against Eigen's solver in long double (a 64-bit
+// mantissa). Measured when written: within 1e-14, as Eigen's own solver in double.
+TEST(Linear, SymmetricEigenKeepsTheSmallestEigenvalueOfAGradedMatrix) {
+  std::srand(11);
+  for (int trial = 0; trial < 20; ++trial) {
+    const Eigen::MatrixXd m = Eigen::MatrixXd::Random(6, 3) + Eigen::MatrixXd::Ones(6, 3);
+    const Eigen::DiagonalMatrix<double, 3> grade(1.0, 1e-1, 1e-2);
+    const Eigen::MatrixXd h = grade * (m.transpose() * m) * grade;
+    const Eigen::Matrix<long double, -1, -1> hl = h.cast<long double>();
+    const long double exact = Eigen::SelfAdjointEigenSolver<decltype(hl)>(hl).eigenvalues()(0);
+    const double smallest = symmetric_eigen(h).values(0);
+    EXPECT_NEAR(smallest / static_cast<double>(exact), 1.0, 1e-12)
+        << "trial " << trial << ", κ " << h.norm() / smallest;
   }
 }
 

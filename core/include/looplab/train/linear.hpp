@@ -48,6 +48,20 @@ class LinearRegression final : public Model {
   Tensor w_, b_;
 };
 
+// A symmetric matrix's eigenvalues (ascending) and unit eigenvectors (columns, in that order; each
+// with its largest component positive).
+struct SymmetricEigen {
+  Eigen::VectorXd values;
+  Eigen::MatrixXd vectors;
+};
+// By cyclic Jacobi rotations (Eigen's JacobiRotation, the 2×2 step of its JacobiSVD), for the
+// small matrices of the analysis (d + 1 ≤ 9): not Eigen's SelfAdjointEigenSolver, whose
+// tridiagonalization and QL were 27 KB of the WebAssembly module (docs/size.md). As accurate for
+// these sizes (linear_test.cpp checks both against Eigen's solver, in double and long double).
+// Eigenvalues that are (nearly) equal leave their eigenvectors to the algorithm: any orthonormal
+// basis of their space is right, and this one need not be Eigen's. Reads the whole matrix.
+SymmetricEigen symmetric_eigen(Eigen::MatrixXd a);
+
 // The preprocessing ladder, each rung removing more of what makes the valley narrow: centring
 // (x − mean: the tilt between W and b), min-max ((x − min)/(max − min): the units, not centred),
 // standardizing ((x − mean)/std: both), whitening (PCA: also the correlation between features).
