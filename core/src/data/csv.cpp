@@ -193,6 +193,8 @@ CsvTable parse_csv(std::string_view text, const CsvLimits& limits) {
 
 LinearData select_xy(const CsvTable& table, std::string_view x, std::string_view y) {
   const std::size_t yi = table.index(y, "y");
+  if (const auto named = 1 + std::count(x.begin(), x.end(), ','); named > kMaxFeatures)
+    fail(msg("err.csv_x_many", {{"max", count(kMaxFeatures)}, {"n", count(named)}}));
   std::vector<std::size_t> xi;
   for (std::size_t from = 0;;) {  // "a,b,c": one column each
     const std::size_t comma = x.find(',', from);

@@ -107,7 +107,7 @@ double loss_condition(const Tensor& x, bool standardized) {
       if (!(scale > 0.0)) return INFINITY;  // a column of one value (refused before for a CSV)
       h(a, b) = h(b, a) = sums[a * m + b] / scale;
     }
-  const Eigen::VectorXd lambda = symmetric_eigen(h).values;
+  const Eigen::VectorXd lambda = symmetric_eigen(h, false).values;
   return lambda(static_cast<Eigen::Index>(m) - 1) / lambda(0);
 }
 

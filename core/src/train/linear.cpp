@@ -114,24 +114,27 @@ LinearWeights Scaler::to_scaled(const LinearWeights& raw) const {
   return scaled;
 }
 
-SymmetricEigen symmetric_eigen(Eigen::MatrixXd a) {
+SymmetricEigen symmetric_eigen(Eigen::MatrixXd a, bool vectors) {
   const Eigen::Index n = a.rows();
-  Eigen::MatrixXd v = Eigen::MatrixXd::Identity(n, n);
+  Eigen::MatrixXd v = Eigen::MatrixXd::Identity(vectors ? n : 0, vectors ? n : 0);
   // Each sweep rotates away every off-diagonal entry not yet negligible beside its diagonal,
-  // |a_pq| ≤ ε·√|a_pp·a_qq| (the test that keeps the small eigenvalues' relative accuracy); the
-  // sweeps converge quadratically, a few for these sizes. A NaN passes no test: it ends the loop.
+  // |a_pq| ≤ ε·√|a_pp|·√|a_qq| (the test that keeps the small eigenvalues' relative accuracy);
+  // the sweeps converge quadratically. A pair holding a NaN is never rotated, so the sweeps end
+  // (64 at the most) and the NaN stays in the result.
   constexpr double eps = std::numeric_limits<double>::epsilon();
   for (int sweep = 0; sweep < 64; ++sweep) {
     bool rotated = false;
     for (Eigen::Index p = 0; p + 1 < n; ++p)
       for (Eigen::Index q = p + 1; q < n; ++q) {
-        if (!(std::abs(a(p, q)) > eps * std::sqrt(std::abs(a(p, p) * a(q, q))))) continue;
+        if (!(std::abs(a(p, q)) >
+              eps * std::sqrt(std::abs(a(p, p))) * std::sqrt(std::abs(a(q, q)))))
+          continue;
         Eigen::JacobiRotation<double> j;
         j.makeJacobi(a, p, q);  // Jᵀ·[a_pp a_pq; a_pq a_qq]·J is diagonal
         a.applyOnTheLeft(p, q, j.adjoint());
         a.applyOnTheRight(p, q, j);
         a(p, q) = a(q, p) = 0.0;
-        v.applyOnTheRight(p, q, j);
+        if (vectors) v.applyOnTheRight(p, q, j);
         rotated = true;
       }
     if (!rotated) break;
@@ -141,6 +144,7 @@ SymmetricEigen symmetric_eigen(Eigen::MatrixXd a) {
     Eigen::Index k = 0, big = 0;
     out.values.tail(n - i).minCoeff(&k);
     std::swap(out.values(i), out.values(i + k));
+    if (!vectors) continue;
     out.vectors.col(i).swap(out.vectors.col(i + k));
     out.vectors.col(i).cwiseAbs().maxCoeff(&big);
     if (out.vectors(big, i) < 0.0) out.vectors.col(i) = -out.vectors.col(i);
@@ -152,7 +156,8 @@ namespace {
 
 // argmin |a·θ − y| by QR on A itself, not the normal equations: κ(AᵀA) = κ(A)² would cost digits
 // for raw inputs. As ColPivHouseholderQR::solve, with Qᵀy formed one reflector at a time: its
-// general path (blocked, for many right-hand sides) was 8 KB of the WebAssembly module.
+// general path (blocked, for many right-hand sides, with a double GEMM) was 8 KB of the
+// WebAssembly module.
 Eigen::VectorXd least_squares(const Eigen::MatrixXd& a, Eigen::VectorXd y) {
   const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(a);
   const Eigen::Index r = qr.nonzeroPivots(), rows = a.rows();
@@ -220,8 +225,9 @@ double Quadratic::relative_gap(const LinearWeights& w) const { return gap(w) / g
 
 double Quadratic::relative_gap(const double* theta) const {
   const std::size_t p = theta_star_.size();
-  double delta[16];
-  if (p > 16) return relative_gap(LinearWeights{{theta, theta + p - 1}, theta[p - 1]});
+  double delta[kMaxFeatures + 1];
+  if (p > kMaxFeatures + 1)
+    return relative_gap(LinearWeights{{theta, theta + p - 1}, theta[p - 1]});
   for (std::size_t i = 0; i < p; ++i) delta[i] = theta[i] - theta_star_[i];
   double g = 0.0;
   for (std::size_t i = 0; i < p; ++i)

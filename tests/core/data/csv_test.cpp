@@ -207,5 +207,23 @@ TEST(Csv, SelectXyPicksColumnsByName) {
   }
 }
 
+// x names at most kMaxFeatures columns: the analysis's eigen-decomposition grows as their cube.
+TEST(Csv, SelectXyTakesAtMostSixteenXColumns) {
+  std::string header, row, x;
+  for (int i = 0; i <= kMaxFeatures; ++i) {
+    header += "c" + std::to_string(i) + ",";
+    row += std::to_string(i) + ",";
+  }
+  const CsvTable t = parse_csv(header + "y\n" + row + "1\n" + row + "2\n");
+  for (int i = 0; i < kMaxFeatures; ++i) x += (i ? ",c" : "c") + std::to_string(i);
+  EXPECT_EQ(select_xy(t, x, "y").x.shape().cols, kMaxFeatures);
+  try {
+    select_xy(t, x + ",c" + std::to_string(kMaxFeatures), "y");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "x: names 17 columns, at most 16 may be features");
+  }
+}
+
 }  // namespace
 }  // namespace looplab

@@ -11,6 +11,11 @@
 
 namespace looplab {
 
+// The most features a line's data may have: a CSV's x names at most this many columns (the
+// synthetic data have three at most). The analysis decomposes a (features + 1)² matrix by Jacobi
+// rotations, whose cost grows as its cube and faster (train/linear.hpp, symmetric_eigen).
+inline constexpr int kMaxFeatures = 16;
+
 struct LinearData {
   Tensor x;  // [n x d]
   Tensor y;  // [n x 1]

@@ -55,12 +55,14 @@ struct SymmetricEigen {
   Eigen::MatrixXd vectors;
 };
 // By cyclic Jacobi rotations (Eigen's JacobiRotation, the 2×2 step of its JacobiSVD), for the
-// small matrices of the analysis (d + 1 ≤ 9): not Eigen's SelfAdjointEigenSolver, whose
-// tridiagonalization and QL were 27 KB of the WebAssembly module (docs/size.md). As accurate for
-// these sizes (linear_test.cpp checks both against Eigen's solver, in double and long double).
+// small matrices of the analysis (at most kMaxFeatures + 1 = 17 rows, xy_data.hpp): not Eigen's
+// SelfAdjointEigenSolver, whose tridiagonalization and QL were 27 KB of the WebAssembly module
+// (docs/size.md). As accurate (linear_test.cpp checks both against Eigen's solver, in double and
+// long double); as fast up to 17 rows (0.01 ms at 9), but slower past that: 1 ms at 64, 300 ms
+// at 256 where Eigen's takes 3 ms (native, -O3).
 // Eigenvalues that are (nearly) equal leave their eigenvectors to the algorithm: any orthonormal
 // basis of their space is right, and this one need not be Eigen's. Reads the whole matrix.
-SymmetricEigen symmetric_eigen(Eigen::MatrixXd a);
+SymmetricEigen symmetric_eigen(Eigen::MatrixXd a, bool vectors = true);  // false: values only
 
 // The preprocessing ladder, each rung removing more of what makes the valley narrow: centring
 // (x − mean: the tilt between W and b), min-max ((x − min)/(max − min): the units, not centred),
