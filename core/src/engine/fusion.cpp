@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "looplab/base/order.hpp"
+
 namespace looplab {
 namespace {
 
@@ -135,10 +137,11 @@ struct Pass {
         plan.materialized[static_cast<std::size_t>(G.members.back())] = true;
       if (G.members.size() > 1) ++plan.fused_groups;
     }
-    std::stable_sort(plan.groups.begin(), plan.groups.end(),
-                     [](const FusionGroup& a, const FusionGroup& b) {
-                       return a.members.back() < b.members.back();
-                     });
+    std::vector<long long> lasts;
+    for (const FusionGroup& G : plan.groups) lasts.push_back(G.members.back());
+    std::vector<FusionGroup> ordered;
+    for (const std::size_t g : order_by(lasts)) ordered.push_back(std::move(plan.groups[g]));
+    plan.groups = std::move(ordered);
     for (std::size_t g = 0; g < plan.groups.size(); ++g)
       for (int m : plan.groups[g].members)
         plan.group_of[static_cast<std::size_t>(m)] = static_cast<int>(g);

@@ -3,7 +3,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <numeric>
+
+#include "looplab/base/order.hpp"
 
 namespace looplab {
 namespace {
@@ -17,11 +18,9 @@ std::size_t aligned(std::size_t bytes) {
 MemoryPlan plan_memory(const std::vector<BufferRequest>& requests) {
   MemoryPlan plan;
   plan.offsets.assign(requests.size(), 0);
-  std::vector<std::size_t> order(requests.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return requests[a].first < requests[b].first;
-  });
+  std::vector<long long> firsts;
+  for (const BufferRequest& r : requests) firsts.push_back(r.first);
+  const std::vector<std::size_t> order = order_by(firsts);
 
   struct Placed {
     std::size_t offset, bytes;

@@ -20,6 +20,7 @@
 #include <optional>
 
 #include "looplab/base/i18n.hpp"
+#include "looplab/base/order.hpp"
 #include "looplab/data/csv.hpp"
 #include "looplab/experiments/common_params.hpp"
 #include "looplab/experiments/comparison.hpp"
@@ -860,14 +861,13 @@ json OptimizersRun::ranking() const {
   std::vector<const Variant*> raw;
   for (const Method o : kOptimizers)
     if (const Variant* v = find(std::string("raw_") + name_of(o))) raw.push_back(v);
-  std::stable_sort(raw.begin(), raw.end(), [](const Variant* a, const Variant* b) {
-    return ranked_count(*a) < ranked_count(*b);
-  });
+  std::vector<long long> counts;
+  for (const Variant* v : raw) counts.push_back(ranked_count(*v));
   json items = json::array();
-  for (const Variant* v : raw)
+  for (const std::size_t i : order_by(counts))
     items.push_back(
-        msg("opt.a_rank_item", {{"name", msg(kOptimizerNames[static_cast<int>(v->optimizer)])},
-                                {"n", exact_message(*v)}}));
+        msg("opt.a_rank_item", {{"name", msg(kOptimizerNames[static_cast<int>(raw[i]->optimizer)])},
+                                {"n", exact_message(*raw[i])}}));
   return separated(items, "sep.comma");
 }
 
