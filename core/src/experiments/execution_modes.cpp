@@ -70,9 +70,12 @@ double seed_model_bytes(long long n, long long batch, long long unroll) {
           5.0 * kParameterCopiesPerMode * static_cast<double>(parameter_count(spec)));  // 5 modes
 }
 
-// The user's CSV (its rows give n), checked against the sizes it must fit.
+// The user's CSV (its rows give n), checked against the sizes it must fit. One x column: the MLP
+// takes one input (several would be read as one, interleaved).
 std::optional<CsvData> checked_csv(const Params& p) {
   std::optional<CsvData> csv = csv_data(p);
+  if (csv && csv->data.x.shape().cols != 1)
+    refuse("err.em_one_x", {{"n", static_cast<long long>(csv->data.x.shape().cols)}});
   if (csv)
     check_sizes(static_cast<long long>(csv->rows), p.integer("batch"), p.integer("unroll"),
                 p.integer("hidden"), msg("err.csv_rows_name"));

@@ -221,7 +221,7 @@ TEST(Csv, SelectXyTakesAtMostSixteenXColumns) {
     select_xy(t, x + ",c" + std::to_string(kMaxFeatures), "y");
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "x: names 17 columns, at most 16 may be features");
+    EXPECT_STREQ(e.what(), "x: names 17 columns; at most 16 may be features");
   }
 }
 

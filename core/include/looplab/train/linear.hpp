@@ -49,7 +49,7 @@ class LinearRegression final : public Model {
 };
 
 // A symmetric matrix's eigenvalues (ascending) and unit eigenvectors (columns, in that order; each
-// with its largest component positive).
+// with its largest component positive; 0×0 when asked for the values alone).
 struct SymmetricEigen {
   Eigen::VectorXd values;
   Eigen::MatrixXd vectors;
