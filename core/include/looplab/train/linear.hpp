@@ -162,8 +162,8 @@ class Quadratic {
                                                      double tolerance,
                                                      long long limit = 100'000'000) const;
   const Eigen::MatrixXd& hessian() const { return hessian_; }
-  // (H⁻¹)_jj from H's eigenpairs, Σ_k v_jk² / λ_k: no LU for a d ≤ 8 matrix whose eigenvectors
-  // are known (and none of its code in the module).
+  // (H⁻¹)_jj from H's eigenpairs, Σ_k v_jk² / λ_k: no LU for a matrix of at most 17 rows
+  // (kMaxFeatures + 1) whose eigenvectors are known (and none of its code in the module).
   double inverse_hessian_diagonal(Eigen::Index j) const;
 
  private:
